@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// splitscope-cli split / validate / examples.
+#include "ArgParser.h"
+#include "Commands.h"
+#include "ExtraCommands.h"
+#include "PipelineSource.h"
+
+#include "core/AtomicFile.h"
+#include "core/SplitReport.h"
+#include "resources/Examples.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace splitscope::cli {
+
+namespace {
+
+int usageError(const ArgParser &parser, const std::string &command, const std::string &message)
+{
+    std::fprintf(stderr, "splitscope-cli %s: %s\n", command.c_str(), message.c_str());
+    std::fprintf(stderr, "%s", parser.usage("splitscope-cli " + command).c_str());
+    return kExitUsage;
+}
+
+std::size_t editDistance(const std::string &a, const std::string &b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+bool writeOutput(const std::string &text, const std::optional<std::string> &path)
+{
+    if (!path) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        if (!text.empty() && text.back() != '\n')
+            std::fputc('\n', stdout);
+        return true;
+    }
+    std::string error;
+    if (!writeFileAtomically(*path, text.back() == '\n' ? text : text + "\n", &error)) {
+        std::fprintf(stderr, "splitscope-cli: --output: %s\n", error.c_str());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::string suggestName(const std::string &name, const std::vector<std::string> &candidates)
+{
+    std::string best;
+    std::size_t bestDistance = name.size() / 2 + 2;
+    for (const auto &c : candidates) {
+        const std::size_t d = editDistance(name, c);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = c;
+        }
+    }
+    if (best.empty()) {
+        for (const auto &c : candidates) {
+            if (!name.empty() && c.find(name) != std::string::npos)
+                return c;
+        }
+    }
+    return best;
+}
+
+int runSplit(const Args &args)
+{
+    ArgParser p;
+    p.positional("PIPELINE", "a splitscope.pipeline/1 file, or a built-in pipeline name (see 'examples')");
+    p.option("lora_base_model", "MODEL", "model trained with LoRA (needs gradients); default: the file's training block");
+    p.option("trainable_models", "A,B", "models trained in full, comma-separated; default: the file's training block");
+    p.option("mode", "seed|safe", "seed: DiffSynth's split (default); safe: the hazard-free split");
+    p.option("stage-two", "U1,U2", "verify this partition instead (these units in stage two, the rest in stage one)");
+    p.option("format", "text|json|dot", "output format (default text)");
+    p.option("explain", "UNIT", "explain why UNIT is in its stage");
+    p.option("output", "FILE", "write to FILE (atomically) instead of standard output");
+    p.flag("check", "exit with status 3 when the split has hazards or breaks C1/C2");
+    p.flag("verbose", "also print informational diagnostics (external inputs)");
+    p.flag("help", "show this help");
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+        std::printf("%s", p.usage("splitscope-cli split").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "split", p.error());
+
+    const std::string format = p.valueOr("format", "text");
+    if (format != "text" && format != "json" && format != "dot")
+        return usageError(p, "split", "--format: '" + format + "' is not one of text, json, dot");
+    const std::string modeName = p.valueOr("mode", "seed");
+    if (modeName != "seed" && modeName != "safe")
+        return usageError(p, "split", "--mode: '" + modeName + "' is not one of seed, safe");
+    if (p.has("stage-two") && p.has("mode"))
+        return usageError(p, "split", "--stage-two gives the partition itself; it cannot be combined with --mode");
+
+    const LoadResult loaded = loadPipelineArgument(p.positionals().front());
+    printDiagnostics(loaded.diagnostics, p.has("verbose"));
+    if (!loaded.ok())
+        return kExitUsage;
+    const Pipeline &pipeline = *loaded.pipeline;
+    const PipelineGraph graph(pipeline);
+
+    TrainingConfig config = pipeline.trainingOrDefault();
+    if (p.has("lora_base_model") || p.has("trainable_models")) {
+        config = TrainingConfig{};
+        if (auto v = p.value("lora_base_model"); v && !v->empty())
+            config.loraBaseModel = *v;
+        if (auto v = p.value("trainable_models"); v && !v->empty())
+            config.trainableModels = *v;
+    }
+    const std::vector<std::string> models = config.modelsRequiringBackward();
+    for (const auto &m : models) {
+        if (graph.findModel(m) < 0) {
+            const std::string hint = suggestName(m, pipeline.modelNames());
+            std::fprintf(stderr, "splitscope-cli split: warning: no unit of %s calls model '%s'%s\n",
+                pipeline.name.c_str(), m.c_str(), hint.empty() ? "" : (" (did you mean '" + hint + "'?)").c_str());
+        }
+    }
+
+    SplitAnalysis analysis;
+    if (const auto given = p.value("stage-two")) {
+        std::vector<std::string> unknown;
+        Split split = givenSplit(graph, splitCommaList(*given), &unknown);
+        if (!unknown.empty()) {
+            std::vector<std::string> names;
+            for (const Unit &u : pipeline.units)
+                names.push_back(u.name);
+            const std::string hint = suggestName(unknown.front(), names);
+            return usageError(p, "split", "--stage-two: unknown unit '" + unknown.front() + "'"
+                    + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+        }
+        split.models = models;
+        analysis = analyzeSplit(graph, std::move(split));
+    } else {
+        analysis = analyzeSplit(graph, models, modeName == "safe" ? SplitMode::Safe : SplitMode::Seed);
+    }
+
+    std::optional<Explanation> explanation;
+    if (const auto unitName = p.value("explain")) {
+        const UnitId unit = graph.findUnit(*unitName);
+        if (unit == kNoUnit) {
+            std::vector<std::string> names;
+            for (const Unit &u : pipeline.units)
+                names.push_back(u.name);
+            const std::string hint = suggestName(*unitName, names);
+            return usageError(p, "split", "--explain: no unit named '" + *unitName + "' in " + pipeline.name
+                    + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+        }
+        explanation = explainUnit(graph, analysis.split, unit);
+    }
+
+    std::string out;
+    if (format == "json") {
+        out = splitToJson(graph, analysis, explanation);
+    } else if (format == "dot") {
+        out = splitToDot(graph, analysis);
+    } else if (explanation) {
+        for (const auto &line : explanation->lines)
+            out += line + "\n";
+    } else {
+        out = splitToText(graph, analysis);
+    }
+    if (!writeOutput(out, p.value("output")))
+        return kExitFailure;
+    if (p.has("check") && (!analysis.verification.hazardFree() || !analysis.verification.satisfiesConditions()))
+        return kExitHazards;
+    return kExitOk;
+}
+
+int runValidate(const Args &args)
+{
+    ArgParser p;
+    p.positional("PIPELINE", "a splitscope.pipeline/1 file, or a built-in pipeline name");
+    p.flag("quiet", "print nothing; only the exit status tells (0 valid, 2 invalid)");
+    p.flag("help", "show this help");
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+        std::printf("%s", p.usage("splitscope-cli validate").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "validate", p.error());
+    const LoadResult loaded = loadPipelineArgument(p.positionals().front());
+    if (!p.has("quiet")) {
+        for (const Diagnostic &d : loaded.diagnostics)
+            std::printf("%s\n", d.toString().c_str());
+        std::printf("%s: %zu error(s), %zu warning(s), %zu note(s)%s\n", p.positionals().front().c_str(),
+            countSeverity(loaded.diagnostics, Severity::Error), countSeverity(loaded.diagnostics, Severity::Warning),
+            countSeverity(loaded.diagnostics, Severity::Info),
+            loaded.ok() ? (", " + std::to_string(loaded.pipeline->units.size()) + " units").c_str() : "");
+    }
+    return loaded.ok() ? kExitOk : kExitUsage;
+}
+
+int runExamples(const Args &args)
+{
+    ArgParser p;
+    p.positional("NAME", "print this example's JSON instead of listing the examples", false);
+    p.option("output", "FILE", "write the example to FILE");
+    p.flag("help", "show this help");
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+        std::printf("%s", p.usage("splitscope-cli examples").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "examples", p.error());
+    if (p.positionals().empty()) {
+        for (const auto &e : builtinExamples())
+            std::printf("%s\n", e.name.c_str());
+        for (const auto &name : extraBuiltinPipelineNames())
+            std::printf("%s (executable)\n", name.c_str());
+        return kExitOk;
+    }
+    const std::string &name = p.positionals().front();
+    std::string json;
+    if (const BuiltinExample *e = findBuiltinExample(name))
+        json = e->json;
+    else
+        json = extraBuiltinPipelineJson(name);
+    if (json.empty()) {
+        std::vector<std::string> names;
+        for (const auto &e : builtinExamples())
+            names.push_back(e.name);
+        const std::string hint = suggestName(name, names);
+        return usageError(p, "examples", "no built-in pipeline named '" + name + "'"
+                + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+    }
+    return writeOutput(json, p.value("output")) ? kExitOk : kExitFailure;
+}
+
+} // namespace splitscope::cli

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "Split.h"
+
+#include <string>
+#include <vector>
+
+namespace splitscope {
+
+// Plain-language explanations of a split, shared by the command line and the GUI.
+
+// One sentence: why `unit` is in stage two (or "in stage one").
+// Example: "U1: prompt_emb is first read inside X by PromptEmbedder, which rewrites it,
+// so its later rewriter LoRAEncode must also run in stage two."
+std::string describeReason(const PipelineGraph &graph, const Split &split, UnitId unit);
+
+struct Explanation {
+    UnitId unit = kNoUnit;
+    bool trained = false;
+    // Stage two: the chain of causes from a unit of X0 (first) to `unit` (last).
+    // Each step's reason names the previous step (or, for the loss rules, the loss).
+    std::vector<UnitId> path;
+    std::vector<std::string> lines; // for people, in reading order
+};
+
+// The chain of reasons from X0 to `unit`, or why it stays in stage one.
+Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId unit);
+
+// What one stepper position added and why, one line per unit (seed splits).
+std::vector<std::string> describeStep(const PipelineGraph &graph, const Split &split, const TraceStep &step);
+
+// A unit that is in stage two in one split and stage one in the other.
+struct MovedUnit {
+    UnitId unit;
+    bool trainedInB; // true: stage one in A, stage two in B
+    std::vector<std::string> why; // explanation in the split that has it in stage two
+};
+
+struct SplitDiff {
+    std::vector<MovedUnit> moved; // pipeline order
+    std::size_t sameTrained = 0;
+    std::size_t sameCached = 0;
+    bool identical() const { return moved.empty(); }
+};
+
+SplitDiff diffSplits(const PipelineGraph &graph, const Split &a, const Split &b);
+
+} // namespace splitscope

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace splitscope {
+
+// A pull parser for JSON text (RFC 8259) that knows the line and column of every
+// value. The pipeline loader drives it directly, so loading a document builds the
+// pipeline model without an intermediate tree (a 10^6-unit file loads in one pass).
+//
+// Usage:
+//     JsonReader r(text);
+//     if (r.beginObject()) {
+//         std::string key;
+//         while (r.nextMember(key)) { ... read or r.skipValue() ... }
+//     }
+//     if (r.failed()) report(r.errorMessage(), r.errorLine(), r.errorColumn());
+//
+// After the first syntax error every call returns false and failed() is true.
+// No input crashes it or makes it recurse without bound (nesting is limited).
+class JsonReader {
+public:
+    enum class Kind { Null, Bool, Number, String, Array, Object, Invalid };
+
+    explicit JsonReader(std::string_view text);
+
+    // Kind of the next value, after skipping whitespace; Invalid on a syntax error or at the end.
+    Kind peekKind();
+    // Position (1-based) of the next token; call after peekKind() for the position of a value.
+    int line() const { return m_line; }
+    int column() const { return static_cast<int>(m_pos - m_lineStart) + 1; }
+
+    bool readNull();
+    bool readBool(bool &value);
+    bool readNumber(double &value, std::string_view *raw = nullptr);
+    bool readString(std::string &value);
+
+    bool beginArray();
+    // True when another element follows (its position is then line()/column());
+    // false at ']' or on error.
+    bool nextItem();
+
+    bool beginObject();
+    // Reads the next key and the ':' after it; false at '}' or on error.
+    bool nextMember(std::string &key);
+    int memberLine() const { return m_memberLine; }
+    int memberColumn() const { return m_memberColumn; }
+
+    // Skips one value; when raw is given it receives the value's exact source text.
+    bool skipValue(std::string_view *raw = nullptr);
+
+    // True when only whitespace remains; otherwise records an error.
+    bool expectEnd();
+
+    bool failed() const { return m_failed; }
+    const std::string &errorMessage() const { return m_error; }
+    int errorLine() const { return m_errorLine; }
+    int errorColumn() const { return m_errorColumn; }
+
+    // Deepest array/object nesting accepted before the input is rejected.
+    static constexpr int kMaxDepth = 512;
+
+private:
+    enum class Context { Array, Object };
+    void skipWhitespace();
+    bool fail(const std::string &message);
+    bool expectLiteral(std::string_view literal);
+    bool parseString(std::string *out);
+    bool parseNumber(double *value);
+    bool skipValueAt(int depth);
+    bool afterElement(char close, bool &more);
+
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+    std::size_t m_lineStart = 0;
+    int m_line = 1;
+    int m_depth = 0;
+    bool m_first = false;       // no element read yet in the innermost container
+    int m_memberLine = 0;
+    int m_memberColumn = 0;
+    bool m_failed = false;
+    std::string m_error;
+    int m_errorLine = 0;
+    int m_errorColumn = 0;
+};
+
+// Writes `text` as a JSON string literal (quotes included), escaping as needed.
+std::string jsonQuote(std::string_view text);
+
+} // namespace splitscope

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace splitscope {
+
+// The in-memory form of a `splitscope.pipeline/1` document (DESIGN.md §2): an
+// ordered list of DiffSynth pipeline units with their declared inputs, outputs and
+// models, the loss, and the training configuration. Plain values, no behaviour
+// beyond DiffSynth's `fetch_*_params` accessors; PipelineFile.h reads and writes it.
+
+constexpr const char *kPipelineFormat = "splitscope.pipeline/1";
+
+// `{process-arg: pipeline-param}` in declaration order.
+using ParamMap = std::vector<std::pair<std::string, std::string>>;
+
+// A field declared as a list that the document gave as a single string. DiffSynth
+// writes `("noise")` without a trailing comma, which Python reads as a string; we
+// read it as a one-element list (and warn). The bit remembers the original form so
+// that saving gives back the same document.
+enum ScalarListField : unsigned {
+    kInputParamsWasString = 1u << 0,
+    kOutputParamsWasString = 1u << 1,
+    kOnloadModelNamesWasString = 1u << 2,
+};
+
+// Keys we do not know, kept verbatim (raw JSON text) so that saving loses nothing.
+using ExtraMembers = std::vector<std::pair<std::string, std::string>>;
+
+struct SourceLocation {
+    int line = 0; // 1-based; 0 when the value was not read from text
+    int column = 0;
+};
+
+struct Unit {
+    std::string name;
+    std::vector<std::string> inputParams;
+    std::optional<ParamMap> inputParamsPosi;
+    std::optional<ParamMap> inputParamsNega;
+    std::vector<std::string> outputParams;
+    std::optional<std::vector<std::string>> onloadModelNames; // nullopt = null (calls no model)
+    std::optional<bool> seperateCfg; // DiffSynth's spelling; runner flags, ignored by the split
+    std::optional<bool> takeOver;
+    std::optional<bool> stochastic; // draws random numbers (noise, timesteps)
+    std::optional<std::string> doc;
+    unsigned scalarListFields = 0;
+    ExtraMembers extra;
+    SourceLocation location;
+
+    // DiffSynth's fetch_input_params: sorted(set(input_params + posi values + nega values)).
+    std::vector<std::string> fetchInputParams() const;
+    // DiffSynth's fetch_output_params: output_params in declared order.
+    const std::vector<std::string> &fetchOutputParams() const { return outputParams; }
+    bool isStochastic() const { return stochastic.value_or(false); }
+    bool callsModel(const std::string &model) const;
+};
+
+struct ModelSpec {
+    std::string name;
+    std::optional<double> params; // parameter count, for memory estimates
+    std::optional<std::string> dtype;
+    bool writtenAsObject = false;
+    ExtraMembers extra;
+};
+
+struct LossSpec {
+    std::string name;
+    // nullopt: not declared, the loss may read every param.
+    std::optional<std::vector<std::string>> inputParams;
+    bool inputParamsWasString = false;
+    ExtraMembers extra;
+};
+
+// Which models need gradients, as DiffSynth's train.py takes them.
+struct TrainingConfig {
+    std::optional<std::string> loraBaseModel;
+    std::optional<std::string> trainableModels; // comma-separated
+    ExtraMembers extra;
+
+    // trainable_models split at commas (blanks trimmed, empties dropped), then lora_base_model.
+    std::vector<std::string> modelsRequiringBackward() const;
+    // "lora_base_model=dit" / "trainable_models=text_encoder,vae" for people.
+    std::string label() const;
+};
+
+struct Pipeline {
+    std::string format = kPipelineFormat;
+    std::string name;
+    std::optional<std::string> source;
+    std::vector<ModelSpec> models;
+    std::vector<Unit> units;
+    std::optional<LossSpec> loss;
+    std::optional<TrainingConfig> training;
+    std::optional<std::vector<TrainingConfig>> alternativeTraining;
+    ExtraMembers extra;
+
+    // Index of the unit with this name, or -1.
+    int findUnit(const std::string &unitName) const;
+    std::vector<std::string> modelNames() const;
+    // The training block, or an empty configuration when the document has none.
+    TrainingConfig trainingOrDefault() const { return training.value_or(TrainingConfig{}); }
+};
+
+// Splits "a, b,,c" into {"a","b","c"}.
+std::vector<std::string> splitCommaList(const std::string &list);
+
+} // namespace splitscope

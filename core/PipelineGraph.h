@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "Pipeline.h"
+#include "Span.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace splitscope {
+
+using UnitId = std::int32_t;  // index in pipeline order
+using ParamId = std::int32_t; // interned param name
+using ModelId = std::int32_t; // interned model name
+constexpr UnitId kNoUnit = -1; // "no producer": an external input
+
+// The dependency structure of a pipeline (DESIGN.md §1), built once and shared by
+// every split, verification and drawing of that pipeline. Names are interned to
+// integers; edges, update chains and readers are stored in flat arrays, so a
+// 10^6-unit pipeline is built in well under a second and queried in O(1).
+//
+// The loss is a pseudo-unit with id lossId() == unitCount(): it comes after every
+// unit and reads lossInputs() (the declared `loss.input_params`, or every param
+// when the document declares none). It is never part of F, U or the split itself.
+//
+// Immutable after construction; safe to read from several threads.
+class PipelineGraph {
+public:
+    // A data edge (DESIGN.md §1): `source` is the last unit before `target` that outputs `param`.
+    struct Edge {
+        UnitId source;
+        UnitId target;
+        ParamId param;
+    };
+
+    explicit PipelineGraph(const Pipeline &pipeline);
+    // The name index points into the graph's own strings: moving is fine, copying is not.
+    PipelineGraph(PipelineGraph &&) = default;
+    PipelineGraph &operator=(PipelineGraph &&) = default;
+    PipelineGraph(const PipelineGraph &) = delete;
+    PipelineGraph &operator=(const PipelineGraph &) = delete;
+
+    int unitCount() const { return static_cast<int>(m_unitNames.size()) - 1; } // the loss's name is last
+    UnitId lossId() const { return unitCount(); }
+    const std::string &unitName(UnitId unit) const; // the loss's name for lossId()
+    UnitId findUnit(std::string_view name) const;   // kNoUnit when absent
+    bool isStochastic(UnitId unit) const { return m_stochastic[unit] != 0; }
+    const std::string &pipelineName() const { return m_pipelineName; }
+
+    int paramCount() const { return static_cast<int>(m_paramNames.size()); }
+    const std::string &paramName(ParamId param) const { return m_paramNames[param]; }
+    ParamId findParam(std::string_view name) const; // -1 when absent
+
+    int modelCount() const { return static_cast<int>(m_modelNames.size()); }
+    const std::string &modelName(ModelId model) const { return m_modelNames[model]; }
+    ModelId findModel(std::string_view name) const; // -1 when absent
+    Span<ModelId> unitModels(UnitId unit) const { return slice(m_unitModels, m_unitModelStart, unit); }
+
+    // fetch_input_params order (sorted by name, no repeats); lossId() gives the loss's reads.
+    Span<ParamId> inputs(UnitId unit) const;
+    // fetch_output_params order (as declared, repeats kept).
+    Span<ParamId> outputs(UnitId unit) const { return slice(m_outputs, m_outputStart, unit); }
+
+    // Edges leaving `unit`, by target then by the target's input order.
+    Span<Edge> outEdges(UnitId unit) const { return slice(m_outEdges, m_outEdgeStart, unit); }
+    // Edges entering `unit` (or the loss), in its input order.
+    Span<Edge> inEdges(UnitId unit) const { return slice(m_inEdges, m_inEdgeStart, unit); }
+    std::size_t edgeCount() const { return m_outEdges.size(); } // unit-to-unit edges only
+
+    // Update chain c(p): the units that output p, in order (a unit listing p twice appears twice).
+    Span<UnitId> chain(ParamId param) const { return slice(m_chains, m_chainStart, param); }
+    // Units that read p, in order (the loss not included).
+    Span<UnitId> readers(ParamId param) const { return slice(m_readers, m_readerStart, param); }
+    // The last unit strictly before `position` that outputs p, or kNoUnit. position may be lossId().
+    UnitId producerBefore(ParamId param, UnitId position) const;
+    // Index in chain(p) of the first occurrence of `unit`, or -1 when it does not output p.
+    int chainIndex(ParamId param, UnitId unit) const;
+    bool isExternalInput(ParamId param) const { return chain(param).empty(); }
+
+    // Resolves model names to ids; names the pipeline never uses are ignored.
+    std::vector<ModelId> resolveModels(const std::vector<std::string> &names) const;
+
+private:
+    template <typename T>
+    static Span<T> slice(const std::vector<T> &data, const std::vector<std::uint32_t> &start, int index)
+    {
+        return Span<T>(data.data() + start[index], start[index + 1] - start[index]);
+    }
+    ParamId intern(const std::string &name);
+
+    std::string m_pipelineName;
+    std::vector<std::string> m_unitNames; // units, then the loss's name at lossId()
+    std::unordered_map<std::string_view, UnitId> m_unitIndex;
+    std::vector<char> m_stochastic;
+
+    std::vector<std::string> m_paramNames;
+    std::unordered_map<std::string, ParamId> m_paramIndex;
+    std::vector<std::string> m_modelNames;
+    std::unordered_map<std::string, ModelId> m_modelIndex;
+
+    std::vector<ParamId> m_inputs; // units, then the loss
+    std::vector<std::uint32_t> m_inputStart;
+    std::vector<ParamId> m_outputs;
+    std::vector<std::uint32_t> m_outputStart;
+    std::vector<ModelId> m_unitModels;
+    std::vector<std::uint32_t> m_unitModelStart;
+    std::vector<Edge> m_outEdges;
+    std::vector<std::uint32_t> m_outEdgeStart;
+    std::vector<Edge> m_inEdges; // units, then the loss
+    std::vector<std::uint32_t> m_inEdgeStart;
+    std::vector<UnitId> m_chains;
+    std::vector<std::uint32_t> m_chainStart;
+    std::vector<UnitId> m_readers;
+    std::vector<std::uint32_t> m_readerStart;
+};
+
+} // namespace splitscope

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+#include "Split.h"
+
+#include <algorithm>
+
+namespace splitscope {
+
+const char *splitModeName(SplitMode mode)
+{
+    switch (mode) {
+    case SplitMode::Seed: return "seed";
+    case SplitMode::Safe: return "safe";
+    case SplitMode::Given: return "given";
+    }
+    return "seed";
+}
+
+std::vector<UnitId> Split::v1() const
+{
+    std::vector<UnitId> out;
+    for (UnitId u = 0; u < static_cast<UnitId>(trained.size()); ++u) {
+        if (trained[u])
+            out.push_back(u);
+    }
+    return out;
+}
+
+std::vector<UnitId> Split::v2() const
+{
+    std::vector<UnitId> out;
+    for (UnitId u = 0; u < static_cast<UnitId>(trained.size()); ++u) {
+        if (!trained[u])
+            out.push_back(u);
+    }
+    return out;
+}
+
+std::size_t Split::trainedCount() const
+{
+    return static_cast<std::size_t>(std::count(trained.begin(), trained.end(), 1));
+}
+
+std::string TraceStep::label() const
+{
+    switch (kind) {
+    case Kind::Initial: return "X0";
+    case Kind::Forward: return "F" + std::to_string(iteration);
+    case Kind::Update: return "U" + std::to_string(iteration);
+    }
+    return "X0";
+}
+
+std::vector<TraceStep> traceSteps(const Split &split)
+{
+    std::vector<TraceStep> steps;
+    steps.push_back(TraceStep{TraceStep::Kind::Initial, 0, split.x0});
+    for (std::size_t i = 0; i < split.iterations.size(); ++i) {
+        const int iteration = static_cast<int>(i) + 1;
+        steps.push_back(TraceStep{TraceStep::Kind::Forward, iteration, split.iterations[i].forward});
+        steps.push_back(TraceStep{TraceStep::Kind::Update, iteration, split.iterations[i].update});
+    }
+    return steps;
+}
+
+std::vector<char> membersAfterSteps(const Split &split, std::size_t stepCount, int unitCount)
+{
+    std::vector<char> members(unitCount, 0);
+    const auto steps = traceSteps(split);
+    for (std::size_t i = 0; i < steps.size() && i < stepCount; ++i) {
+        for (const UnitId u : steps[i].added)
+            members[u] = 1;
+    }
+    return members;
+}
+
+namespace {
+
+// Marks X0 and records the model that put each unit there.
+void seedX0(const PipelineGraph &graph, const std::vector<std::string> &models, Split &split)
+{
+    const std::vector<ModelId> w = graph.resolveModels(models);
+    const int n = graph.unitCount();
+    for (UnitId u = 0; u < n; ++u) {
+        for (const ModelId m : graph.unitModels(u)) {
+            if (std::find(w.begin(), w.end(), m) != w.end()) {
+                split.trained[u] = 1;
+                split.reasons[u] = Reason{Reason::Rule::Model, kNoUnit, -1, m, kNoUnit, 0};
+                split.x0.push_back(u);
+                break;
+            }
+        }
+    }
+}
+
+Split emptySplit(const PipelineGraph &graph, const std::vector<std::string> &models, SplitMode mode)
+{
+    Split split;
+    split.mode = mode;
+    split.models = models;
+    split.trained.assign(graph.unitCount(), 0);
+    split.reasons.assign(graph.unitCount(), Reason{});
+    return split;
+}
+
+} // namespace
+
+Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward)
+{
+    Split split = emptySplit(graph, modelsRequiringBackward, SplitMode::Seed);
+    seedX0(graph, modelsRequiringBackward, split);
+    const int paramTotal = graph.paramCount();
+    constexpr UnitId kNone = 0x7fffffff;
+
+    // firstConsumer[p]: the first unit of X that reads p, over the units folded in so far.
+    std::vector<UnitId> firstConsumer(paramTotal, kNone);
+    // suffixFrom[p]: chain(p)[suffixFrom[p]..] has already been added by U.
+    std::vector<std::uint32_t> suffixFrom(paramTotal);
+    for (ParamId p = 0; p < paramTotal; ++p)
+        suffixFrom[p] = static_cast<std::uint32_t>(graph.chain(p).size());
+    std::vector<int> dirtyStamp(paramTotal, -1);
+
+    std::vector<UnitId> frontier = split.x0; // F starts from what the last step added
+    std::vector<UnitId> pending = split.x0;  // units not yet folded into firstConsumer
+    std::vector<ParamId> dirty;
+    std::size_t count = split.x0.size();
+
+    for (int iteration = 1;; ++iteration) {
+        const std::size_t before = count;
+        Iteration step;
+
+        // F: everything reachable along data edges. Units already in X had their
+        // successors added by the previous F, so the search starts at the frontier.
+        std::vector<UnitId> queue = std::move(frontier);
+        frontier.clear();
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            const UnitId u = queue[head];
+            for (const auto &edge : graph.outEdges(u)) {
+                if (!split.trained[edge.target]) {
+                    split.trained[edge.target] = 1;
+                    split.reasons[edge.target] = Reason{Reason::Rule::Forward, u, edge.param, -1, kNoUnit, iteration};
+                    step.forward.push_back(edge.target);
+                    queue.push_back(edge.target);
+                    pending.push_back(edge.target);
+                }
+            }
+        }
+        count += step.forward.size();
+
+        // U: first consumers over X as it stands after F; only params whose first
+        // consumer moved can add anything new.
+        dirty.clear();
+        for (const UnitId u : pending) {
+            for (const ParamId p : graph.inputs(u)) {
+                if (u < firstConsumer[p]) {
+                    firstConsumer[p] = u;
+                    if (dirtyStamp[p] != iteration) {
+                        dirtyStamp[p] = iteration;
+                        dirty.push_back(p);
+                    }
+                }
+            }
+        }
+        pending.clear();
+        std::sort(dirty.begin(), dirty.end());
+        for (const ParamId p : dirty) {
+            const UnitId first = firstConsumer[p];
+            const int index = graph.chainIndex(p, first);
+            const Span<UnitId> chain = graph.chain(p);
+            if (index < 0 || index == static_cast<int>(chain.size()) - 1)
+                continue;
+            const auto from = static_cast<std::uint32_t>(index + 1);
+            for (std::uint32_t k = from; k < suffixFrom[p]; ++k) {
+                const UnitId later = chain[k];
+                if (!split.trained[later]) {
+                    split.trained[later] = 1;
+                    split.reasons[later] = Reason{Reason::Rule::Update, first, p, -1, kNoUnit, iteration};
+                    step.update.push_back(later);
+                }
+            }
+            suffixFrom[p] = std::min(suffixFrom[p], from);
+        }
+        count += step.update.size();
+        frontier = step.update;
+        pending = step.update;
+
+        std::sort(step.forward.begin(), step.forward.end());
+        std::sort(step.update.begin(), step.update.end());
+        split.iterations.push_back(std::move(step));
+        if (count == before)
+            break;
+    }
+    return split;
+}
+
+Split computeSafeSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward)
+{
+    Split split = emptySplit(graph, modelsRequiringBackward, SplitMode::Safe);
+    seedX0(graph, modelsRequiringBackward, split);
+    const int paramTotal = graph.paramCount();
+    const UnitId loss = graph.lossId();
+    constexpr UnitId kNone = 0x7fffffff;
+
+    std::vector<UnitId> firstReader(paramTotal, kNone);  // first reader in X (the loss counts, at lossId())
+    std::vector<UnitId> firstProducer(paramTotal, kNone); // first producer in X
+    std::vector<std::uint32_t> laterFrom(paramTotal);    // chain(p)[laterFrom..] already added by R1
+    for (ParamId p = 0; p < paramTotal; ++p)
+        laterFrom[p] = static_cast<std::uint32_t>(graph.chain(p).size());
+
+    std::vector<UnitId> work = split.x0;
+    int order = 0;
+    auto add = [&](UnitId u, Reason reason) {
+        if (split.trained[u])
+            return;
+        split.trained[u] = 1;
+        reason.iteration = ++order;
+        split.reasons[u] = reason;
+        work.push_back(u);
+    };
+    // Given R1 for the first reader c of p in X, R2 only needs checking at c: any later
+    // reader's last producer is either after c (in X by R1) or the same as c's.
+    auto reevaluate = [&](ParamId p) {
+        const UnitId c = firstReader[p];
+        if (c == kNone)
+            return;
+        const Span<UnitId> chain = graph.chain(p);
+        // R1: every producer of p after c.
+        const auto after = static_cast<std::uint32_t>(std::upper_bound(chain.begin(), chain.end(), c) - chain.begin());
+        for (std::uint32_t k = after; k < laterFrom[p]; ++k)
+            add(chain[k], Reason{Reason::Rule::LaterProducer, c, p, -1, kNoUnit, 0});
+        laterFrom[p] = std::min(laterFrom[p], after);
+        // R2: an X producer before c means c's producer must run in stage two too.
+        if (firstProducer[p] < c) {
+            const auto before = std::lower_bound(chain.begin(), chain.end(), c) - chain.begin();
+            add(chain[before - 1], Reason{Reason::Rule::ReachingDefinition, c, p, -1, firstProducer[p], 0});
+        }
+    };
+
+    for (const ParamId p : graph.inputs(loss)) {
+        firstReader[p] = loss;
+        reevaluate(p);
+    }
+    for (std::size_t head = 0; head < work.size(); ++head) {
+        const UnitId u = work[head];
+        for (const auto &edge : graph.outEdges(u))
+            add(edge.target, Reason{Reason::Rule::Forward, u, edge.param, -1, kNoUnit, 0});
+        for (const ParamId p : graph.inputs(u)) {
+            if (u < firstReader[p]) {
+                firstReader[p] = u;
+                reevaluate(p);
+            }
+        }
+        for (const ParamId p : graph.outputs(u)) {
+            if (u < firstProducer[p]) {
+                firstProducer[p] = u;
+                reevaluate(p);
+            }
+        }
+    }
+    return split;
+}
+
+Split computeSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward, SplitMode mode)
+{
+    return mode == SplitMode::Safe ? computeSafeSplit(graph, modelsRequiringBackward)
+                                   : computeSeedSplit(graph, modelsRequiringBackward);
+}
+
+Split givenSplit(const PipelineGraph &graph, const std::vector<std::string> &stageTwoUnits, std::vector<std::string> *unknown)
+{
+    Split split = emptySplit(graph, {}, SplitMode::Given);
+    for (const auto &name : stageTwoUnits) {
+        const UnitId u = graph.findUnit(name);
+        if (u == kNoUnit) {
+            if (unknown)
+                unknown->push_back(name);
+            continue;
+        }
+        split.trained[u] = 1;
+        split.reasons[u] = Reason{Reason::Rule::Given, kNoUnit, -1, -1, kNoUnit, 0};
+    }
+    return split;
+}
+
+} // namespace splitscope

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+#include "SplitReport.h"
+
+#include "JsonReader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace splitscope {
+
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+OrderedJson unitList(const PipelineGraph &graph, const std::vector<UnitId> &units)
+{
+    OrderedJson list = OrderedJson::array();
+    for (const UnitId u : units)
+        list.push_back(graph.unitName(u));
+    return list;
+}
+
+OrderedJson producerJson(const PipelineGraph &graph, UnitId unit)
+{
+    return unit == kNoUnit ? OrderedJson(nullptr) : OrderedJson(graph.unitName(unit));
+}
+
+const char *ruleName(Reason::Rule rule)
+{
+    switch (rule) {
+    case Reason::Rule::None: return "none";
+    case Reason::Rule::Model: return "x0";
+    case Reason::Rule::Forward: return "forward";
+    case Reason::Rule::Update: return "update";
+    case Reason::Rule::LaterProducer: return "later-producer";
+    case Reason::Rule::ReachingDefinition: return "reaching-definition";
+    case Reason::Rule::Given: return "given";
+    }
+    return "none";
+}
+
+std::string unitLabelForDot(const PipelineGraph &graph, UnitId u)
+{
+    std::string label = graph.unitName(u);
+    const Span<ModelId> models = graph.unitModels(u);
+    if (!models.empty()) {
+        label += "\n[";
+        for (std::size_t i = 0; i < models.size(); ++i)
+            label += (i ? ", " : "") + graph.modelName(models[i]);
+        label += "]";
+    }
+    if (graph.isStochastic(u))
+        label += "\n(stochastic)";
+    return label;
+}
+
+} // namespace
+
+SplitAnalysis analyzeSplit(const PipelineGraph &graph, const std::vector<std::string> &models, SplitMode mode)
+{
+    return analyzeSplit(graph, computeSplit(graph, models, mode));
+}
+
+SplitAnalysis analyzeSplit(const PipelineGraph &graph, Split split)
+{
+    SplitAnalysis a;
+    a.verification = verifySplit(graph, split.trained);
+    a.cacheSet = computeCacheSet(graph, split.trained);
+    a.split = std::move(split);
+    return a;
+}
+
+std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysis,
+    const std::optional<Explanation> &explanation)
+{
+    const Split &s = analysis.split;
+    OrderedJson doc = OrderedJson::object();
+    doc["format"] = "splitscope.split/1";
+    doc["pipeline"] = graph.pipelineName();
+    doc["mode"] = splitModeName(s.mode);
+    doc["models_require_backward"] = s.models;
+    doc["x0"] = unitList(graph, s.x0);
+    OrderedJson iterations = OrderedJson::array();
+    for (const Iteration &it : s.iterations)
+        iterations.push_back(OrderedJson{{"forward", unitList(graph, it.forward)}, {"update", unitList(graph, it.update)}});
+    doc["iterations"] = std::move(iterations);
+    doc["v1"] = unitList(graph, s.v1());
+    doc["v2"] = unitList(graph, s.v2());
+    OrderedJson reasons = OrderedJson::array();
+    for (const UnitId u : s.v1()) {
+        const Reason &r = s.reasons[u];
+        OrderedJson entry = OrderedJson::object();
+        entry["unit"] = graph.unitName(u);
+        entry["rule"] = ruleName(r.rule);
+        entry["cause"] = (r.cause == kNoUnit) ? OrderedJson(nullptr) : OrderedJson(graph.unitName(r.cause));
+        entry["param"] = r.param >= 0 ? OrderedJson(graph.paramName(r.param)) : OrderedJson(nullptr);
+        entry["model"] = r.model >= 0 ? OrderedJson(graph.modelName(r.model)) : OrderedJson(nullptr);
+        if (r.other != kNoUnit)
+            entry["other"] = graph.unitName(r.other);
+        entry["text"] = describeReason(graph, s, u);
+        reasons.push_back(std::move(entry));
+    }
+    doc["reasons"] = std::move(reasons);
+    OrderedJson violations = OrderedJson::array();
+    for (const auto &v : analysis.verification.violations) {
+        violations.push_back(OrderedJson{{"condition", v.condition == ConditionViolation::Condition::C1 ? "C1" : "C2"},
+            {"from", graph.unitName(v.from)}, {"to", graph.unitName(v.to)}, {"param", graph.paramName(v.param)}});
+    }
+    doc["violations"] = std::move(violations);
+    OrderedJson hazards = OrderedJson::array();
+    for (const Hazard &h : analysis.verification.hazards) {
+        hazards.push_back(OrderedJson{{"kind", hazardKindName(h.kind)}, {"mechanism", hazardKindName(h.mechanism)},
+            {"reader", graph.unitName(h.reader)},
+            {"reader_is_loss", h.reader == graph.lossId()}, {"param", graph.paramName(h.param)},
+            {"expected_producer", producerJson(graph, h.expected)}, {"actual_producer", producerJson(graph, h.actual)}});
+    }
+    doc["hazards"] = std::move(hazards);
+    doc["frozen_randomness"] = unitList(graph, analysis.verification.frozenRandomness);
+    OrderedJson cache = OrderedJson::array();
+    for (const CacheEntry &c : analysis.cacheSet) {
+        OrderedJson readers = OrderedJson::array();
+        for (const UnitId r : c.readers)
+            readers.push_back(graph.unitName(r));
+        cache.push_back(OrderedJson{{"param", graph.paramName(c.param)}, {"producer", producerJson(graph, c.producer)},
+            {"readers", std::move(readers)}});
+    }
+    doc["cache_set"] = std::move(cache);
+    if (explanation) {
+        doc["explain"] = OrderedJson{{"unit", graph.unitName(explanation->unit)},
+            {"stage", explanation->trained ? "two" : "one"}, {"path", unitList(graph, explanation->path)},
+            {"lines", explanation->lines}};
+    }
+    return doc.dump(1);
+}
+
+std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysis)
+{
+    const Split &s = analysis.split;
+    const Verification &v = analysis.verification;
+    std::ostringstream out;
+    std::string models;
+    for (const auto &m : s.models)
+        models += (models.empty() ? "" : ", ") + m;
+    out << "Pipeline " << graph.pipelineName() << ": " << graph.unitCount() << " units, " << graph.paramCount()
+        << " params\n";
+    out << "Models requiring backward: " << (models.empty() ? "none" : models) << "\n";
+    out << "Split mode: " << splitModeName(s.mode);
+    if (s.mode == SplitMode::Seed)
+        out << " (DiffSynth's fixed point, " << s.iterations.size() << " iteration"
+            << (s.iterations.size() == 1 ? "" : "s") << ")";
+    else if (s.mode == SplitMode::Safe)
+        out << " (least hazard-free closure, DESIGN.md 1.1)";
+    out << "\n\n";
+
+    auto names = [&](const std::vector<UnitId> &units) {
+        std::string list;
+        for (const UnitId u : units)
+            list += (list.empty() ? "" : ", ") + graph.unitName(u);
+        return list.empty() ? std::string("nothing") : list;
+    };
+    if (s.mode == SplitMode::Seed) {
+        out << "X0 (units calling a model requiring backward): " << names(s.x0) << "\n";
+        for (std::size_t i = 0; i < s.iterations.size(); ++i) {
+            out << "Iteration " << i + 1 << ": F adds " << names(s.iterations[i].forward) << "; U adds "
+                << names(s.iterations[i].update) << "\n";
+        }
+        out << "\n";
+    }
+
+    const auto v1 = s.v1();
+    const auto v2 = s.v2();
+    out << "Stage two (V1, trained every step): " << v1.size() << " unit" << (v1.size() == 1 ? "" : "s") << "\n";
+    for (const UnitId u : v1)
+        out << "  " << describeReason(graph, s, u) << "\n";
+    out << "Stage one (V2, computed once and cached): " << v2.size() << " unit" << (v2.size() == 1 ? "" : "s") << "\n";
+    for (const UnitId u : v2)
+        out << "  " << graph.unitName(u) << "\n";
+
+    out << "\nCache set (what stage two reads from stage one): " << analysis.cacheSet.size() << " param"
+        << (analysis.cacheSet.size() == 1 ? "" : "s") << "\n";
+    for (const CacheEntry &c : analysis.cacheSet) {
+        out << "  " << graph.paramName(c.param) << " <- "
+            << (c.producer == kNoUnit ? std::string("external input") : graph.unitName(c.producer)) << "\n";
+    }
+
+    out << "\nVerification: ";
+    std::size_t c1 = 0, c2 = 0;
+    for (const auto &viol : v.violations)
+        (viol.condition == ConditionViolation::Condition::C1 ? c1 : c2) += 1;
+    out << "C1 " << (c1 ? std::to_string(c1) + " violation(s)" : std::string("holds")) << ", C2 "
+        << (c2 ? std::to_string(c2) + " violation(s)" : std::string("holds")) << ", "
+        << (v.hazards.empty() ? std::string("no hazards") : std::to_string(v.hazards.size()) + " hazard(s)") << "\n";
+    for (const auto &viol : v.violations) {
+        if (viol.condition == ConditionViolation::Condition::C1)
+            out << "  C1: " << graph.unitName(viol.to) << " (stage one) reads " << graph.paramName(viol.param)
+                << " from " << graph.unitName(viol.from) << " (stage two)\n";
+        else
+            out << "  C2: " << graph.paramName(viol.param) << " is first read in stage two by "
+                << graph.unitName(viol.from) << ", which rewrites it, but its later rewriter "
+                << graph.unitName(viol.to) << " is in stage one\n";
+    }
+    for (const Hazard &h : v.hazards) {
+        const std::string reader = h.reader == graph.lossId() ? "the loss" : graph.unitName(h.reader);
+        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : graph.unitName(u); };
+        out << "  " << hazardKindName(h.kind);
+        if (h.kind != h.mechanism)
+            out << " (" << hazardKindName(h.mechanism) << ")";
+        out << ": " << reader << " reads " << graph.paramName(h.param)
+            << "; one-stage training gives it " << prod(h.expected) << "'s value, two-stage gives it " << prod(h.actual)
+            << "'s\n";
+    }
+    if (!v.hazards.empty() && s.mode != SplitMode::Safe)
+        out << "  The safe split (--mode safe) removes these hazards.\n";
+    for (const UnitId u : v.frozenRandomness) {
+        out << "Warning: " << graph.unitName(u)
+            << " is stochastic and runs in stage one: its random draws are cached once and repeat every epoch.\n";
+    }
+    return out.str();
+}
+
+std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis, const DotOptions &options)
+{
+    const Split &s = analysis.split;
+    const int n = graph.unitCount();
+    std::set<UnitId> hazardReaders;
+    std::set<std::pair<UnitId, UnitId>> hazardEdges; // (producer, reader) drawn in red
+    for (const Hazard &h : analysis.verification.hazards) {
+        hazardReaders.insert(h.reader);
+        if (h.expected != kNoUnit)
+            hazardEdges.insert({h.expected, h.reader});
+        if (h.actual != kNoUnit)
+            hazardEdges.insert({h.actual, h.reader});
+    }
+    std::set<UnitId> x0(s.x0.begin(), s.x0.end());
+
+    std::ostringstream out;
+    auto id = [&](UnitId u) { return u == graph.lossId() ? std::string("loss") : "u" + std::to_string(u); };
+    std::string models;
+    for (const auto &m : s.models)
+        models += (models.empty() ? "" : ", ") + m;
+    out << "digraph " << jsonQuote(graph.pipelineName()) << " {\n";
+    out << "  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label="
+        << jsonQuote(graph.pipelineName() + ": " + splitModeName(s.mode) + " split, training "
+               + (models.empty() ? "nothing" : models))
+        << "];\n";
+    out << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11];\n";
+    out << "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#495057\"];\n";
+    for (UnitId u = 0; u < n; ++u) {
+        out << "  " << id(u) << " [label=" << jsonQuote(unitLabelForDot(graph, u))
+            << ", fillcolor=\"" << (s.isTrained(u) ? kStageTwoColor : kStageOneColor) << "\"";
+        if (x0.count(u))
+            out << ", peripheries=2";
+        if (hazardReaders.count(u))
+            out << ", color=\"" << kHazardColor << "\", penwidth=3";
+        out << ", tooltip=" << jsonQuote(s.isTrained(u) ? describeReason(graph, s, u) : "stage one (cached)") << "];\n";
+    }
+    if (options.showLoss) {
+        out << "  loss [label=" << jsonQuote("loss: " + graph.unitName(graph.lossId()))
+            << ", shape=ellipse, fillcolor=\"" << kLossColor << "\"";
+        if (hazardReaders.count(graph.lossId()))
+            out << ", color=\"" << kHazardColor << "\", penwidth=3";
+        out << "];\n";
+    }
+    // One drawn edge per (source, target) pair, labeled with every param it carries.
+    const int last = options.showLoss ? n : n - 1;
+    for (UnitId t = 0; t <= last; ++t) {
+        std::map<UnitId, std::string> labels;
+        for (const auto &e : graph.inEdges(t)) {
+            std::string &label = labels[e.source];
+            label += (label.empty() ? "" : "\n") + graph.paramName(e.param);
+        }
+        for (const auto &[src, label] : labels) {
+            out << "  " << id(src) << " -> " << id(t) << " [";
+            bool first = true;
+            auto attr = [&](const std::string &a) {
+                out << (first ? "" : ", ") << a;
+                first = false;
+            };
+            if (options.edgeLabels)
+                attr("label=" + jsonQuote(label));
+            if (t == graph.lossId())
+                attr("style=dashed");
+            if (hazardEdges.count({src, t}))
+                attr(std::string("color=\"") + kHazardColor + "\", penwidth=2");
+            else if (s.isTrained(src))
+                attr("color=\"#e8590c\"");
+            out << "];\n";
+        }
+    }
+    if (options.legend) {
+        out << "  subgraph cluster_legend {\n    label=\"Legend\"; fontsize=10; style=rounded; color=\"#adb5bd\";\n";
+        out << "    legend_one [label=\"stage one (cached)\", fillcolor=\"" << kStageOneColor << "\"];\n";
+        out << "    legend_two [label=\"stage two (trained)\", fillcolor=\"" << kStageTwoColor << "\"];\n";
+        out << "    legend_x0 [label=\"X0 (calls a trained model)\", fillcolor=\"" << kStageTwoColor
+            << "\", peripheries=2];\n";
+        out << "    legend_hazard [label=\"hazard reader\", fillcolor=\"white\", color=\"" << kHazardColor
+            << "\", penwidth=3];\n";
+        out << "    legend_one -> legend_two -> legend_x0 -> legend_hazard [style=invis];\n  }\n";
+    }
+    out << "}\n";
+    return out.str();
+}
+
+} // namespace splitscope

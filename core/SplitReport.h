@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "Explain.h"
+#include "Verifier.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace splitscope {
+
+// Everything shown about one split of one pipeline: the split with its trace, its
+// verification and its cache set. The command line prints it; the GUI draws it and
+// exports it with the same functions.
+struct SplitAnalysis {
+    Split split;
+    Verification verification;
+    std::vector<CacheEntry> cacheSet;
+};
+
+SplitAnalysis analyzeSplit(const PipelineGraph &graph, const std::vector<std::string> &models, SplitMode mode);
+SplitAnalysis analyzeSplit(const PipelineGraph &graph, Split split);
+
+// JSON (format "splitscope.split/1"). Keys: format, pipeline, mode, models_require_backward,
+// x0, iterations [{forward, update}], v1 (stage two), v2 (stage one), reasons,
+// violations, hazards [{kind, mechanism, reader, reader_is_loss, param, expected_producer,
+// actual_producer}], frozen_randomness, cache_set [{param, producer, readers}],
+// and explain when an explanation is given. Unit names in pipeline order; null
+// producers are external inputs.
+std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysis,
+    const std::optional<Explanation> &explanation = std::nullopt);
+
+// A report for people.
+std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysis);
+
+// Graphviz DOT of the unit graph colored by stage (stage one blue, stage two orange),
+// X0 with a double border, hazards in red, data edges labeled with their params.
+struct DotOptions {
+    bool edgeLabels = true;
+    bool showLoss = true;
+    bool legend = true;
+};
+std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis, const DotOptions &options = {});
+
+// Stage colors, shared with the GUI so the picture and the export agree.
+constexpr const char *kStageOneColor = "#cfe3f7";  // cached: cool blue
+constexpr const char *kStageTwoColor = "#ffd8a8";  // trained: warm orange
+constexpr const char *kHazardColor = "#d6336c";    // hazards and violations
+constexpr const char *kLossColor = "#e9ecef";
+
+} // namespace splitscope

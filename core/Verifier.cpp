@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "Verifier.h"
+
+#include <algorithm>
+
+namespace splitscope {
+
+const char *hazardKindName(HazardKind kind)
+{
+    switch (kind) {
+    case HazardKind::WriteAfterRead: return "write-after-read";
+    case HazardKind::WriteAfterWrite: return "write-after-write";
+    case HazardKind::LossRead: return "loss-read";
+    }
+    return "write-after-read";
+}
+
+namespace {
+
+// The last V2 producer of each param: the value the cache holds at the end of stage one.
+std::vector<UnitId> finalStageOneProducers(const PipelineGraph &graph, const std::vector<char> &trained)
+{
+    std::vector<UnitId> last(graph.paramCount(), kNoUnit);
+    for (ParamId p = 0; p < graph.paramCount(); ++p) {
+        const Span<UnitId> chain = graph.chain(p);
+        for (std::size_t k = chain.size(); k-- > 0;) {
+            if (!trained[chain[k]]) {
+                last[p] = chain[k];
+                break;
+            }
+        }
+    }
+    return last;
+}
+
+// Walks stage two in order: for each read by a V1 unit or the loss, calls
+// visit(reader, param, twoStageProducer, fromCache).
+template <typename Visit>
+void walkStageTwoReads(const PipelineGraph &graph, const std::vector<char> &trained, Visit visit)
+{
+    const std::vector<UnitId> cached = finalStageOneProducers(graph, trained);
+    std::vector<UnitId> lastStageTwo(graph.paramCount(), kNoUnit);
+    const int n = graph.unitCount();
+    for (UnitId u = 0; u <= n; ++u) {
+        if (u < n && !trained[u])
+            continue;
+        for (const ParamId p : graph.inputs(u)) {
+            const bool fromCache = lastStageTwo[p] == kNoUnit;
+            visit(u, p, fromCache ? cached[p] : lastStageTwo[p], fromCache);
+        }
+        if (u < n) {
+            for (const ParamId p : graph.outputs(u))
+                lastStageTwo[p] = u;
+        }
+    }
+}
+
+} // namespace
+
+Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &trained)
+{
+    Verification result;
+    const int n = graph.unitCount();
+
+    // C1: no data edge from V1 into V2.
+    for (UnitId u = 0; u < n; ++u) {
+        if (!trained[u])
+            continue;
+        for (const auto &edge : graph.outEdges(u)) {
+            if (!trained[edge.target])
+                result.violations.push_back(
+                    ConditionViolation{ConditionViolation::Condition::C1, u, edge.target, edge.param});
+        }
+    }
+    // C2: for each param, its first consumer inside V1; if that consumer rewrites
+    // the param, every later rewriter must be in V1 too.
+    for (ParamId p = 0; p < graph.paramCount(); ++p) {
+        UnitId first = kNoUnit;
+        for (const UnitId r : graph.readers(p)) {
+            if (trained[r]) {
+                first = r;
+                break;
+            }
+        }
+        if (first == kNoUnit)
+            continue;
+        const int index = graph.chainIndex(p, first);
+        if (index < 0)
+            continue;
+        const Span<UnitId> chain = graph.chain(p);
+        for (std::size_t k = static_cast<std::size_t>(index) + 1; k < chain.size(); ++k) {
+            if (!trained[chain[k]])
+                result.violations.push_back(ConditionViolation{ConditionViolation::Condition::C2, first, chain[k], p});
+        }
+    }
+
+    // Reaching definitions: the producer each stage-two read sees, against one-stage.
+    walkStageTwoReads(graph, trained, [&](UnitId reader, ParamId p, UnitId actual, bool) {
+        const UnitId expected = graph.producerBefore(p, reader);
+        if (expected == actual)
+            return;
+        // A V2 producer after the reader reached it through the cache: write-after-read.
+        // Otherwise a V1 write before the reader shadows the V2 write it should see.
+        const HazardKind mechanism = (actual != kNoUnit && actual > reader) ? HazardKind::WriteAfterRead
+                                                                            : HazardKind::WriteAfterWrite;
+        const HazardKind kind = reader == graph.lossId() ? HazardKind::LossRead : mechanism;
+        result.hazards.push_back(Hazard{kind, mechanism, reader, p, expected, actual});
+    });
+
+    for (UnitId u = 0; u < n; ++u) {
+        if (!trained[u] && graph.isStochastic(u))
+            result.frozenRandomness.push_back(u);
+    }
+    return result;
+}
+
+std::vector<CacheEntry> computeCacheSet(const PipelineGraph &graph, const std::vector<char> &trained)
+{
+    std::vector<int> entryOf(graph.paramCount(), -1);
+    std::vector<CacheEntry> entries;
+    walkStageTwoReads(graph, trained, [&](UnitId reader, ParamId p, UnitId producer, bool fromCache) {
+        if (!fromCache)
+            return;
+        if (entryOf[p] < 0) {
+            entryOf[p] = static_cast<int>(entries.size());
+            entries.push_back(CacheEntry{p, producer, {}});
+        }
+        entries[entryOf[p]].readers.push_back(reader);
+    });
+    std::sort(entries.begin(), entries.end(), [&graph](const CacheEntry &a, const CacheEntry &b) {
+        return graph.paramName(a.param) < graph.paramName(b.param);
+    });
+    return entries;
+}
+
+} // namespace splitscope

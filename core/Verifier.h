@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "Split.h"
+
+#include <vector>
+
+namespace splitscope {
+
+// Checks a partition (seed, safe or user-given) against the split conditions and
+// against one-stage execution (DESIGN.md §1.1).
+//
+// Stage one runs V2 in order from the external inputs and caches the final state;
+// stage two starts from that state and runs V1 in order, then the loss. A read is
+// correct when it sees the same producer as in one-stage training. Each read by a
+// V1 unit and by the loss is simulated (reaching definitions) and compared.
+
+enum class HazardKind {
+    WriteAfterRead,  // a V2 unit after the reader overwrote the value the reader should see
+    WriteAfterWrite, // the reader should see a V2 write, but an earlier V1 write shadows it
+    LossRead         // the loss sees a different producer than in one-stage training
+                     // (its mechanism is always write-after-write: the loss comes last)
+};
+const char *hazardKindName(HazardKind kind); // "write-after-read", "write-after-write", "loss-read"
+
+struct Hazard {
+    HazardKind kind;      // LossRead when the reader is the loss, else the mechanism
+    HazardKind mechanism; // WriteAfterRead or WriteAfterWrite
+    UnitId reader;   // a V1 unit, or graph.lossId()
+    ParamId param;
+    UnitId expected; // producer seen in one-stage training (kNoUnit: the external input)
+    UnitId actual;   // producer seen in two-stage training (kNoUnit: the external input)
+};
+
+// A broken split condition (DESIGN.md §1): C1, a data edge from V1 into V2 (`from`
+// produces `param`, `to` reads it, and stage one would run `to` without its input);
+// C2, a param first read inside V1 by `from`, which rewrites it, while a later
+// rewriter `to` stays in V2.
+struct ConditionViolation {
+    enum class Condition { C1, C2 };
+    Condition condition;
+    UnitId from;
+    UnitId to;
+    ParamId param;
+};
+
+struct Verification {
+    std::vector<ConditionViolation> violations;
+    std::vector<Hazard> hazards;
+    std::vector<UnitId> frozenRandomness; // stochastic units in V2: their draws are cached once
+
+    bool satisfiesConditions() const { return violations.empty(); }
+    bool hazardFree() const { return hazards.empty(); }
+};
+
+Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &trained);
+inline Verification verifySplit(const PipelineGraph &graph, const Split &split)
+{
+    return verifySplit(graph, split.trained);
+}
+
+// The value stage two reads from the cache for `param` (read by a V1 unit or the
+// loss before any V1 unit writes it): produced by `producer`, the last V2 unit that
+// outputs it, or kNoUnit for an external input.
+struct CacheEntry {
+    ParamId param;
+    UnitId producer;
+    std::vector<UnitId> readers; // V1 units and/or graph.lossId(), in order
+};
+// Sorted by param name.
+std::vector<CacheEntry> computeCacheSet(const PipelineGraph &graph, const std::vector<char> &trained);
+
+} // namespace splitscope
