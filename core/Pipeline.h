@@ -26,6 +26,8 @@ enum ScalarListField : unsigned {
     kInputParamsWasString = 1u << 0,
     kOutputParamsWasString = 1u << 1,
     kOnloadModelNamesWasString = 1u << 2,
+    kInputParamsWasNull = 1u << 3,
+    kOutputParamsWasNull = 1u << 4,
 };
 
 // Keys we do not know, kept verbatim (raw JSON text) so that saving loses nothing.

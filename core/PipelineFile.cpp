@@ -402,6 +402,8 @@ private:
                 } else if (key == "input_params") {
                     bool wasString = false;
                     where.inputs = w;
+                    if (m_reader.peekKind() == Kind::Null)
+                        unit.scalarListFields |= kInputParamsWasNull;
                     readStringList(memberPath, unit.inputParams, true, &wasString, "param names");
                     if (wasString)
                         unit.scalarListFields |= kInputParamsWasString;
@@ -414,6 +416,8 @@ private:
                 } else if (key == "output_params") {
                     bool wasString = false;
                     where.outputs = w;
+                    if (m_reader.peekKind() == Kind::Null)
+                        unit.scalarListFields |= kOutputParamsWasNull;
                     readStringList(memberPath, unit.outputParams, true, &wasString, "param names");
                     if (wasString)
                         unit.scalarListFields |= kOutputParamsWasString;
@@ -641,8 +645,10 @@ private:
 
 using OrderedJson = nlohmann::ordered_json;
 
-OrderedJson stringList(const std::vector<std::string> &list, bool asString)
+OrderedJson stringList(const std::vector<std::string> &list, bool asString, bool asNull = false)
 {
+    if (asNull && list.empty())
+        return nullptr;
     if (asString && list.size() == 1)
         return list.front();
     OrderedJson array = OrderedJson::array();
@@ -730,10 +736,12 @@ std::string serializePipeline(const Pipeline &p)
     for (const Unit &u : p.units) {
         OrderedJson object = OrderedJson::object();
         object["name"] = u.name;
-        object["input_params"] = stringList(u.inputParams, u.scalarListFields & kInputParamsWasString);
+        object["input_params"] = stringList(u.inputParams, u.scalarListFields & kInputParamsWasString,
+            u.scalarListFields & kInputParamsWasNull);
         object["input_params_posi"] = paramMap(u.inputParamsPosi);
         object["input_params_nega"] = paramMap(u.inputParamsNega);
-        object["output_params"] = stringList(u.outputParams, u.scalarListFields & kOutputParamsWasString);
+        object["output_params"] = stringList(u.outputParams, u.scalarListFields & kOutputParamsWasString,
+            u.scalarListFields & kOutputParamsWasNull);
         object["onload_model_names"] = u.onloadModelNames
             ? stringList(*u.onloadModelNames, u.scalarListFields & kOnloadModelNamesWasString)
             : OrderedJson(nullptr);

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace splitscope::importer {
+
+// One token of Python source, as Python's own tokenizer would produce it, less
+// comments and the non-logical NL tokens (the importer never needs them).
+enum class TokenKind {
+    Name,       // identifiers and keywords alike (`class`, `None`, `self`)
+    Number,     // 12, 0x1F, 1_000, 3.5e-2, 2j
+    String,     // one string literal; adjacent literals stay separate tokens
+    Operator,   // operators and delimiters: `(`, `**=`, `->`, `...`
+    Newline,    // end of a logical line
+    Indent,     // the next logical line is indented deeper
+    Dedent,     // one indentation level ends
+    EndOfInput, // always the last token
+};
+
+struct Token {
+    TokenKind kind = TokenKind::EndOfInput;
+    // Name, Number, Operator: the source text. String: the value with escapes decoded
+    // (raw strings keep their backslashes; f-strings keep their replacement fields as text).
+    std::string text;
+    int line = 0;   // 1-based, where the token starts
+    int column = 0; // 1-based byte column
+    bool fString = false; // f"..." (its value depends on run time)
+    bool bytes = false;   // b"..." (not a str)
+
+    bool isOperator(std::string_view op) const { return kind == TokenKind::Operator && text == op; }
+    bool isName(std::string_view name) const { return kind == TokenKind::Name && text == name; }
+};
+
+} // namespace splitscope::importer

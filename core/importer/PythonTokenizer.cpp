@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+#include "PythonTokenizer.h"
+
+#include <array>
+#include <cctype>
+#include <cstring>
+
+namespace splitscope::importer {
+
+namespace {
+
+bool isIdentifierStart(unsigned char c)
+{
+    // Non-ASCII bytes are accepted as identifier characters: Python allows Unicode
+    // identifiers, and the source has already been checked to be valid UTF-8.
+    return std::isalpha(c) || c == '_' || c >= 0x80;
+}
+
+bool isIdentifierChar(unsigned char c)
+{
+    return isIdentifierStart(c) || std::isdigit(c);
+}
+
+bool isHexDigit(char c)
+{
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+}
+
+// Operators and delimiters, longest first so that the first match is the longest.
+constexpr std::array<std::string_view, 47> kOperators = {
+    "**=", "//=", ">>=", "<<=", "...",
+    "**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", ":=",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=",
+    "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">",
+    "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
+};
+
+class Tokenizer {
+public:
+    explicit Tokenizer(std::string_view source) : m_src(source) {}
+
+    TokenizeResult run()
+    {
+        if (const std::size_t bad = findInvalidUtf8(m_src); bad != std::string_view::npos) {
+            int line = 1;
+            std::size_t lineStart = 0;
+            for (std::size_t i = 0; i < bad; ++i) {
+                if (m_src[i] == '\n') {
+                    ++line;
+                    lineStart = i + 1;
+                }
+            }
+            failAt(line, static_cast<int>(bad - lineStart) + 1,
+                "the file is not valid UTF-8 here (Python reads source as UTF-8)");
+            return finish();
+        }
+        // A UTF-8 byte order mark is allowed at the very start, as in Python.
+        if (m_src.substr(0, 3) == "\xEF\xBB\xBF")
+            m_pos = m_lineStart = 3;
+        while (!m_failed && m_pos < m_src.size()) {
+            if (m_atLineStart && m_brackets.empty()) {
+                m_atLineStart = false;
+                if (!readIndentation())
+                    continue;
+            }
+            const char c = m_src[m_pos];
+            if (c == ' ' || c == '\t' || c == '\f') {
+                ++m_pos;
+            } else if (c == '#') {
+                while (m_pos < m_src.size() && m_src[m_pos] != '\n' && m_src[m_pos] != '\r')
+                    ++m_pos;
+            } else if (c == '\n' || c == '\r') {
+                consumeNewline();
+                if (m_brackets.empty()) {
+                    emitNewline();
+                    m_atLineStart = true;
+                }
+            } else if (c == '\\') {
+                ++m_pos;
+                if (m_pos < m_src.size() && (m_src[m_pos] == '\n' || m_src[m_pos] == '\r'))
+                    consumeNewline(); // explicit line joining: the logical line goes on
+                else if (m_pos >= m_src.size())
+                    fail("unexpected end of file after the line continuation character");
+                else
+                    fail("unexpected character after the line continuation character");
+            } else if (isIdentifierStart(static_cast<unsigned char>(c))) {
+                readNameOrPrefixedString();
+            } else if (std::isdigit(static_cast<unsigned char>(c))
+                || (c == '.' && m_pos + 1 < m_src.size() && std::isdigit(static_cast<unsigned char>(m_src[m_pos + 1])))) {
+                readNumber();
+            } else if (c == '"' || c == '\'') {
+                readString(m_pos, false, false, false);
+            } else {
+                readOperator();
+            }
+        }
+        if (!m_failed && !m_brackets.empty()) {
+            const Open &open = m_brackets.back();
+            failAt(open.line, open.column, std::string("'") + open.bracket + "' was never closed");
+        }
+        return finish();
+    }
+
+private:
+    struct Open {
+        char bracket;
+        int line;
+        int column;
+    };
+
+    int column(std::size_t pos) const { return static_cast<int>(pos - m_lineStart) + 1; }
+
+    void fail(const std::string &message) { failAt(m_line, column(m_pos), message); }
+
+    void failAt(int line, int col, const std::string &message)
+    {
+        if (m_failed)
+            return;
+        m_failed = true;
+        m_error = message;
+        m_errorLine = line;
+        m_errorColumn = col;
+    }
+
+    void push(TokenKind kind, std::string text, int line, int col)
+    {
+        Token t;
+        t.kind = kind;
+        t.text = std::move(text);
+        t.line = line;
+        t.column = col;
+        m_tokens.push_back(std::move(t));
+    }
+
+    void emitNewline()
+    {
+        if (m_tokens.empty())
+            return;
+        const TokenKind last = m_tokens.back().kind;
+        if (last == TokenKind::Newline || last == TokenKind::Indent || last == TokenKind::Dedent)
+            return;
+        push(TokenKind::Newline, std::string(), m_line - 1, 0);
+    }
+
+    // \n, \r\n and \r all end a physical line.
+    void consumeNewline()
+    {
+        if (m_src[m_pos] == '\r' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '\n')
+            ++m_pos;
+        ++m_pos;
+        ++m_line;
+        m_lineStart = m_pos;
+    }
+
+    // At the start of a logical line: measures the indentation and emits INDENT or
+    // DEDENTs. Blank and comment-only lines change nothing (false: nothing to tokenize).
+    bool readIndentation()
+    {
+        int width = 0;
+        std::size_t pos = m_pos;
+        for (; pos < m_src.size(); ++pos) {
+            const char c = m_src[pos];
+            if (c == ' ')
+                ++width;
+            else if (c == '\t')
+                width = (width / 8 + 1) * 8;
+            else if (c == '\f')
+                width = 0;
+            else
+                break;
+        }
+        m_pos = pos;
+        if (pos >= m_src.size() || m_src[pos] == '#' || m_src[pos] == '\n' || m_src[pos] == '\r')
+            return true; // blank line: the main loop skips the comment and the newline
+        if (m_src[pos] == '\\' && pos + 1 < m_src.size() && (m_src[pos + 1] == '\n' || m_src[pos + 1] == '\r'))
+            return true;
+        if (width > m_indents.back()) {
+            if (static_cast<int>(m_indents.size()) > kMaxIndentDepth) {
+                fail("too many levels of indentation (Python allows " + std::to_string(kMaxIndentDepth) + ")");
+                return false;
+            }
+            m_indents.push_back(width);
+            push(TokenKind::Indent, std::string(), m_line, column(pos));
+        } else {
+            while (width < m_indents.back()) {
+                m_indents.pop_back();
+                push(TokenKind::Dedent, std::string(), m_line, column(pos));
+            }
+            if (width != m_indents.back()) {
+                fail("unindent does not match any outer indentation level");
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void readNameOrPrefixedString()
+    {
+        const std::size_t start = m_pos;
+        std::size_t end = m_pos;
+        while (end < m_src.size() && isIdentifierChar(static_cast<unsigned char>(m_src[end])))
+            ++end;
+        const std::string_view word = m_src.substr(start, end - start);
+        if (end < m_src.size() && (m_src[end] == '"' || m_src[end] == '\'') && word.size() <= 2) {
+            bool raw = false, format = false, bytes = false, unicode = false, valid = true;
+            for (const char ch : word) {
+                switch (std::tolower(static_cast<unsigned char>(ch))) {
+                case 'r': valid = valid && !raw; raw = true; break;
+                case 'f': valid = valid && !format; format = true; break;
+                case 'b': valid = valid && !bytes; bytes = true; break;
+                case 'u': valid = valid && !unicode; unicode = true; break;
+                default: valid = false;
+                }
+            }
+            // Python's prefixes: r u f b br rb fr rf (any case); u combines with nothing.
+            valid = valid && !(format && bytes) && !(unicode && word.size() > 1);
+            if (valid) {
+                m_pos = end;
+                readString(start, raw, format, bytes);
+                return;
+            }
+        }
+        push(TokenKind::Name, std::string(word), m_line, column(start));
+        m_pos = end;
+    }
+
+    void readNumber()
+    {
+        const std::size_t start = m_pos;
+        const auto digitsWhile = [this](auto predicate) {
+            while (m_pos < m_src.size() && (predicate(m_src[m_pos]) || m_src[m_pos] == '_'))
+                ++m_pos;
+        };
+        const auto isDecimal = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+        const char second = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : ' ';
+        if (m_src[m_pos] == '0' && std::strchr("xXoObB", second) != nullptr && second != '\0') {
+            m_pos += 2;
+            digitsWhile(isHexDigit);
+        } else {
+            digitsWhile(isDecimal);
+            if (m_pos < m_src.size() && m_src[m_pos] == '.') {
+                ++m_pos;
+                digitsWhile(isDecimal);
+            }
+            if (m_pos < m_src.size() && (m_src[m_pos] == 'e' || m_src[m_pos] == 'E')) {
+                std::size_t p = m_pos + 1;
+                if (p < m_src.size() && (m_src[p] == '+' || m_src[p] == '-'))
+                    ++p;
+                if (p < m_src.size() && isDecimal(m_src[p])) {
+                    m_pos = p;
+                    digitsWhile(isDecimal);
+                }
+            }
+            if (m_pos < m_src.size() && (m_src[m_pos] == 'j' || m_src[m_pos] == 'J'))
+                ++m_pos;
+        }
+        push(TokenKind::Number, std::string(m_src.substr(start, m_pos - start)), m_line, column(start));
+    }
+
+    // m_pos is at the opening quote; `start` is where the prefix began.
+    void readString(std::size_t start, bool raw, bool format, bool bytes)
+    {
+        const int line = m_line;
+        const int col = column(start);
+        const char quote = m_src[m_pos];
+        const bool triple = m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote;
+        m_pos += triple ? 3 : 1;
+        std::string value;
+        while (true) {
+            if (m_pos >= m_src.size()) {
+                failAt(line, col, triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
+                return;
+            }
+            const char c = m_src[m_pos];
+            if (c == quote) {
+                if (!triple) {
+                    ++m_pos;
+                    break;
+                }
+                if (m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote) {
+                    m_pos += 3;
+                    break;
+                }
+                value += c;
+                ++m_pos;
+            } else if (c == '\n' || c == '\r') {
+                if (!triple) {
+                    failAt(line, col, "unterminated string literal (a newline inside a single-quoted string)");
+                    return;
+                }
+                consumeNewline();
+                value += '\n';
+            } else if (c == '\\') {
+                if (m_pos + 1 >= m_src.size()) {
+                    ++m_pos;
+                    continue; // reported as unterminated on the next round
+                }
+                if (raw) {
+                    // Raw strings keep the backslash; it still stops the next quote ending the string.
+                    value += c;
+                    ++m_pos;
+                    if (m_src[m_pos] == '\n' || m_src[m_pos] == '\r') {
+                        consumeNewline();
+                        value += '\n';
+                    } else {
+                        value += m_src[m_pos++];
+                    }
+                } else if (!readEscape(value, bytes)) {
+                    return;
+                }
+            } else {
+                value += c;
+                ++m_pos;
+            }
+        }
+        push(TokenKind::String, std::move(value), line, col);
+        m_tokens.back().fString = format;
+        m_tokens.back().bytes = bytes;
+    }
+
+    // m_pos is at the backslash of an escape in a non-raw string.
+    bool readEscape(std::string &value, bool bytes)
+    {
+        const std::size_t escapeStart = m_pos;
+        ++m_pos;
+        const char e = m_src[m_pos];
+        switch (e) {
+        case '\n':
+        case '\r':
+            consumeNewline(); // backslash-newline: both vanish
+            return true;
+        case '\\': value += '\\'; break;
+        case '\'': value += '\''; break;
+        case '"': value += '"'; break;
+        case 'a': value += '\a'; break;
+        case 'b': value += '\b'; break;
+        case 'f': value += '\f'; break;
+        case 'n': value += '\n'; break;
+        case 'r': value += '\r'; break;
+        case 't': value += '\t'; break;
+        case 'v': value += '\v'; break;
+        case 'x': {
+            if (m_pos + 2 >= m_src.size() || !isHexDigit(m_src[m_pos + 1]) || !isHexDigit(m_src[m_pos + 2])) {
+                m_pos = escapeStart;
+                fail("truncated \\xXX escape");
+                return false;
+            }
+            const int v = hexValue(m_src[m_pos + 1]) * 16 + hexValue(m_src[m_pos + 2]);
+            if (bytes)
+                value += static_cast<char>(v);
+            else
+                appendUtf8(value, static_cast<unsigned long>(v));
+            m_pos += 3;
+            return true;
+        }
+        case 'u':
+        case 'U': {
+            if (bytes) {
+                value += '\\';
+                value += e;
+                break;
+            }
+            const std::size_t digits = e == 'u' ? 4 : 8;
+            unsigned long v = 0;
+            for (std::size_t i = 1; i <= digits; ++i) {
+                if (m_pos + i >= m_src.size() || !isHexDigit(m_src[m_pos + i])) {
+                    m_pos = escapeStart;
+                    fail(std::string("truncated \\") + e + std::string(digits, 'X') + " escape");
+                    return false;
+                }
+                v = v * 16 + static_cast<unsigned long>(hexValue(m_src[m_pos + i]));
+            }
+            if (v > 0x10FFFF) {
+                m_pos = escapeStart;
+                fail("illegal Unicode character in a \\U escape");
+                return false;
+            }
+            appendUtf8(value, v);
+            m_pos += digits + 1;
+            return true;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                unsigned long v = 0;
+                std::size_t n = 0;
+                while (n < 3 && m_pos < m_src.size() && m_src[m_pos] >= '0' && m_src[m_pos] <= '7') {
+                    v = v * 8 + static_cast<unsigned long>(m_src[m_pos] - '0');
+                    ++m_pos;
+                    ++n;
+                }
+                if (bytes)
+                    value += static_cast<char>(v & 0xFF);
+                else
+                    appendUtf8(value, v);
+                return true;
+            }
+            // Unknown escapes (and \N{...}, which needs the Unicode name table) stay as written.
+            value += '\\';
+            return true; // the character after the backslash is read as ordinary text
+        }
+        ++m_pos;
+        return true;
+    }
+
+    void readOperator()
+    {
+        const std::size_t start = m_pos;
+        for (const std::string_view op : kOperators) {
+            if (m_src.compare(m_pos, op.size(), op) != 0)
+                continue;
+            const int col = column(start);
+            const char c = op.front();
+            if (op.size() == 1 && (c == '(' || c == '[' || c == '{')) {
+                if (static_cast<int>(m_brackets.size()) >= kMaxBracketDepth) {
+                    fail("too many nested parentheses (Python allows " + std::to_string(kMaxBracketDepth) + ")");
+                    return;
+                }
+                m_brackets.push_back(Open{c, m_line, col});
+            } else if (op.size() == 1 && (c == ')' || c == ']' || c == '}')) {
+                const char expected = c == ')' ? '(' : c == ']' ? '[' : '{';
+                if (m_brackets.empty()) {
+                    fail(std::string("unmatched '") + c + "'");
+                    return;
+                }
+                if (m_brackets.back().bracket != expected) {
+                    fail(std::string("closing '") + c + "' does not match '" + m_brackets.back().bracket
+                        + "' opened at line " + std::to_string(m_brackets.back().line));
+                    return;
+                }
+                m_brackets.pop_back();
+            }
+            push(TokenKind::Operator, std::string(op), m_line, col);
+            m_pos += op.size();
+            return;
+        }
+        const unsigned char c = static_cast<unsigned char>(m_src[m_pos]);
+        if (c == 0)
+            fail("the source contains a NUL byte");
+        else if (std::isprint(c))
+            fail(std::string("invalid character '") + static_cast<char>(c) + "'");
+        else
+            fail("invalid character (byte " + std::to_string(static_cast<int>(c)) + ")");
+    }
+
+    TokenizeResult finish()
+    {
+        TokenizeResult result;
+        if (m_failed) {
+            result.error = m_error;
+            result.errorLine = m_errorLine;
+            result.errorColumn = m_errorColumn;
+        } else {
+            // Python ends the last logical line and closes every open block.
+            if (!m_tokens.empty() && m_tokens.back().kind != TokenKind::Newline
+                && m_tokens.back().kind != TokenKind::Dedent && m_tokens.back().kind != TokenKind::Indent)
+                push(TokenKind::Newline, std::string(), m_line, 0);
+            while (m_indents.size() > 1) {
+                m_indents.pop_back();
+                push(TokenKind::Dedent, std::string(), m_line + 1, 1);
+            }
+        }
+        push(TokenKind::EndOfInput, std::string(), m_line + 1, 1);
+        result.tokens = std::move(m_tokens);
+        return result;
+    }
+
+    std::string_view m_src;
+    std::size_t m_pos = 0;
+    int m_line = 1;
+    std::size_t m_lineStart = 0;
+    bool m_atLineStart = true;
+    std::vector<int> m_indents{0};
+    std::vector<Open> m_brackets;
+    std::vector<Token> m_tokens;
+    bool m_failed = false;
+    std::string m_error;
+    int m_errorLine = 0;
+    int m_errorColumn = 0;
+};
+
+} // namespace
+
+void appendUtf8(std::string &out, unsigned long cp)
+{
+    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        cp = 0xFFFD; // a lone surrogate cannot be written as UTF-8 (JSON output must be valid)
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+std::size_t findInvalidUtf8(std::string_view text)
+{
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        std::size_t length = 0;
+        unsigned long cp = 0;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            length = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            length = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            length = 4;
+            cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (i + length > text.size())
+            return i;
+        for (std::size_t k = 1; k < length; ++k) {
+            const unsigned char cc = static_cast<unsigned char>(text[i + k]);
+            if ((cc & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        // Overlong forms, surrogates and values past U+10FFFF are invalid UTF-8.
+        const unsigned long minimum = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+        if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += length;
+    }
+    return std::string_view::npos;
+}
+
+TokenizeResult tokenizePython(std::string_view source)
+{
+    return Tokenizer(source).run();
+}
+
+} // namespace splitscope::importer

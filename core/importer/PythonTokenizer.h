@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "PythonToken.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace splitscope::importer {
+
+// Splits Python 3 source into tokens the way CPython's tokenizer does:
+// names, numbers (all bases, underscores, exponents, imaginary), strings with every
+// prefix (r, u, b, f and their combinations, any case) in single, double and triple
+// quotes with escapes decoded, operators and delimiters (longest match), comments
+// (dropped), implicit line joining inside (), [] and {}, explicit joining with a
+// backslash, and INDENT/DEDENT from leading whitespace (tabs to multiples of 8).
+//
+// The source must be UTF-8 (as Python requires without a coding cookie). Errors are
+// Python's: an unterminated string, a bracket that does not match or never closes,
+// inconsistent dedent, a stray character; the first one stops tokenizing and is
+// reported with its line and column. Limits keep hostile input harmless: nesting of
+// brackets (kMaxBracketDepth) and of indentation (kMaxIndentDepth) are bounded as in
+// CPython, and the work is linear in the input size.
+//
+// Usage:
+//     const TokenizeResult r = tokenizePython(source);
+//     if (!r.ok()) report(r.errorLine, r.errorColumn, r.error);
+//     for (const Token &t : r.tokens) ...   // ends with EndOfInput
+struct TokenizeResult {
+    std::vector<Token> tokens; // on error: the tokens before it, then EndOfInput
+    std::string error;         // empty when the whole input tokenized
+    int errorLine = 0;
+    int errorColumn = 0;
+    bool ok() const { return error.empty(); }
+};
+
+// CPython's limits: 200 nested brackets, 100 indentation levels.
+constexpr int kMaxBracketDepth = 200;
+constexpr int kMaxIndentDepth = 100;
+
+TokenizeResult tokenizePython(std::string_view source);
+
+// Appends the UTF-8 encoding of `codePoint` (surrogates and values past U+10FFFF become U+FFFD).
+void appendUtf8(std::string &out, unsigned long codePoint);
+
+// Byte offset of the first invalid UTF-8 sequence in `text`, or npos when it is valid.
+std::size_t findInvalidUtf8(std::string_view text);
+
+} // namespace splitscope::importer
