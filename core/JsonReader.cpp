@@ -259,6 +259,11 @@ bool JsonReader::parseString(std::string *out)
             continue;
         }
         flush();
+        const std::size_t escapeStart = m_pos; // errors point at the backslash
+        auto escapeError = [&](const std::string &message) {
+            m_pos = escapeStart;
+            return fail(message);
+        };
         ++m_pos;
         if (m_pos >= m_text.size())
             return fail("unterminated string");
@@ -288,7 +293,7 @@ bool JsonReader::parseString(std::string *out)
             };
             std::uint32_t cp = 0;
             if (!readHex4(m_pos + 1, cp))
-                return fail("invalid \\u escape: four hex digits expected");
+                return escapeError("invalid \\u escape: four hex digits expected");
             m_pos += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 std::uint32_t low = 0;
@@ -297,16 +302,16 @@ bool JsonReader::parseString(std::string *out)
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                     m_pos += 6;
                 } else {
-                    return fail("invalid \\u escape: unpaired high surrogate");
+                    return escapeError("invalid \\u escape: unpaired high surrogate");
                 }
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                return fail("invalid \\u escape: unpaired low surrogate");
+                return escapeError("invalid \\u escape: unpaired low surrogate");
             }
             appendUtf8(decoded, cp);
             break;
         }
         default:
-            return fail("invalid escape \\" + std::string(1, e) + " in string");
+            return escapeError("invalid escape \\" + std::string(1, e) + " in string");
         }
         if (out)
             *out += decoded;

@@ -87,7 +87,7 @@ void TestPipelineFile::badInput_data()
     row("malformed: unterminated string", "{\"name\": \"abc", "json-syntax", E, "", 1, 14, "unterminated string");
     row("malformed: empty file", "", "json-syntax", E, "", 1, 1, "unexpected end of input");
     row("malformed: garbage after", "{} x", "json-syntax", E, "", 1, 4, "unexpected 'x' after the end of the document");
-    row("malformed: bad escape", "{\"a\": \"\\q\"}", "json-syntax", E, "", 1, 9, "invalid escape \\q");
+    row("malformed: bad escape", "{\"a\": \"\\q\"}", "json-syntax", E, "", 1, 8, "invalid escape \\q");
     row("malformed: invalid UTF-8", "{\"a\": \"\xff\"}", "json-syntax", E, "", 1, 8, "invalid UTF-8");
     row("not an object", "[1, 2]", "wrong-type", E, "", 1, 1, "the document must be a JSON object, found a list");
     row("units not a list", doc("{}"), "wrong-type", E, "units", 5, 11, "a list of units expected, found an object");

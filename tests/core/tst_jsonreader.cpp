@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// The positioned JSON pull parser: every JSON value form, escapes and surrogates,
+// positions, and rejection of every malformed form with line:column.
+#include "core/JsonReader.h"
+
+#include <QTest>
+
+using namespace splitscope;
+
+namespace {
+
+// Reads any value and renders it back compactly, so tests can compare structure.
+bool render(JsonReader &r, std::string &out)
+{
+    switch (r.peekKind()) {
+    case JsonReader::Kind::Null:
+        out += "null";
+        return r.readNull();
+    case JsonReader::Kind::Bool: {
+        bool b = false;
+        if (!r.readBool(b))
+            return false;
+        out += b ? "true" : "false";
+        return true;
+    }
+    case JsonReader::Kind::Number: {
+        double d = 0;
+        std::string_view raw;
+        if (!r.readNumber(d, &raw))
+            return false;
+        out += std::string(raw);
+        return true;
+    }
+    case JsonReader::Kind::String: {
+        std::string s;
+        if (!r.readString(s))
+            return false;
+        out += jsonQuote(s);
+        return true;
+    }
+    case JsonReader::Kind::Array: {
+        r.beginArray();
+        out += '[';
+        bool first = true;
+        while (r.nextItem()) {
+            out += first ? "" : ",";
+            first = false;
+            if (!render(r, out))
+                return false;
+        }
+        out += ']';
+        return !r.failed();
+    }
+    case JsonReader::Kind::Object: {
+        r.beginObject();
+        out += '{';
+        bool first = true;
+        std::string key;
+        while (r.nextMember(key)) {
+            out += (first ? "" : ",") + jsonQuote(key) + ":";
+            first = false;
+            if (!render(r, out))
+                return false;
+        }
+        out += '}';
+        return !r.failed();
+    }
+    case JsonReader::Kind::Invalid: return false;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestJsonReader : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void valid_data();
+    void valid();
+    void invalid_data();
+    void invalid();
+    void positionsOfValues();
+    void skipValueGivesRawText();
+    void numbersIgnoreTheLocale();
+};
+
+void TestJsonReader::valid_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("rendered");
+    QTest::newRow("scalars") << QByteArray("[null, true, false, 0, -1.5e3, \"s\"]")
+                             << QByteArray("[null,true,false,0,-1.5e3,\"s\"]");
+    QTest::newRow("nested") << QByteArray(" {\"a\": [ {}, [] , {\"b\": [1]} ]}\n")
+                            << QByteArray("{\"a\":[{},[],{\"b\":[1]}]}");
+    QTest::newRow("escapes") << QByteArray(R"(["\"\\\/\b\f\n\r\t"])") << QByteArray(R"(["\"\\/\b\f\n\r\t"])");
+    QTest::newRow("unicode escape") << QByteArray(R"(["\u00e9\u4e2d"])") << QByteArray("[\"\xc3\xa9\xe4\xb8\xad\"]");
+    QTest::newRow("surrogate pair") << QByteArray(R"(["\ud83d\ude00"])") << QByteArray("[\"\xf0\x9f\x98\x80\"]");
+    QTest::newRow("raw utf-8") << QByteArray("[\"\xe6\x8b\x86\xe5\x88\x86\"]") << QByteArray("[\"\xe6\x8b\x86\xe5\x88\x86\"]");
+    QTest::newRow("bom") << QByteArray("\xEF\xBB\xBF[1]") << QByteArray("[1]");
+}
+
+void TestJsonReader::valid()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, rendered);
+    JsonReader r(std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+    std::string out;
+    QVERIFY2(render(r, out) && r.expectEnd(), r.errorMessage().c_str());
+    QCOMPARE(QByteArray::fromStdString(out), rendered);
+}
+
+void TestJsonReader::invalid_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("leading zero") << QByteArray("[01]") << 1 << 3 << "',' or ']' expected";
+    QTest::newRow("bare minus") << QByteArray("[-]") << 1 << 2 << "a digit must follow '-'";
+    QTest::newRow("dot without digits") << QByteArray("[1.]") << 1 << 4 << "a digit must follow '.'";
+    QTest::newRow("exponent without digits") << QByteArray("[1e+]") << 1 << 5 << "the exponent has no digits";
+    QTest::newRow("single quotes") << QByteArray("['a']") << 1 << 2 << "unexpected ''', a value was expected";
+    QTest::newRow("unquoted key") << QByteArray("{a: 1}") << 1 << 2 << "a member name in double quotes";
+    QTest::newRow("missing colon") << QByteArray("{\"a\" 1}") << 1 << 6 << "':' expected after member name \"a\"";
+    QTest::newRow("trailing comma in object") << QByteArray("{\"a\": 1,\n}") << 2 << 1 << "trailing comma before '}'";
+    QTest::newRow("missing comma") << QByteArray("[1\n 2]") << 2 << 2 << "',' or ']' expected";
+    QTest::newRow("unclosed array") << QByteArray("[1, 2") << 1 << 6 << "unexpected end of input, ']' expected";
+    QTest::newRow("raw newline in string") << QByteArray("[\"a\nb\"]") << 1 << 4 << "line break inside a string";
+    QTest::newRow("tab in string") << QByteArray("[\"a\tb\"]") << 1 << 4 << "control character";
+    QTest::newRow("lone high surrogate") << QByteArray(R"(["\ud800x"])") << 1 << 3 << "unpaired high surrogate";
+    QTest::newRow("lone low surrogate") << QByteArray(R"(["\udc00"])") << 1 << 3 << "unpaired low surrogate";
+    QTest::newRow("short unicode escape") << QByteArray(R"(["\u12"])") << 1 << 3 << "four hex digits expected";
+    QTest::newRow("overlong utf-8") << QByteArray("[\"\xc0\xaf\"]") << 1 << 3 << "invalid UTF-8";
+    QTest::newRow("truncated literal") << QByteArray("[tru]") << 1 << 2 << "invalid literal, expected 'true'";
+    QTest::newRow("NaN") << QByteArray("[NaN]") << 1 << 2 << "unexpected 'N'";
+    QTest::newRow("two documents") << QByteArray("{}{}") << 1 << 3 << "after the end of the document";
+    QTest::newRow("too deep") << QByteArray(std::string(600, '[').c_str()) << 1 << 513 << "nesting deeper than 512 levels";
+}
+
+void TestJsonReader::invalid()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, message);
+    JsonReader r(std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+    std::string out;
+    const bool ok = render(r, out) && r.expectEnd();
+    QVERIFY(!ok);
+    QVERIFY(r.failed());
+    QVERIFY2(QString::fromStdString(r.errorMessage()).contains(message), r.errorMessage().c_str());
+    QCOMPARE(r.errorLine(), line);
+    QCOMPARE(r.errorColumn(), column);
+}
+
+void TestJsonReader::positionsOfValues()
+{
+    JsonReader r("{\n  \"a\": [\n    1,\n    \"x\"\n  ]\n}");
+    QVERIFY(r.beginObject());
+    std::string key;
+    QVERIFY(r.nextMember(key));
+    QCOMPARE(key, std::string("a"));
+    QCOMPARE(r.memberLine(), 2);
+    QCOMPARE(r.memberColumn(), 3);
+    QVERIFY(r.beginArray());
+    QVERIFY(r.nextItem());
+    QCOMPARE(r.line(), 3);
+    QCOMPARE(r.column(), 5);
+    double d = 0;
+    QVERIFY(r.readNumber(d));
+    QVERIFY(r.nextItem());
+    QCOMPARE(r.line(), 4);
+    QCOMPARE(r.column(), 5);
+}
+
+void TestJsonReader::skipValueGivesRawText()
+{
+    JsonReader r("[ {\"k\": [1, {\"z\": null}]} , 2]");
+    QVERIFY(r.beginArray());
+    QVERIFY(r.nextItem());
+    std::string_view raw;
+    QVERIFY(r.skipValue(&raw));
+    QCOMPARE(std::string(raw), std::string("{\"k\": [1, {\"z\": null}]}"));
+    QVERIFY(r.nextItem());
+    QVERIFY(r.skipValue(&raw));
+    QCOMPARE(std::string(raw), std::string("2"));
+    QVERIFY(!r.nextItem());
+    QVERIFY(r.expectEnd());
+}
+
+void TestJsonReader::numbersIgnoreTheLocale()
+{
+    // Qt applications set LC_NUMERIC from the environment; a German locale must not
+    // turn 2.5 into 2.
+    const char *previous = std::setlocale(LC_NUMERIC, nullptr);
+    const std::string saved = previous ? previous : "C";
+    std::setlocale(LC_NUMERIC, "de_DE.UTF-8");
+    JsonReader r("2.5");
+    double d = 0;
+    QVERIFY(r.readNumber(d));
+    std::setlocale(LC_NUMERIC, saved.c_str());
+    QCOMPARE(d, 2.5);
+}
+
+QTEST_GUILESS_MAIN(TestJsonReader)
+#include "tst_jsonreader.moc"
