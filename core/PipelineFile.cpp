@@ -3,13 +3,11 @@
 
 #include "AtomicFile.h"
 #include "JsonReader.h"
+#include "NameIndex.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
-#include <set>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace splitscope {
@@ -31,6 +29,31 @@ const char *kindName(Kind kind)
     }
     return "invalid";
 }
+
+// A JSON path such as `units[3].output_params`, built as a chain of links on the
+// stack so that reading a member costs no allocation; str() runs only when a
+// diagnostic needs the text.
+class Path {
+public:
+    Path() = default; // the document root
+    Path(const Path &parent, std::string_view key) : m_parent(&parent), m_key(key) {}
+    Path(const Path &parent, int index) : m_parent(&parent), m_index(index) {}
+
+    std::string str() const
+    {
+        if (!m_parent)
+            return {};
+        std::string out = m_parent->str();
+        if (m_index >= 0)
+            return out + '[' + std::to_string(m_index) + ']';
+        return out.empty() ? std::string(m_key) : out + '.' + std::string(m_key);
+    }
+
+private:
+    const Path *m_parent = nullptr;
+    std::string_view m_key;
+    int m_index = -1;
+};
 
 // Reads one document into a Pipeline, collecting diagnostics. Type errors skip the
 // offending value and go on, so one pass reports every problem it can; a syntax
@@ -72,7 +95,13 @@ private:
         int column = 0;
     };
 
-    Where here(std::string path) const { return Where{std::move(path), m_reader.line(), m_reader.column()}; }
+    struct Pos {
+        int line = 0;
+        int column = 0;
+    };
+    Pos pos() const { return Pos{m_reader.line(), m_reader.column()}; }
+    Where here(const Path &path) const { return Where{path.str(), m_reader.line(), m_reader.column()}; }
+    static Where at(const Path &path, Pos p) { return Where{path.str(), p.line, p.column}; }
 
     void report(Severity severity, const char *code, const Where &where, std::string message)
     {
@@ -88,7 +117,7 @@ private:
     }
 
     // Reports a wrong type at the current value and skips it.
-    void wrongType(const std::string &path, Kind found, const std::string &expected)
+    void wrongType(const Path &path, Kind found, const std::string &expected)
     {
         report(Severity::Error, "wrong-type", here(path), expected + " expected, found " + kindName(found));
         m_reader.skipValue();
@@ -96,37 +125,39 @@ private:
 
     // Iterates an object's members; `handle(key, memberPath)` must consume the value.
     template <typename Handler>
-    void readObject(const std::string &path, Handler handle)
+    void readObject(const Path &path, Handler handle)
     {
         if (!m_reader.beginObject())
             return;
         std::string key;
-        std::set<std::string> seen;
+        // Objects here have a handful of keys: a linear scan beats a set.
+        std::vector<std::string> seen;
         while (m_reader.nextMember(key)) {
-            const std::string memberPath = path.empty() ? key : path + '.' + key;
-            if (!seen.insert(key).second) {
+            const Path memberPath(path, key);
+            if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
                 report(Severity::Error, "duplicate-key",
-                    Where{memberPath, m_reader.memberLine(), m_reader.memberColumn()},
+                    Where{memberPath.str(), m_reader.memberLine(), m_reader.memberColumn()},
                     "the key \"" + key + "\" appears twice in the same object");
                 m_reader.skipValue();
                 continue;
             }
+            seen.push_back(key);
             handle(key, memberPath);
             if (m_reader.failed())
                 return;
         }
     }
 
-    void unknownKey(const std::string &key, const std::string &path, ExtraMembers &extra, const char *known)
+    void unknownKey(const std::string &key, const Path &path, ExtraMembers &extra, const char *known)
     {
-        report(Severity::Warning, "unknown-key", Where{path, m_reader.memberLine(), m_reader.memberColumn()},
+        report(Severity::Warning, "unknown-key", Where{path.str(), m_reader.memberLine(), m_reader.memberColumn()},
             "unknown key \"" + key + "\" (kept as is; known keys: " + known + ")");
         std::string_view raw;
         if (m_reader.skipValue(&raw))
             extra.emplace_back(key, std::string(raw));
     }
 
-    bool readString(const std::string &path, std::string &out)
+    bool readString(const Path &path, std::string &out)
     {
         const Kind kind = m_reader.peekKind();
         if (kind != Kind::String) {
@@ -137,7 +168,7 @@ private:
         return m_reader.readString(out);
     }
 
-    void readOptionalString(const std::string &path, std::optional<std::string> &out)
+    void readOptionalString(const Path &path, std::optional<std::string> &out)
     {
         if (m_reader.peekKind() == Kind::Null) {
             m_reader.readNull();
@@ -149,7 +180,7 @@ private:
             out = std::move(value);
     }
 
-    void readOptionalBool(const std::string &path, std::optional<bool> &out)
+    void readOptionalBool(const Path &path, std::optional<bool> &out)
     {
         const Kind kind = m_reader.peekKind();
         if (kind != Kind::Bool) {
@@ -164,12 +195,12 @@ private:
 
     // A list of strings; a lone string is read as a one-element list with a warning.
     // Returns false when the value was null (and `allowNull`) or invalid.
-    bool readStringList(const std::string &path, std::vector<std::string> &out, bool allowNull, bool *wasString,
+    bool readStringList(const Path &path, std::vector<std::string> &out, bool allowNull, bool *wasString,
         const char *what)
     {
         out.clear();
         const Kind kind = m_reader.peekKind();
-        const Where where = here(path);
+        const Pos where = pos();
         if (kind == Kind::Null && allowNull) {
             m_reader.readNull();
             return false;
@@ -177,7 +208,7 @@ private:
         if (kind == Kind::String) {
             std::string value;
             m_reader.readString(value);
-            report(Severity::Warning, "string-as-list", where,
+            report(Severity::Warning, "string-as-list", at(path, where),
                 "a string where a list of " + std::string(what) + " belongs; read as the one-element list [\"" + value
                     + "\"]. In DiffSynth this is the trailing-comma pitfall: (\"" + value
                     + "\") without a comma is a plain string in Python, and iterating it yields its characters one by "
@@ -196,7 +227,7 @@ private:
         m_reader.beginArray();
         int index = 0;
         while (m_reader.nextItem()) {
-            const std::string itemPath = path + '[' + std::to_string(index++) + ']';
+            const Path itemPath(path, index++);
             std::string value;
             if (readString(itemPath, value))
                 out.push_back(std::move(value));
@@ -206,7 +237,7 @@ private:
         return !m_reader.failed();
     }
 
-    void readParamMap(const std::string &path, std::optional<ParamMap> &out)
+    void readParamMap(const Path &path, std::optional<ParamMap> &out)
     {
         const Kind kind = m_reader.peekKind();
         if (kind == Kind::Null) {
@@ -220,7 +251,7 @@ private:
             return;
         }
         ParamMap map;
-        readObject(path, [&](const std::string &key, const std::string &memberPath) {
+        readObject(path, [&](const std::string &key, const Path &memberPath) {
             std::string value;
             if (readString(memberPath, value))
                 map.emplace_back(key, std::move(value));
@@ -233,7 +264,7 @@ private:
         const Kind kind = m_reader.peekKind();
         if (kind == Kind::Invalid)
             return;
-        const Where top = here("");
+        const Where top = here(Path());
         if (kind != Kind::Object) {
             report(Severity::Error, "wrong-type", top,
                 std::string("the document must be a JSON object, found ") + kindName(kind));
@@ -242,7 +273,7 @@ private:
             return;
         }
         bool hasFormat = false, hasName = false, hasUnits = false;
-        readObject("", [&](const std::string &key, const std::string &path) {
+        readObject(Path(), [&](const std::string &key, const Path &path) {
             if (key == "format") {
                 hasFormat = true;
                 const Where where = here(path);
@@ -306,7 +337,7 @@ private:
             [](const Diagnostic &d) { return d.jsonPath == "name" && d.code == "wrong-type"; });
     }
 
-    void readModels(const std::string &path, std::vector<ModelSpec> &models)
+    void readModels(const Path &path, std::vector<ModelSpec> &models)
     {
         const Kind kind = m_reader.peekKind();
         if (kind != Kind::Array) {
@@ -317,7 +348,7 @@ private:
         m_reader.beginArray();
         int index = 0;
         while (m_reader.nextItem()) {
-            const std::string itemPath = path + '[' + std::to_string(index++) + ']';
+            const Path itemPath(path, index++);
             const Kind itemKind = m_reader.peekKind();
             ModelSpec spec;
             const Where where = here(itemPath);
@@ -326,7 +357,7 @@ private:
             } else if (itemKind == Kind::Object) {
                 spec.writtenAsObject = true;
                 bool hasName = false;
-                readObject(itemPath, [&](const std::string &key, const std::string &memberPath) {
+                readObject(itemPath, [&](const std::string &key, const Path &memberPath) {
                     if (key == "name") {
                         hasName = readString(memberPath, spec.name);
                     } else if (key == "params") {
@@ -366,7 +397,7 @@ private:
         }
     }
 
-    void readUnits(const std::string &path, std::vector<Unit> &units)
+    void readUnits(const Path &path, std::vector<Unit> &units)
     {
         const Kind kind = m_reader.peekKind();
         if (kind != Kind::Array) {
@@ -377,7 +408,7 @@ private:
         m_reader.beginArray();
         int index = 0;
         while (m_reader.nextItem()) {
-            const std::string unitPath = path + '[' + std::to_string(index++) + ']';
+            const Path unitPath(path, index++);
             ++m_unitCount;
             const Kind unitKind = m_reader.peekKind();
             if (unitKind != Kind::Object) {
@@ -390,11 +421,10 @@ private:
             Unit unit;
             unit.location = SourceLocation{m_reader.line(), m_reader.column()};
             UnitWhere where;
-            where.path = unitPath;
-            where.unit = Where{unitPath, unit.location.line, unit.location.column};
+            where.unit = Pos{unit.location.line, unit.location.column};
             bool hasName = false;
-            readObject(unitPath, [&](const std::string &key, const std::string &memberPath) {
-                const Where w = here(memberPath);
+            readObject(unitPath, [&](const std::string &key, const Path &memberPath) {
+                const Pos w = pos();
                 if (key == "name") {
                     hasName = true;
                     where.name = w;
@@ -446,15 +476,15 @@ private:
             if (m_reader.failed())
                 return;
             if (!hasName)
-                report(Severity::Error, "missing-name", where.unit, "the unit has no \"name\"");
+                report(Severity::Error, "missing-name", at(unitPath, where.unit), "the unit has no \"name\"");
             else if (unit.name.empty())
-                report(Severity::Error, "empty-name", where.name, "the unit name is empty");
+                report(Severity::Error, "empty-name", at(Path(unitPath, "name"), where.name), "the unit name is empty");
             m_unitWhere.push_back(std::move(where));
             units.push_back(std::move(unit));
         }
     }
 
-    void readLoss(const std::string &path, std::optional<LossSpec> &loss)
+    void readLoss(const Path &path, std::optional<LossSpec> &loss)
     {
         const Kind kind = m_reader.peekKind();
         if (kind == Kind::Null) {
@@ -468,7 +498,7 @@ private:
         }
         LossSpec spec;
         m_lossWhere = here(path);
-        readObject(path, [&](const std::string &key, const std::string &memberPath) {
+        readObject(path, [&](const std::string &key, const Path &memberPath) {
             if (key == "name") {
                 readString(memberPath, spec.name);
             } else if (key == "input_params") {
@@ -483,7 +513,7 @@ private:
         loss = std::move(spec);
     }
 
-    bool readTraining(const std::string &path, TrainingConfig &config)
+    bool readTraining(const Path &path, TrainingConfig &config)
     {
         const Kind kind = m_reader.peekKind();
         if (kind != Kind::Object) {
@@ -491,7 +521,7 @@ private:
                 wrongType(path, kind, "a training object {\"lora_base_model\": ..., \"trainable_models\": ...}");
             return false;
         }
-        readObject(path, [&](const std::string &key, const std::string &memberPath) {
+        readObject(path, [&](const std::string &key, const Path &memberPath) {
             if (key == "lora_base_model") {
                 const Where where = here(memberPath);
                 readOptionalString(memberPath, config.loraBaseModel);
@@ -509,7 +539,7 @@ private:
         return !m_reader.failed();
     }
 
-    void readAlternatives(const std::string &path, std::optional<std::vector<TrainingConfig>> &out)
+    void readAlternatives(const Path &path, std::optional<std::vector<TrainingConfig>> &out)
     {
         const Kind kind = m_reader.peekKind();
         if (kind == Kind::Null) {
@@ -526,7 +556,7 @@ private:
         int index = 0;
         while (m_reader.nextItem()) {
             TrainingConfig config;
-            if (readTraining(path + '[' + std::to_string(index++) + ']', config))
+            if (readTraining(Path(path, index++), config))
                 configs.push_back(std::move(config));
             if (m_reader.failed())
                 return;
@@ -537,17 +567,22 @@ private:
     // Checks that need the whole document: duplicate names, model references, params.
     void checkSemantics(const Pipeline &p)
     {
-        std::unordered_map<std::string, std::size_t> unitByName;
+        // Name indexes over views into `p` (which does not change meanwhile): no copies.
+        struct UnitNames {
+            const Pipeline &p;
+            std::string_view operator[](std::int32_t i) const { return p.units[i].name; }
+        } unitNames{p};
+        NameIndex unitByName;
+        unitByName.reserve(p.units.size());
         for (std::size_t i = 0; i < p.units.size(); ++i) {
             const Unit &u = p.units[i];
             if (u.name.empty())
                 continue;
-            const auto [it, inserted] = unitByName.emplace(u.name, i);
-            if (!inserted) {
-                const Where &w = m_unitWhere[i].name;
-                report(Severity::Error, "duplicate-unit", w,
-                    "duplicate unit name \"" + u.name + "\" (first used by " + m_unitWhere[it->second].path
-                        + " at line " + std::to_string(m_unitWhere[it->second].name.line)
+            const std::int32_t first = unitByName.insertExisting(static_cast<std::int32_t>(i), unitNames);
+            if (first != static_cast<std::int32_t>(i)) {
+                report(Severity::Error, "duplicate-unit", unitWhere(i, "name", m_unitWhere[i].name),
+                    "duplicate unit name \"" + u.name + "\" (first used by units[" + std::to_string(first)
+                        + "] at line " + std::to_string(m_unitWhere[first].name.line)
                         + "); the split and the cache refer to units by name");
             }
         }
@@ -567,21 +602,22 @@ private:
             if (u.onloadModelNames && haveModels) {
                 for (const auto &m : *u.onloadModelNames) {
                     if (!modelNames.count(m))
-                        report(Severity::Warning, "unknown-model", m_unitWhere[i].models,
+                        report(Severity::Warning, "unknown-model", unitWhere(i, "onload_model_names", m_unitWhere[i].models),
                             "unit \"" + u.name + "\" calls model \"" + m + "\", which \"models\" does not list ("
                                 + known + ")");
                 }
             }
-            std::set<std::string> outs;
-            for (const auto &o : u.outputParams) {
-                if (!outs.insert(o).second)
-                    report(Severity::Warning, "duplicate-output", m_unitWhere[i].outputs,
+            for (std::size_t k = 0; k < u.outputParams.size(); ++k) {
+                const std::string &o = u.outputParams[k];
+                if (std::find(u.outputParams.begin(), u.outputParams.begin() + static_cast<long>(k), o)
+                    != u.outputParams.begin() + static_cast<long>(k))
+                    report(Severity::Warning, "duplicate-output", unitWhere(i, "output_params", m_unitWhere[i].outputs),
                         "unit \"" + u.name + "\" lists output \"" + o + "\" twice");
             }
             for (const auto &param : u.inputParams)
-                checkParamName(param, m_unitWhere[i].inputs);
+                checkParamName(param, i, "input_params", m_unitWhere[i].inputs);
             for (const auto &param : u.outputParams)
-                checkParamName(param, m_unitWhere[i].outputs);
+                checkParamName(param, i, "output_params", m_unitWhere[i].outputs);
         }
         if (haveModels) {
             for (const TrainingRef &ref : m_trainingRefs) {
@@ -594,14 +630,48 @@ private:
         }
 
         // Params read but produced by no unit: they come from the dataset or defaults.
-        std::unordered_set<std::string> produced;
-        for (const Unit &u : p.units)
-            produced.insert(u.outputParams.begin(), u.outputParams.end());
-        std::set<std::string> reported;
+        // `names` holds every produced param, then each external param once, as met.
+        std::vector<std::string_view> names;
+        NameIndex index;
+        index.reserve(p.units.size() * 2);
+        for (const Unit &u : p.units) {
+            for (const auto &o : u.outputParams) {
+                names.push_back(o);
+                if (index.insertExisting(static_cast<std::int32_t>(names.size() - 1), names)
+                    != static_cast<std::int32_t>(names.size() - 1))
+                    names.pop_back();
+            }
+        }
+        // True the first time an external param is seen.
+        auto firstExternalRead = [&](const std::string &param) {
+            names.push_back(param);
+            const auto id = static_cast<std::int32_t>(names.size() - 1);
+            if (index.insertExisting(id, names) == id)
+                return true;
+            names.pop_back();
+            return false;
+        };
+        std::vector<std::string> external;
         for (std::size_t i = 0; i < p.units.size(); ++i) {
-            for (const auto &param : p.units[i].fetchInputParams()) {
-                if (!produced.count(param) && reported.insert(param).second)
-                    report(Severity::Info, "external-input", m_unitWhere[i].inputs.path.empty() ? m_unitWhere[i].unit : m_unitWhere[i].inputs,
+            external.clear();
+            const Unit &u = p.units[i];
+            auto consider = [&](const std::string &param) {
+                if (firstExternalRead(param))
+                    external.push_back(param);
+            };
+            for (const auto &param : u.inputParams)
+                consider(param);
+            for (const auto *map : {&u.inputParamsPosi, &u.inputParamsNega}) {
+                if (*map) {
+                    for (const auto &entry : **map)
+                        consider(entry.second);
+                }
+            }
+            std::sort(external.begin(), external.end()); // fetch_input_params order
+            for (const auto &param : external) {
+                    report(Severity::Info, "external-input",
+                        m_unitWhere[i].inputs.line == 0 ? unitWhere(i, "", m_unitWhere[i].unit)
+                                                        : unitWhere(i, "input_params", m_unitWhere[i].inputs),
                         "\"" + param + "\" is read (first by \"" + p.units[i].name
                             + "\") but no unit produces it: an external input from the dataset or the call");
             }
@@ -611,23 +681,28 @@ private:
                 "no \"loss\" is declared: the verifier takes the loss to read every param");
         } else if (p.loss->inputParams) {
             for (const auto &param : *p.loss->inputParams) {
-                if (!produced.count(param) && reported.insert(param).second)
+                if (firstExternalRead(param))
                     report(Severity::Info, "external-input", m_lossInputsWhere,
                         "\"" + param + "\" is read by the loss but no unit produces it: an external input");
             }
         }
     }
 
-    void checkParamName(const std::string &param, const Where &where)
+    void checkParamName(const std::string &param, std::size_t unit, const char *field, Pos p)
     {
         if (param.empty())
-            report(Severity::Error, "empty-name", where, "empty param name");
+            report(Severity::Error, "empty-name", unitWhere(unit, field, p), "empty param name");
     }
 
+    // Positions of a unit's fields; paths are rebuilt only for diagnostics.
     struct UnitWhere {
-        std::string path;
-        Where unit, name, inputs, posi, nega, outputs, models;
+        Pos unit, name, inputs, posi, nega, outputs, models;
     };
+    Where unitWhere(std::size_t i, const char *field, Pos p) const
+    {
+        return Where{"units[" + std::to_string(i) + "]" + (*field ? std::string(".") + field : std::string()), p.line,
+            p.column};
+    }
 
     JsonReader m_reader;
     std::string m_file;

@@ -19,14 +19,6 @@ std::vector<std::uint32_t> prefixStarts(const std::vector<std::uint32_t> &counts
 
 } // namespace
 
-ParamId PipelineGraph::intern(const std::string &name)
-{
-    const auto [it, inserted] = m_paramIndex.try_emplace(name, static_cast<ParamId>(m_paramNames.size()));
-    if (inserted)
-        m_paramNames.push_back(name);
-    return it->second;
-}
-
 PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline.name)
 {
     const int n = static_cast<int>(pipeline.units.size());
@@ -39,21 +31,22 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
     m_unitIndex.reserve(n);
     for (int i = 0; i < n; ++i)
-        m_unitIndex.emplace(m_unitNames[i], i); // first wins; the loader rejects duplicates
+        m_unitIndex.insertExisting(i, m_unitNames); // first wins; the loader rejects duplicates
 
     // Models: those listed first (in order), then any a unit names without listing.
-    auto internModel = [this](const std::string &name) {
-        const auto [it, inserted] = m_modelIndex.try_emplace(name, static_cast<ModelId>(m_modelNames.size()));
-        if (inserted)
-            m_modelNames.push_back(name);
-        return it->second;
-    };
+    auto internModel = [this](const std::string &name) { return m_modelIndex.intern(name, m_modelNames); };
+    auto intern = [this](const std::string &name) { return m_paramIndex.intern(name, m_paramNames); };
     for (const ModelSpec &m : pipeline.models)
         internModel(m.name);
 
     // Intern params and record raw (unsorted) inputs and outputs.
     m_paramIndex.reserve(static_cast<std::size_t>(n) * 2 + 16);
     m_paramNames.reserve(static_cast<std::size_t>(n) * 2 + 16);
+    m_inputs.reserve(static_cast<std::size_t>(n) * 4);
+    m_outputs.reserve(static_cast<std::size_t>(n) * 2);
+    m_inputStart.reserve(n + 2);
+    m_outputStart.reserve(n + 2);
+    m_unitModelStart.reserve(n + 2);
     m_inputStart.assign(1, 0);
     m_outputStart.assign(1, 0);
     m_unitModelStart.assign(1, 0);
@@ -79,7 +72,8 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         }
         m_unitModelStart.push_back(static_cast<std::uint32_t>(m_unitModels.size()));
     }
-    if (pipeline.loss && pipeline.loss->inputParams) {
+    const bool lossReadsEverything = !(pipeline.loss && pipeline.loss->inputParams);
+    if (!lossReadsEverything) {
         for (const auto &p : *pipeline.loss->inputParams)
             m_inputs.push_back(intern(p));
     } else {
@@ -88,26 +82,26 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     }
     m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
 
-    // fetch_input_params sorts by name: rank params by name once, then sort ids by rank.
+    // fetch_input_params sorts by name and drops repeats. Units read a handful of
+    // params, so each unit's list is sorted on its own (a global sort of every name
+    // would dominate large graphs); the loss's "every param" list is sorted once.
     const int paramTotal = paramCount();
-    std::vector<ParamId> byName(paramTotal);
-    std::iota(byName.begin(), byName.end(), 0);
-    std::sort(byName.begin(), byName.end(), [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; });
-    std::vector<std::int32_t> rank(paramTotal);
-    for (int r = 0; r < paramTotal; ++r)
-        rank[byName[r]] = r;
+    const auto byName = [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; };
     {
-        std::vector<ParamId> compacted;
-        compacted.reserve(m_inputs.size());
+        std::size_t write = 0;
         std::vector<std::uint32_t> starts(1, 0);
+        starts.reserve(n + 2);
         for (int u = 0; u <= n; ++u) {
             auto first = m_inputs.begin() + m_inputStart[u];
             auto last = m_inputs.begin() + m_inputStart[u + 1];
-            std::sort(first, last, [&rank](ParamId a, ParamId b) { return rank[a] < rank[b]; });
-            compacted.insert(compacted.end(), first, std::unique(first, last));
-            starts.push_back(static_cast<std::uint32_t>(compacted.size()));
+            std::sort(first, last, byName);
+            last = std::unique(first, last);
+            // Compact in place: the write position never passes the read position.
+            write = static_cast<std::size_t>(std::copy(first, last, m_inputs.begin() + write) - m_inputs.begin());
+            starts.push_back(static_cast<std::uint32_t>(write));
         }
-        m_inputs = std::move(compacted);
+        m_inputs.resize(write);
+        m_inputs.shrink_to_fit();
         m_inputStart = std::move(starts);
     }
 
@@ -166,20 +160,18 @@ const std::string &PipelineGraph::unitName(UnitId unit) const
 
 UnitId PipelineGraph::findUnit(std::string_view name) const
 {
-    const auto it = m_unitIndex.find(name);
-    return it == m_unitIndex.end() ? kNoUnit : it->second;
+    const std::int32_t id = m_unitIndex.find(name, m_unitNames);
+    return (id < 0 || id >= unitCount()) ? kNoUnit : id;
 }
 
 ParamId PipelineGraph::findParam(std::string_view name) const
 {
-    const auto it = m_paramIndex.find(std::string(name));
-    return it == m_paramIndex.end() ? -1 : it->second;
+    return m_paramIndex.find(name, m_paramNames);
 }
 
 ModelId PipelineGraph::findModel(std::string_view name) const
 {
-    const auto it = m_modelIndex.find(std::string(name));
-    return it == m_modelIndex.end() ? -1 : it->second;
+    return m_modelIndex.find(name, m_modelNames);
 }
 
 Span<ParamId> PipelineGraph::inputs(UnitId unit) const

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "NameIndex.h"
 #include "Pipeline.h"
 #include "Span.h"
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace splitscope {
@@ -37,11 +37,6 @@ public:
     };
 
     explicit PipelineGraph(const Pipeline &pipeline);
-    // The name index points into the graph's own strings: moving is fine, copying is not.
-    PipelineGraph(PipelineGraph &&) = default;
-    PipelineGraph &operator=(PipelineGraph &&) = default;
-    PipelineGraph(const PipelineGraph &) = delete;
-    PipelineGraph &operator=(const PipelineGraph &) = delete;
 
     int unitCount() const { return static_cast<int>(m_unitNames.size()) - 1; } // the loss's name is last
     UnitId lossId() const { return unitCount(); }
@@ -89,17 +84,16 @@ private:
     {
         return Span<T>(data.data() + start[index], start[index + 1] - start[index]);
     }
-    ParamId intern(const std::string &name);
 
     std::string m_pipelineName;
     std::vector<std::string> m_unitNames; // units, then the loss's name at lossId()
-    std::unordered_map<std::string_view, UnitId> m_unitIndex;
+    NameIndex m_unitIndex;
     std::vector<char> m_stochastic;
 
     std::vector<std::string> m_paramNames;
-    std::unordered_map<std::string, ParamId> m_paramIndex;
+    NameIndex m_paramIndex;
     std::vector<std::string> m_modelNames;
-    std::unordered_map<std::string, ModelId> m_modelIndex;
+    NameIndex m_modelIndex;
 
     std::vector<ParamId> m_inputs; // units, then the loss
     std::vector<std::uint32_t> m_inputStart;

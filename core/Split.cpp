@@ -92,6 +92,23 @@ void seedX0(const PipelineGraph &graph, const std::vector<std::string> &models, 
     }
 }
 
+// Puts the units one step added in pipeline order: a scan of the reasons when the
+// step added a large share of the pipeline (F often reaches most of it), a sort otherwise.
+void sortAdded(std::vector<UnitId> &added, const Split &split, int iteration, Reason::Rule rule)
+{
+    const std::size_t n = split.reasons.size();
+    if (added.size() * 16 < n) {
+        std::sort(added.begin(), added.end());
+        return;
+    }
+    std::size_t k = 0;
+    for (UnitId u = 0; u < static_cast<UnitId>(n); ++u) {
+        const Reason &r = split.reasons[u];
+        if (r.rule == rule && r.iteration == iteration)
+            added[k++] = u;
+    }
+}
+
 Split emptySplit(const PipelineGraph &graph, const std::vector<std::string> &models, SplitMode mode)
 {
     Split split;
@@ -161,7 +178,7 @@ Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string
             }
         }
         pending.clear();
-        std::sort(dirty.begin(), dirty.end());
+        // `dirty` is in a deterministic order already (units in X order, params in input order).
         for (const ParamId p : dirty) {
             const UnitId first = firstConsumer[p];
             const int index = graph.chainIndex(p, first);
@@ -183,8 +200,8 @@ Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string
         frontier = step.update;
         pending = step.update;
 
-        std::sort(step.forward.begin(), step.forward.end());
-        std::sort(step.update.begin(), step.update.end());
+        sortAdded(step.forward, split, iteration, Reason::Rule::Forward);
+        sortAdded(step.update, split, iteration, Reason::Rule::Update);
         split.iterations.push_back(std::move(step));
         if (count == before)
             break;
