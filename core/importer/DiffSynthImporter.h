@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/Diagnostic.h"
+#include "core/Pipeline.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace splitscope::importer {
+
+// Reads DiffSynth-Studio pipeline sources (Python) statically, without a Python
+// interpreter, into `splitscope.pipeline/1` descriptions (DESIGN.md §2):
+//
+//     const ImportResult r = importDiffSynthPath("DiffSynth-Studio/diffsynth/pipelines");
+//     for (const Diagnostic &d : r.diagnostics) log(d.toString());
+//     for (const ImportedPipeline &p : r.pipelines) savePipelineFile(p.pipeline, p.pipeline.name + ".json");
+//
+// A pipeline class is one that derives from BasePipeline or sets `self.units`; its
+// units are the PipelineUnit subclasses in `self.units`, read from their
+// `super().__init__(...)` keyword arguments (UnitReader.h), its models, loss and
+// training block as PipelineReader.h describes. A folder (a checkout's
+// `diffsynth/pipelines/`, or the checkout itself) is read as one set of modules, so
+// units, constants and model functions imported from sibling files resolve; each
+// pipeline class becomes one description, named after its file ("qwen_image" for
+// qwen_image.py; file_class when a file has several).
+//
+// Diagnostics name the file, line and column, and in jsonPath the Python-side place
+// ("QwenImageUnit_NoiseInitializer.output_params"). Codes:
+//   errors   io, input-too-large, python-syntax, no-pipeline, unknown-pipeline-class
+//   warnings string-as-list, computed-argument, wrong-type, unknown-keyword,
+//            positional-argument, unexpected-argument, missing-argument, conditional-init,
+//            no-super-init, unknown-base-class, unknown-unit-class, conditional-unit,
+//            unit-in-loop, duplicate-unit, no-units, no-model-fn, unknown-loss,
+//            no-in-iteration-models, too-many-files
+//   info     stochastic-inferred, not-a-model, undeclared-model, too-many-diagnostics
+// Nothing that cannot be resolved is dropped without one of these. Every pipeline
+// returned serializes (serializePipeline) to a document that parsePipeline loads
+// without errors.
+//
+// Robustness: no input crashes, hangs or exhausts memory: source files above
+// kMaxSourceBytes are refused, the tokenizer and the parsers bound their nesting,
+// evaluation is memoized and size-limited, and the work is near-linear in the input.
+// Functions are reentrant (no shared state); they never throw.
+
+struct ImportOptions {
+    std::string pipelineClass;                 // empty: every pipeline class found
+    std::string lossName = "FlowMatchSFTLoss"; // the loss whose reads the description declares
+};
+
+struct ImportedPipeline {
+    std::string className;
+    std::string sourceFile;
+    Pipeline pipeline;
+};
+
+struct ImportResult {
+    std::vector<ImportedPipeline> pipelines;
+    Diagnostics diagnostics;
+    // At least one pipeline and no errors.
+    bool ok() const;
+};
+
+// Python files larger than this are refused (DiffSynth's largest is about 130 KB).
+constexpr std::size_t kMaxSourceBytes = 16u << 20;
+// A folder import reads at most this many .py files.
+constexpr std::size_t kMaxFolderFiles = 2000;
+
+// One file's text; `fileName` names it in diagnostics and gives the pipeline its name.
+ImportResult importDiffSynthSource(std::string_view pythonSource, const std::string &fileName,
+    const ImportOptions &options = {});
+
+// A .py file, or a folder of them (not recursive). A folder that contains
+// diffsynth/pipelines/ (a DiffSynth-Studio checkout) is read there.
+ImportResult importDiffSynthPath(const std::string &fileOrDirectory, const ImportOptions &options = {});
+
+} // namespace splitscope::importer

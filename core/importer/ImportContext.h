@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ModuleSet.h"
+#include "PythonValue.h"
+
+#include "core/Diagnostic.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace splitscope::importer {
+
+// What the readers of one import share: the modules, one value evaluator (its
+// memo of constants), and the diagnostics, capped so that hostile input cannot
+// make the list itself the problem.
+class ImportContext {
+public:
+    // Past this many diagnostics one more says that the rest were left out.
+    static constexpr std::size_t kMaxDiagnostics = 1000;
+
+    ImportContext(const ModuleSet &modules, Diagnostics &diagnostics)
+        : m_modules(modules), m_evaluator(modules), m_diagnostics(diagnostics)
+    {
+    }
+
+    const ModuleSet &modules() const { return m_modules; }
+    ValueEvaluator &evaluator() { return m_evaluator; }
+
+    // `where` is the Python-side location ("QwenImageUnit_X.output_params"); it goes
+    // into Diagnostic::jsonPath.
+    void report(Severity severity, const char *code, const PythonModule &module, int line, int column,
+        std::string where, std::string message)
+    {
+        if (m_diagnostics.size() > kMaxDiagnostics)
+            return;
+        Diagnostic d;
+        d.severity = severity;
+        d.code = code;
+        d.file = module.fileName();
+        d.jsonPath = std::move(where);
+        d.line = line;
+        d.column = column;
+        d.message = std::move(message);
+        if (m_diagnostics.size() == kMaxDiagnostics) {
+            d.severity = Severity::Info;
+            d.code = "too-many-diagnostics";
+            d.jsonPath.clear();
+            d.message = "more than " + std::to_string(kMaxDiagnostics) + " diagnostics; the rest are not listed";
+        }
+        m_diagnostics.push_back(std::move(d));
+    }
+
+    // At the position a value came from (for Unresolved values: the part that was not resolved).
+    void report(Severity severity, const char *code, const Value &at, const PythonModule &fallback, std::string where,
+        std::string message)
+    {
+        report(severity, code, at.module ? *at.module : fallback, at.line, at.column, std::move(where),
+            std::move(message));
+    }
+
+private:
+    const ModuleSet &m_modules;
+    ValueEvaluator m_evaluator;
+    Diagnostics &m_diagnostics;
+};
+
+// Arguments of a call, evaluated where the call is written.
+struct CallArguments {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string, Value>> keywords;
+    // `*args` / `**kwargs` whose contents are not known: what they pass is unknown.
+    std::vector<Value> unknownSpreads;
+};
+
+// Evaluates the arguments of the Call expression `call`; `skip` leading positional
+// arguments are dropped (the explicit `self` of `Base.__init__(self, ...)`).
+CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, int call,
+    const Locals *locals, std::size_t skip = 0);
+
+// Binds `arguments` to the parameters of `function` (defaults evaluated in the
+// function's module) as Python would; the first parameter (`self`) is skipped for
+// methods. Arguments that fit no parameter and required parameters left without a
+// value are warnings at `where`; unknown values become Unresolved locals.
+Locals bindParameters(ImportContext &context, const PythonModule &module, const FunctionDef &function,
+    const CallArguments &arguments, bool isMethod, const std::string &where);
+
+// One base class as written in `class X(Base):`.
+struct BaseClass {
+    std::string name;                        // the name it stands for, aliases resolved ("PipelineUnit")
+    ModuleSet::Found<ClassDef> definition;   // its class statement in the set, when there is one
+    int line = 0;
+    int column = 0;
+};
+std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls);
+
+// The call `super().__init__(...)`, `super(X, self).__init__(...)` or `Base.__init__(self, ...)`
+// that a statement consists of.
+struct SuperInitCall {
+    int call = -1;                 // the Call expression in the module's arena
+    std::size_t skip = 0;          // 1 for Base.__init__(self, ...): `self` is not an argument of the base
+    std::string explicitBase;      // "Base" for Base.__init__, empty for super()
+};
+std::optional<SuperInitCall> superInitCall(const PythonModule &module, int expression);
+
+// Statements of a function body in order, with the block context they run in.
+struct BodyStatement {
+    const Statement *statement = nullptr;
+    bool conditional = false; // inside if/elif/else/except/while/match: may not run
+    bool loop = false;        // inside for/while or a comprehension: may run many times
+};
+std::vector<BodyStatement> flattenBody(const PythonModule &module, const std::vector<Statement> &body);
+
+} // namespace splitscope::importer

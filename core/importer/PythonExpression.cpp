@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: MIT
+#include "PythonExpression.h"
+
+#include <array>
+#include <string_view>
+
+namespace splitscope::importer {
+
+namespace {
+
+// Keywords that cannot start an expression (they end one, or start a statement).
+constexpr std::array<std::string_view, 27> kNonExpressionKeywords = {
+    "and", "as", "assert", "break", "class", "continue", "def", "del", "elif", "else", "except",
+    "finally", "for", "from", "global", "if", "import", "in", "is", "nonlocal", "or", "pass",
+    "raise", "return", "try", "while", "with",
+};
+
+bool isNonExpressionKeyword(const Token &t)
+{
+    if (t.kind != TokenKind::Name)
+        return false;
+    for (const std::string_view k : kNonExpressionKeywords) {
+        if (t.text == k)
+            return true;
+    }
+    return false;
+}
+
+// Binary operators by precedence level, loosest first; level 5 binds tightest.
+constexpr int kBinaryLevels = 6;
+bool isBinaryAtLevel(const Token &t, int level)
+{
+    if (t.kind != TokenKind::Operator)
+        return false;
+    const std::string &op = t.text;
+    switch (level) {
+    case 0: return op == "|";
+    case 1: return op == "^";
+    case 2: return op == "&";
+    case 3: return op == "<<" || op == ">>";
+    case 4: return op == "+" || op == "-";
+    case 5: return op == "*" || op == "@" || op == "/" || op == "//" || op == "%";
+    default: return false;
+    }
+}
+
+} // namespace
+
+int ExprArena::add(Expr expr)
+{
+    m_nodes.push_back(std::move(expr));
+    return static_cast<int>(m_nodes.size() - 1);
+}
+
+std::string ExprArena::dottedName(int index) const
+{
+    // Iterative: the chain can be as long as the input.
+    std::vector<const std::string *> parts;
+    int current = index;
+    while (current >= 0) {
+        const Expr &e = at(current);
+        if (e.kind == ExprKind::Name) {
+            parts.push_back(&e.text);
+            break;
+        }
+        if (e.kind != ExprKind::Attribute || e.items.empty())
+            return {};
+        parts.push_back(&e.text);
+        current = e.items[0];
+    }
+    std::string out;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+        if (!out.empty())
+            out += '.';
+        out += **it;
+    }
+    return out;
+}
+
+struct ExpressionParser::DepthGuard {
+    explicit DepthGuard(ExpressionParser &parser) : m_parser(parser) { ++m_parser.m_depth; }
+    ~DepthGuard() { --m_parser.m_depth; }
+    bool tooDeep() const { return m_parser.m_depth > kMaxExpressionDepth; }
+    ExpressionParser &m_parser;
+};
+
+ExpressionParser::ExpressionParser(const std::vector<Token> &tokens, std::size_t first, std::size_t last,
+    ExprArena &arena)
+    : m_tokens(tokens), m_pos(first), m_last(last < tokens.size() ? last : tokens.size()), m_arena(arena)
+{
+}
+
+const Token &ExpressionParser::peek(std::size_t ahead) const
+{
+    static const Token kEnd;
+    const std::size_t at = m_pos + ahead;
+    return at < m_last ? m_tokens[at] : kEnd;
+}
+
+bool ExpressionParser::acceptOperator(const char *op)
+{
+    if (peek().isOperator(op)) {
+        ++m_pos;
+        return true;
+    }
+    return false;
+}
+
+bool ExpressionParser::expectOperator(const char *op)
+{
+    if (acceptOperator(op))
+        return true;
+    fail(std::string("expected '") + op + "'");
+    return false;
+}
+
+int ExpressionParser::fail(const std::string &message)
+{
+    if (m_error.empty()) {
+        const Token &at = m_pos < m_last ? m_tokens[m_pos] : (m_last > 0 ? m_tokens[m_last - 1] : peek());
+        m_error = message;
+        if (m_pos < m_last) {
+            m_error += at.kind == TokenKind::String ? " before a string" : " before '" + at.text + "'";
+        } else {
+            m_error += " at the end of the expression";
+        }
+        m_errorLine = at.line;
+        m_errorColumn = at.column;
+    }
+    return -1;
+}
+
+int ExpressionParser::makeNode(ExprKind kind, const Token &at, std::string text)
+{
+    Expr e;
+    e.kind = kind;
+    e.text = std::move(text);
+    e.line = at.line;
+    e.column = at.column;
+    return m_arena.add(std::move(e));
+}
+
+int ExpressionParser::parseAll()
+{
+    const int e = expressionList(true);
+    if (e < 0)
+        return -1;
+    if (!atEnd())
+        return fail("unexpected token");
+    return e;
+}
+
+int ExpressionParser::parseOne()
+{
+    return test();
+}
+
+namespace {
+
+bool canStartExpression(const Token &t)
+{
+    switch (t.kind) {
+    case TokenKind::Name: return !isNonExpressionKeyword(t);
+    case TokenKind::Number:
+    case TokenKind::String: return true;
+    case TokenKind::Operator:
+        return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" || t.text == "~"
+            || t.text == "*" || t.text == "..." || t.text == "**";
+    default: return false;
+    }
+}
+
+} // namespace
+
+// a, *b, c  (a Tuple when there is a comma; a trailing comma makes a one-element Tuple)
+int ExpressionParser::expressionList(bool allowStar)
+{
+    const Token &start = peek();
+    std::vector<int> items;
+    bool sawComma = false;
+    while (true) {
+        int item = -1;
+        if (allowStar && peek().isOperator("*")) {
+            const Token &star = peek();
+            ++m_pos;
+            const int inner = binary(0);
+            if (inner < 0)
+                return -1;
+            item = makeNode(ExprKind::Starred, star, "*");
+            m_arena.at(item).items.push_back(inner);
+        } else {
+            item = namedExpression();
+            if (item < 0)
+                return -1;
+        }
+        items.push_back(item);
+        if (!acceptOperator(","))
+            break;
+        sawComma = true;
+        if (!canStartExpression(peek()) || peek().isOperator("**"))
+            break;
+    }
+    if (!sawComma)
+        return items.front();
+    const int tuple = makeNode(ExprKind::Tuple, start);
+    m_arena.at(tuple).items = std::move(items);
+    return tuple;
+}
+
+int ExpressionParser::namedExpression()
+{
+    const Token &start = peek();
+    const int target = test();
+    if (target < 0)
+        return -1;
+    if (peek().isOperator(":=")) {
+        ++m_pos;
+        const int value = test();
+        if (value < 0)
+            return -1;
+        const int node = makeNode(ExprKind::Operation, start, ":=");
+        m_arena.at(node).items = {target, value};
+        return node;
+    }
+    return target;
+}
+
+int ExpressionParser::test()
+{
+    DepthGuard guard(*this);
+    if (guard.tooDeep())
+        return fail("expression nested too deeply");
+    if (peek().isName("lambda"))
+        return lambda();
+    const Token &start = peek();
+    const int body = orTest();
+    if (body < 0)
+        return -1;
+    if (!peek().isName("if"))
+        return body;
+    ++m_pos;
+    const int condition = orTest();
+    if (condition < 0)
+        return -1;
+    if (!peek().isName("else"))
+        return fail("expected 'else' in a conditional expression");
+    ++m_pos;
+    const int otherwise = test();
+    if (otherwise < 0)
+        return -1;
+    const int node = makeNode(ExprKind::Operation, start, "if");
+    m_arena.at(node).items = {body, condition, otherwise};
+    return node;
+}
+
+int ExpressionParser::lambda()
+{
+    const Token &start = peek();
+    ++m_pos; // lambda
+    while (!atEnd() && !peek().isOperator(":")) {
+        if (peek().isOperator("*") || peek().isOperator("**") || peek().isOperator("/")) {
+            ++m_pos;
+            continue;
+        }
+        if (peek().kind != TokenKind::Name)
+            return fail("expected a parameter name in a lambda");
+        ++m_pos;
+        if (acceptOperator("=")) {
+            if (test() < 0)
+                return -1;
+        }
+        if (!peek().isOperator(":") && !expectOperator(","))
+            return -1;
+    }
+    if (!expectOperator(":"))
+        return -1;
+    const int body = test();
+    if (body < 0)
+        return -1;
+    const int node = makeNode(ExprKind::Operation, start, "lambda");
+    m_arena.at(node).items.push_back(body);
+    return node;
+}
+
+int ExpressionParser::orTest()
+{
+    return booleanChain("or", &ExpressionParser::andTest);
+}
+
+int ExpressionParser::andTest()
+{
+    return booleanChain("and", &ExpressionParser::notTest);
+}
+
+// OPERAND (KEYWORD OPERAND)*, left-associative.
+int ExpressionParser::booleanChain(const char *keyword, int (ExpressionParser::*operand)())
+{
+    const Token &start = peek();
+    int left = (this->*operand)();
+    while (left >= 0 && peek().isName(keyword)) {
+        ++m_pos;
+        const int right = (this->*operand)();
+        if (right < 0)
+            return -1;
+        const int node = makeNode(ExprKind::Operation, start, keyword);
+        m_arena.at(node).items = {left, right};
+        left = node;
+    }
+    return left;
+}
+
+int ExpressionParser::notTest()
+{
+    DepthGuard guard(*this);
+    if (guard.tooDeep())
+        return fail("expression nested too deeply");
+    if (peek().isName("not")) {
+        const Token &start = peek();
+        ++m_pos;
+        const int operand = notTest();
+        if (operand < 0)
+            return -1;
+        const int node = makeNode(ExprKind::Operation, start, "not");
+        m_arena.at(node).items.push_back(operand);
+        return node;
+    }
+    return comparison();
+}
+
+int ExpressionParser::comparison()
+{
+    const Token &start = peek();
+    int left = binary(0);
+    while (left >= 0) {
+        std::string op;
+        const Token &t = peek();
+        if (t.kind == TokenKind::Operator
+            && (t.text == "<" || t.text == ">" || t.text == "==" || t.text == ">=" || t.text == "<=" || t.text == "!=")) {
+            op = t.text;
+            ++m_pos;
+        } else if (t.isName("in")) {
+            op = "in";
+            ++m_pos;
+        } else if (t.isName("not") && peek(1).isName("in")) {
+            op = "not in";
+            m_pos += 2;
+        } else if (t.isName("is")) {
+            ++m_pos;
+            op = "is";
+            if (peek().isName("not")) {
+                ++m_pos;
+                op = "is not";
+            }
+        } else {
+            break;
+        }
+        const int right = binary(0);
+        if (right < 0)
+            return -1;
+        const int node = makeNode(ExprKind::Operation, start, op);
+        m_arena.at(node).items = {left, right};
+        left = node;
+    }
+    return left;
+}
+
+int ExpressionParser::binary(int level)
+{
+    if (level >= kBinaryLevels)
+        return factor();
+    const Token &start = peek();
+    int left = binary(level + 1);
+    while (left >= 0 && isBinaryAtLevel(peek(), level)) {
+        const std::string op = peek().text;
+        ++m_pos;
+        const int right = binary(level + 1);
+        if (right < 0)
+            return -1;
+        const int node = makeNode(ExprKind::Operation, start, op);
+        m_arena.at(node).items = {left, right};
+        left = node;
+    }
+    return left;
+}
+
+int ExpressionParser::factor()
+{
+    DepthGuard guard(*this);
+    if (guard.tooDeep())
+        return fail("expression nested too deeply");
+    const Token &t = peek();
+    if (t.isOperator("-") || t.isOperator("+") || t.isOperator("~")) {
+        ++m_pos;
+        const int operand = factor();
+        if (operand < 0)
+            return -1;
+        const int node = makeNode(ExprKind::Operation, t, "unary " + t.text);
+        m_arena.at(node).items.push_back(operand);
+        return node;
+    }
+    return power();
+}
+
+int ExpressionParser::power()
+{
+    const Token &start = peek();
+    if (start.isName("await"))
+        ++m_pos;
+    const int base = primary();
+    if (base < 0 || !peek().isOperator("**"))
+        return base;
+    ++m_pos;
+    const int exponent = factor();
+    if (exponent < 0)
+        return -1;
+    const int node = makeNode(ExprKind::Operation, start, "**");
+    m_arena.at(node).items = {base, exponent};
+    return node;
+}
+
+int ExpressionParser::primary()
+{
+    int e = atom();
+    while (e >= 0) {
+        const Token &t = peek();
+        if (t.isOperator(".")) {
+            ++m_pos;
+            if (peek().kind != TokenKind::Name)
+                return fail("expected an attribute name after '.'");
+            const int node = makeNode(ExprKind::Attribute, peek(), peek().text);
+            ++m_pos;
+            m_arena.at(node).items.push_back(e);
+            e = node;
+        } else if (t.isOperator("(")) {
+            ++m_pos;
+            e = arguments(e);
+        } else if (t.isOperator("[")) {
+            ++m_pos;
+            e = subscript(e);
+        } else {
+            break;
+        }
+    }
+    return e;
+}
+
+int ExpressionParser::atom()
+{
+    const Token &t = peek();
+    if (atEnd())
+        return fail("expected an expression");
+    switch (t.kind) {
+    case TokenKind::Name:
+        if (isNonExpressionKeyword(t) || t.text == "lambda" || t.text == "not" || t.text == "yield")
+            return fail("expected an expression");
+        ++m_pos;
+        if (t.text == "None" || t.text == "True" || t.text == "False")
+            return makeNode(ExprKind::Constant, t, t.text);
+        return makeNode(ExprKind::Name, t, t.text);
+    case TokenKind::Number:
+        ++m_pos;
+        return makeNode(ExprKind::Number, t, t.text);
+    case TokenKind::String: {
+        // Adjacent literals are one string ("a" "b" == "ab").
+        const int node = makeNode(ExprKind::String, t);
+        while (peek().kind == TokenKind::String && !atEnd()) {
+            Expr &e = m_arena.at(node);
+            e.text += peek().text;
+            e.fString = e.fString || peek().fString;
+            e.bytes = e.bytes || peek().bytes;
+            ++m_pos;
+        }
+        return node;
+    }
+    case TokenKind::Operator:
+        break;
+    default:
+        return fail("expected an expression");
+    }
+    if (t.isOperator("...")) {
+        ++m_pos;
+        return makeNode(ExprKind::Constant, t, "...");
+    }
+    if (t.isOperator("[")) {
+        ++m_pos;
+        return display("]", ExprKind::List);
+    }
+    if (t.isOperator("{")) {
+        ++m_pos;
+        return dictOrSet();
+    }
+    if (!t.isOperator("("))
+        return fail("expected an expression");
+    ++m_pos;
+    if (acceptOperator(")"))
+        return makeNode(ExprKind::Tuple, t);
+    if (peek().isName("yield")) {
+        const Token &y = peek();
+        ++m_pos;
+        if (peek().isName("from"))
+            ++m_pos;
+        const int node = makeNode(ExprKind::Operation, y, "yield");
+        if (!peek().isOperator(")")) {
+            const int value = expressionList(true);
+            if (value < 0)
+                return -1;
+            m_arena.at(node).items.push_back(value);
+        }
+        return expectOperator(")") ? node : -1;
+    }
+    const int inner = display(")", ExprKind::Tuple);
+    if (inner < 0)
+        return -1;
+    return inner;
+}
+
+// After the opening bracket of (...) or [...]: elements, a comprehension, or for
+// parentheses a single parenthesized expression.
+int ExpressionParser::display(const char *close, ExprKind kind)
+{
+    const Token &open = m_tokens[m_pos - 1];
+    std::vector<int> items;
+    bool sawComma = false;
+    while (!peek().isOperator(close)) {
+        int item = -1;
+        if (peek().isOperator("*")) {
+            const Token &star = peek();
+            ++m_pos;
+            const int inner = binary(0);
+            if (inner < 0)
+                return -1;
+            item = makeNode(ExprKind::Starred, star, "*");
+            m_arena.at(item).items.push_back(inner);
+        } else {
+            item = namedExpression();
+            if (item < 0)
+                return -1;
+        }
+        if (items.empty() && !sawComma && (peek().isName("for") || peek().isName("async"))) {
+            if (!comprehensionTail())
+                return -1;
+            if (!expectOperator(close))
+                return -1;
+            const int node = makeNode(ExprKind::Comprehension, open, kind == ExprKind::List ? "list" : "generator");
+            m_arena.at(node).items.push_back(item);
+            return node;
+        }
+        items.push_back(item);
+        if (!acceptOperator(","))
+            break;
+        sawComma = true;
+    }
+    if (!expectOperator(close))
+        return -1;
+    if (kind == ExprKind::Tuple && !sawComma && items.size() == 1) {
+        // (x) is x itself; remember the parentheses: ("noise") is a string, not a tuple.
+        m_arena.at(items.front()).parenthesized = true;
+        return items.front();
+    }
+    const int node = makeNode(kind, open);
+    m_arena.at(node).items = std::move(items);
+    return node;
+}
+
+int ExpressionParser::dictOrSet()
+{
+    const Token &open = m_tokens[m_pos - 1];
+    if (acceptOperator("}"))
+        return makeNode(ExprKind::Dict, open);
+    bool isDict = false;
+    std::vector<int> items;
+    bool first = true;
+    while (!peek().isOperator("}")) {
+        if (peek().isOperator("**")) {
+            if (!first && !isDict)
+                return fail("'**' inside a set display");
+            isDict = true;
+            ++m_pos;
+            const int mapping = binary(0);
+            if (mapping < 0)
+                return -1;
+            items.push_back(-1);
+            items.push_back(mapping);
+        } else if (peek().isOperator("*")) {
+            if (isDict)
+                return fail("'*' inside a dict display");
+            const Token &star = peek();
+            ++m_pos;
+            const int inner = binary(0);
+            if (inner < 0)
+                return -1;
+            const int item = makeNode(ExprKind::Starred, star, "*");
+            m_arena.at(item).items.push_back(inner);
+            items.push_back(item);
+        } else {
+            const int key = namedExpression();
+            if (key < 0)
+                return -1;
+            if (first && peek().isOperator(":"))
+                isDict = true;
+            if (isDict) {
+                if (!expectOperator(":"))
+                    return -1;
+                const int value = test();
+                if (value < 0)
+                    return -1;
+                items.push_back(key);
+                items.push_back(value);
+            } else {
+                items.push_back(key);
+            }
+            if (first && (peek().isName("for") || peek().isName("async"))) {
+                if (!comprehensionTail() || !expectOperator("}"))
+                    return -1;
+                const int node = makeNode(ExprKind::Comprehension, open, isDict ? "dict" : "set");
+                m_arena.at(node).items.push_back(key);
+                return node;
+            }
+        }
+        first = false;
+        if (!acceptOperator(","))
+            break;
+    }
+    if (!expectOperator("}"))
+        return -1;
+    const int node = makeNode(isDict ? ExprKind::Dict : ExprKind::Set, open);
+    m_arena.at(node).items = std::move(items);
+    return node;
+}
+
+// for TARGETS in ITER [if COND]... [for ...]...
+bool ExpressionParser::comprehensionTail()
+{
+    while (peek().isName("for") || peek().isName("async")) {
+        if (peek().isName("async"))
+            ++m_pos;
+        if (!peek().isName("for")) {
+            fail("expected 'for'");
+            return false;
+        }
+        ++m_pos;
+        while (true) {
+            acceptOperator("*"); // a starred target
+            if (binary(0) < 0)
+                return false;
+            if (!acceptOperator(","))
+                break;
+            if (peek().isName("in"))
+                break;
+        }
+        if (!peek().isName("in")) {
+            fail("expected 'in' in a comprehension");
+            return false;
+        }
+        ++m_pos;
+        if (orTest() < 0)
+            return false;
+        while (peek().isName("if")) {
+            ++m_pos;
+            if (orTest() < 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+int ExpressionParser::arguments(int callee)
+{
+    const Token &open = m_tokens[m_pos - 1];
+    const int call = makeNode(ExprKind::Call, open);
+    m_arena.at(call).line = m_arena.at(callee).line;
+    m_arena.at(call).column = m_arena.at(callee).column;
+    m_arena.at(call).items.push_back(callee);
+    bool first = true;
+    while (!peek().isOperator(")")) {
+        if (peek().isOperator("*") || peek().isOperator("**")) {
+            const Token &star = peek();
+            ++m_pos;
+            const int inner = test();
+            if (inner < 0)
+                return -1;
+            if (star.text == "**") {
+                m_arena.at(call).keywords.emplace_back("**", inner);
+            } else {
+                const int node = makeNode(ExprKind::Starred, star, "*");
+                m_arena.at(node).items.push_back(inner);
+                m_arena.at(call).items.push_back(node);
+            }
+        } else if (peek().kind == TokenKind::Name && peek(1).isOperator("=")) {
+            const std::string name = peek().text;
+            m_pos += 2;
+            const int value = test();
+            if (value < 0)
+                return -1;
+            m_arena.at(call).keywords.emplace_back(name, value);
+        } else {
+            const int value = namedExpression();
+            if (value < 0)
+                return -1;
+            if (first && (peek().isName("for") || peek().isName("async"))) {
+                if (!comprehensionTail())
+                    return -1;
+                const int node = makeNode(ExprKind::Comprehension, m_tokens[m_pos - 1], "generator");
+                m_arena.at(node).items.push_back(value);
+                m_arena.at(call).items.push_back(node);
+            } else {
+                m_arena.at(call).items.push_back(value);
+            }
+        }
+        first = false;
+        if (!acceptOperator(","))
+            break;
+    }
+    return expectOperator(")") ? call : -1;
+}
+
+int ExpressionParser::sliceItem()
+{
+    const Token &start = peek();
+    int lower = -1;
+    if (!peek().isOperator(":")) {
+        if (peek().isOperator("*")) {
+            ++m_pos;
+            const int inner = binary(0);
+            if (inner < 0)
+                return -1;
+            const int node = makeNode(ExprKind::Starred, start, "*");
+            m_arena.at(node).items.push_back(inner);
+            return node;
+        }
+        lower = namedExpression();
+        if (lower < 0 || !peek().isOperator(":"))
+            return lower;
+    }
+    const int node = makeNode(ExprKind::Slice, start);
+    if (lower >= 0)
+        m_arena.at(node).items.push_back(lower);
+    ++m_pos; // ':'
+    for (int part = 0; part < 2; ++part) {
+        if (!peek().isOperator(":") && !peek().isOperator(",") && !peek().isOperator("]")) {
+            const int bound = test();
+            if (bound < 0)
+                return -1;
+            m_arena.at(node).items.push_back(bound);
+        }
+        if (part == 0 && !acceptOperator(":"))
+            break;
+    }
+    return node;
+}
+
+int ExpressionParser::subscript(int object)
+{
+    const Token &open = m_tokens[m_pos - 1];
+    std::vector<int> indices;
+    bool sawComma = false;
+    while (!peek().isOperator("]")) {
+        const int item = sliceItem();
+        if (item < 0)
+            return -1;
+        indices.push_back(item);
+        if (!acceptOperator(","))
+            break;
+        sawComma = true;
+    }
+    if (!expectOperator("]"))
+        return -1;
+    if (indices.empty())
+        return fail("empty subscript");
+    int index = indices.front();
+    if (sawComma) {
+        index = makeNode(ExprKind::Tuple, open);
+        m_arena.at(index).items = std::move(indices);
+    }
+    const int node = makeNode(ExprKind::Subscript, open);
+    m_arena.at(node).items = {object, index};
+    return node;
+}
+
+} // namespace splitscope::importer

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "PythonToken.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace splitscope::importer {
+
+// The syntax tree of one Python expression, kept in an arena (nodes refer to each
+// other by index, so no input can make destruction recurse).
+enum class ExprKind {
+    Name,          // text = identifier
+    Attribute,     // items[0].text
+    String,        // text = value (adjacent literals concatenated)
+    Number,        // text = literal
+    Constant,      // text = "None", "True", "False" or "..."
+    Tuple,         // items = elements
+    List,          // items = elements
+    Set,           // items = elements
+    Dict,          // items = key0, value0, key1, value1, ...; a key of -1 is `**mapping`
+    Call,          // items[0] = callee, items[1..] = positional arguments; keywords
+    Subscript,     // items[0] = object, items[1] = index
+    Starred,       // items[0]; text = "*" or "**"
+    Comprehension, // items[0] = element; text = "list", "set", "dict" or "generator"
+    Operation,     // text = operator ("+", "not", "and", "<", "unary -", "if", "lambda", ":=", ...); items = operands
+    Slice,         // a:b:c inside a subscript
+};
+
+struct Expr {
+    ExprKind kind = ExprKind::Constant;
+    std::string text;
+    int line = 0;
+    int column = 0;
+    std::vector<int> items;
+    std::vector<std::pair<std::string, int>> keywords; // Call: name=value
+    bool parenthesized = false; // written in its own parentheses: ("noise") is a String with this set
+    bool fString = false;       // a String containing an f-string part
+    bool bytes = false;         // a bytes literal
+};
+
+class ExprArena {
+public:
+    int add(Expr expr);
+    const Expr &at(int index) const { return m_nodes[static_cast<std::size_t>(index)]; }
+    Expr &at(int index) { return m_nodes[static_cast<std::size_t>(index)]; }
+    std::size_t size() const { return m_nodes.size(); }
+
+    // `a.b.c` for Name/Attribute chains, empty for anything else.
+    std::string dottedName(int index) const;
+
+private:
+    std::vector<Expr> m_nodes;
+};
+
+// Parses Python 3 expressions (the full expression grammar: lambda, conditional,
+// boolean, comparison, bitwise, arithmetic, power, await, calls with keyword and
+// star arguments, subscripts and slices, attribute access, tuple/list/set/dict
+// displays, comprehensions, walrus, yield inside parentheses) from a token range.
+//
+// Never throws; on a syntax error returns -1 with error() and the token where it
+// happened. Nesting deeper than kMaxExpressionDepth is an error, so no input can
+// exhaust the stack.
+class ExpressionParser {
+public:
+    static constexpr int kMaxExpressionDepth = 150;
+
+    // Tokens [first, last) of `tokens`; nodes go into `arena`.
+    ExpressionParser(const std::vector<Token> &tokens, std::size_t first, std::size_t last, ExprArena &arena);
+
+    // The whole range as an expression list: `a, b` is a Tuple. -1 on error or when
+    // tokens remain after it.
+    int parseAll();
+    // One expression starting at the current position, leaving the rest (-1 on error).
+    int parseOne();
+
+    std::size_t position() const { return m_pos; }
+    const std::string &error() const { return m_error; }
+    int errorLine() const { return m_errorLine; }
+    int errorColumn() const { return m_errorColumn; }
+
+private:
+    const Token &peek(std::size_t ahead = 0) const;
+    bool atEnd() const { return m_pos >= m_last; }
+    bool acceptOperator(const char *op);
+    bool expectOperator(const char *op);
+    int fail(const std::string &message);
+    int makeNode(ExprKind kind, const Token &at, std::string text = {});
+
+    int expressionList(bool allowStar);
+    int namedExpression();
+    int test();
+    int lambda();
+    int orTest();
+    int andTest();
+    int booleanChain(const char *keyword, int (ExpressionParser::*operand)());
+    int notTest();
+    int comparison();
+    int binary(int level);
+    int factor();
+    int power();
+    int primary();
+    int atom();
+    int arguments(int callee);
+    int subscript(int object);
+    int sliceItem();
+    int display(const char *close, ExprKind kind);
+    int dictOrSet();
+    bool comprehensionTail();
+
+    struct DepthGuard;
+
+    const std::vector<Token> &m_tokens;
+    std::size_t m_pos;
+    std::size_t m_last;
+    ExprArena &m_arena;
+    int m_depth = 0;
+    std::string m_error;
+    int m_errorLine = 0;
+    int m_errorColumn = 0;
+};
+
+} // namespace splitscope::importer

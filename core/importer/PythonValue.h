@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ModuleSet.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace splitscope::importer {
+
+// A value the importer can know without running Python: literals and what is built
+// from them. Everything else is Unresolved, with the reason and where it is.
+struct Value {
+    enum class Kind { None, Bool, Number, String, Sequence, Dict, Unresolved };
+    Kind kind = Kind::Unresolved;
+    bool boolean = false;
+    std::string text;                                    // String: the value; Number: the literal; Unresolved: why
+    std::vector<Value> items;                            // Sequence
+    std::vector<std::pair<std::string, Value>> entries; // Dict (str keys only), in insertion order
+    bool tuple = false;                                  // Sequence written as a tuple
+    bool parenthesized = false;                          // a String written as ("x"): the trailing-comma pitfall
+    const PythonModule *module = nullptr;                // where the expression is
+    int line = 0;
+    int column = 0;
+
+    bool isUnresolved() const { return kind == Kind::Unresolved; }
+    // "a str", "a tuple", "None", ... for messages.
+    std::string typeName() const;
+};
+
+using Locals = std::map<std::string, Value>;
+
+// Evaluates the literal subset of Python: None/True/False, numbers, str (implicit
+// concatenation included), tuples, lists, sets, dicts with str keys, names bound
+// in `locals` or to module-level constants (also imported ones), `+` on str and
+// sequences, `tuple()/list()/set()/dict()` of those, and subscripts of them with
+// a literal key. f-strings, bytes, calls to anything else, attributes,
+// comprehensions and operators are Unresolved.
+//
+// Constants are evaluated once each (memoized per evaluator), a constant that
+// refers to itself is Unresolved, nesting is bounded by kMaxDepth and sizes by
+// kMaxItems / kMaxStringBytes, so no input can make evaluation slow or large.
+class ValueEvaluator {
+public:
+    static constexpr int kMaxDepth = 64;
+    static constexpr std::size_t kMaxItems = 10000;
+    static constexpr std::size_t kMaxStringBytes = 65536;
+
+    explicit ValueEvaluator(const ModuleSet &modules) : m_modules(modules) {}
+
+    Value evaluate(const PythonModule &module, int expr, const Locals *locals = nullptr);
+    // Parses `range` first; a parse error is an Unresolved value naming it.
+    Value evaluate(const PythonModule &module, TokenRange range, const Locals *locals = nullptr);
+
+private:
+    Value eval(const PythonModule &module, int expr, const Locals *locals, int depth);
+    Value name(const PythonModule &module, const Expr &e, const Locals *locals, int depth);
+    Value call(const PythonModule &module, const Expr &e, const Locals *locals, int depth);
+    Value add(const Value &left, const Value &right, const PythonModule &module, const Expr &e);
+    Value subscript(const PythonModule &module, const Expr &e, const Locals *locals, int depth);
+
+    const ModuleSet &m_modules;
+    // Memoized module constants; an entry with `inProgress` marks a cycle.
+    struct Memo {
+        Value value;
+        bool inProgress = false;
+    };
+    std::map<const Constant *, Memo> m_constants;
+};
+
+// Sets `value` to Unresolved with `why` at the position of `e` in `module`.
+Value unresolved(const PythonModule &module, const Expr &e, std::string why);
+
+} // namespace splitscope::importer
