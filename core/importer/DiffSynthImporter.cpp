@@ -109,9 +109,13 @@ ImportResult importModules(const ModuleSet &modules, const ImportOptions &option
         std::optional<Pipeline> p = reader.read(*c.module, *c.cls);
         if (!p)
             continue;
-        std::string name = c.module->stem().empty() ? snakeCaseName(c.cls->name) : c.module->stem();
-        if (perModule[c.module] > 1 && !c.module->stem().empty())
-            name += "_" + snakeCaseName(c.cls->name);
+        // The file's name; with several pipelines in a file, the class's name, prefixed
+        // with the file's unless it already starts with it (beta_video.py: beta_video, beta_video_edit).
+        const std::string &stem = c.module->stem();
+        const std::string snake = snakeCaseName(c.cls->name);
+        std::string name = stem.empty() ? snake : stem;
+        if (perModule[c.module] > 1 && !stem.empty())
+            name = snake.rfind(stem, 0) == 0 ? snake : stem + "_" + snake;
         if (names.count(name)) {
             int n = 2;
             while (names.count(name + "_" + std::to_string(n)))

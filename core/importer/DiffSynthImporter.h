@@ -25,7 +25,8 @@ namespace splitscope::importer {
 // `diffsynth/pipelines/`, or the checkout itself) is read as one set of modules, so
 // units, constants and model functions imported from sibling files resolve; each
 // pipeline class becomes one description, named after its file ("qwen_image" for
-// qwen_image.py; file_class when a file has several).
+// qwen_image.py; after the class in snake_case, prefixed with the file's name unless
+// it starts with it, when a file has several).
 //
 // Diagnostics name the file, line and column, and in jsonPath the Python-side place
 // ("QwenImageUnit_NoiseInitializer.output_params"). Codes:

@@ -7,6 +7,7 @@
 #include "core/Diagnostic.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,11 @@ public:
         std::string where, std::string message)
     {
         if (m_diagnostics.size() > kMaxDiagnostics)
+            return;
+        // A unit shared by several pipelines is read once per pipeline; say things once.
+        if (!m_seen.insert(std::string(code) + '\n' + module.fileName() + '\n' + std::to_string(line) + ':'
+                + std::to_string(column) + '\n' + where + '\n' + message)
+                 .second)
             return;
         Diagnostic d;
         d.severity = severity;
@@ -65,6 +71,7 @@ private:
     const ModuleSet &m_modules;
     ValueEvaluator m_evaluator;
     Diagnostics &m_diagnostics;
+    std::set<std::string> m_seen;
 };
 
 // Arguments of a call, evaluated where the call is written.

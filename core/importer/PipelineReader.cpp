@@ -210,10 +210,13 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
                 const std::string name = expr >= 0 ? module.arena().dottedName(expr) : std::string();
                 if (name.empty()) {
                     m_context.report(Severity::Warning, "no-model-fn", module, s.line, s.column, m_className + ".model_fn",
-                        "self.model_fn is set to " + module.describe(a->value) + ", not a function name");
+                        "self.model_fn is set to " + module.describe(a->value)
+                            + ", not a function name; the loss is declared without input_params (it may read every param)");
                     state.modelFn.clear();
+                    state.modelFnReported = true;
                     continue;
                 }
+                state.modelFnReported = false;
                 state.modelFn = name;
                 state.modelFnModule = &module;
                 state.modelFnLine = s.line;
@@ -305,7 +308,10 @@ void PipelineReader::addUnits(const PythonModule &module, int expr, const Scope 
             addUnits(module, it->second, scope, out, depth + 1);
             return;
         }
-        break;
+        m_context.report(Severity::Warning, "computed-argument", module, e.line, e.column, where,
+            "'" + e.text + "' is not a list of units written in __init__ (a parameter, or built at run time); "
+                "none of its units is imported");
+        return;
     }
     default:
         break;
@@ -490,6 +496,8 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
                 + "); its input_params are model_fn's parameters only, without what the loss reads itself");
     }
     if (state.modelFn.empty()) {
+        if (state.modelFnReported)
+            return spec;
         m_context.report(Severity::Warning, "no-model-fn", anchor, anchorLine, anchorColumn,
             m_className + ".model_fn",
             "the pipeline sets no self.model_fn this reader can follow; the loss is declared without input_params "

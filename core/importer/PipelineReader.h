@@ -89,6 +89,7 @@ private:
         const PythonModule *modelFnModule = nullptr;
         int modelFnLine = 0;
         int modelFnColumn = 0;
+        bool modelFnReported = false; // set to something unreadable, already said
     };
     struct Scope {
         Locals values;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "PythonValue.h"
 
+#include <cctype>
+
 namespace splitscope::importer {
 
 namespace {
@@ -44,6 +46,8 @@ const char *exprDescription(const Expr &e)
     case ExprKind::Operation:
         if (e.text == "if")
             return "a conditional expression";
+        if (e.text == "and" || e.text == "or" || e.text == "not")
+            return "a boolean expression";
         if (e.text == "lambda")
             return "a lambda";
         return "an operator expression";
@@ -52,6 +56,25 @@ const char *exprDescription(const Expr &e)
 }
 
 } // namespace
+
+bool truthValue(const Value &v)
+{
+    switch (v.kind) {
+    case Value::Kind::Bool: return v.boolean;
+    case Value::Kind::Number: {
+        // 0, 0.0, 0e5, 0x0, 0j are false; any other literal is true.
+        const std::string &t = v.text;
+        const bool prefixed = t.size() > 2 && t[0] == '0' && std::isalpha(static_cast<unsigned char>(t[1]));
+        if (prefixed)
+            return t.find_first_of("123456789abcdefABCDEF", 2) != std::string::npos;
+        return t.substr(0, t.find_first_of("eEjJ")).find_first_of("123456789") != std::string::npos;
+    }
+    case Value::Kind::String: return !v.text.empty();
+    case Value::Kind::Sequence: return !v.items.empty();
+    case Value::Kind::Dict: return !v.entries.empty();
+    default: return false;
+    }
+}
 
 std::string Value::typeName() const
 {
@@ -191,6 +214,21 @@ Value ValueEvaluator::eval(const PythonModule &module, int expr, const Locals *l
             if (right.isUnresolved())
                 return right;
             return add(left, right, module, e);
+        }
+        if (e.text == "if" && e.items.size() == 3) {
+            // BODY if CONDITION else OTHER: known when the condition is.
+            const Value condition = eval(module, e.items[1], locals, depth + 1);
+            if (condition.isUnresolved())
+                return condition;
+            return eval(module, truthValue(condition) ? e.items[0] : e.items[2], locals, depth + 1);
+        }
+        if (e.text == "not" && e.items.size() == 1) {
+            const Value operand = eval(module, e.items[0], locals, depth + 1);
+            if (operand.isUnresolved())
+                return operand;
+            v.kind = Value::Kind::Bool;
+            v.boolean = !truthValue(operand);
+            break;
         }
         return unresolved(module, e, std::string(exprDescription(e)) + " ('" + e.text + "')");
     default:

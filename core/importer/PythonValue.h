@@ -32,11 +32,14 @@ struct Value {
 
 using Locals = std::map<std::string, Value>;
 
+// Python's truth value of a known value (Unresolved is false; check first).
+bool truthValue(const Value &value);
+
 // Evaluates the literal subset of Python: None/True/False, numbers, str (implicit
 // concatenation included), tuples, lists, sets, dicts with str keys, names bound
 // in `locals` or to module-level constants (also imported ones), `+` on str and
-// sequences, `tuple()/list()/set()/dict()` of those, and subscripts of them with
-// a literal key. f-strings, bytes, calls to anything else, attributes,
+// sequences, `tuple()/list()/set()/dict()` of those, subscripts of them with a
+// literal key, `not`, and `A if COND else B` when COND is known. f-strings, bytes, calls to anything else, attributes,
 // comprehensions and operators are Unresolved.
 //
 // Constants are evaluated once each (memoized per evaluator), a constant that

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 namespace splitscope::importer {
 
@@ -27,26 +26,6 @@ constexpr std::array<std::string_view, 22> kRandomFunctions = {
 bool isBoolField(const std::string &field)
 {
     return field == "seperate_cfg" || field == "take_over";
-}
-
-bool truthy(const Value &v)
-{
-    switch (v.kind) {
-    case Value::Kind::Bool: return v.boolean;
-    case Value::Kind::Number: {
-        // 0, 0.0, 0e5, 0x0, 0j are false; any other literal is true.
-        std::string digits = v.text;
-        const bool prefixed = digits.size() > 2 && digits[0] == '0' && std::isalpha(static_cast<unsigned char>(digits[1]));
-        if (prefixed)
-            return digits.find_first_of("123456789abcdefABCDEF", 2) != std::string::npos;
-        digits = digits.substr(0, digits.find_first_of("eEjJ"));
-        return digits.find_first_of("123456789") != std::string::npos;
-    }
-    case Value::Kind::String: return !v.text.empty();
-    case Value::Kind::Sequence: return !v.items.empty();
-    case Value::Kind::Dict: return !v.entries.empty();
-    default: return false;
-    }
 }
 
 // Unresolved values name their own position; say where when it is elsewhere.
@@ -196,8 +175,10 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
             target.name = m_context.modules().originalName(module, super->explicitBase);
             target.definition = m_context.modules().findClass(module, super->explicitBase);
         }
-        target.line = s.line;
-        target.column = s.column;
+        if (!super->explicitBase.empty()) {
+            target.line = s.line;
+            target.column = s.column;
+        }
         passToBase(module, target, callArguments, unit, depth);
     }
     if (!called) {
@@ -270,7 +251,7 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
         if (value.kind != Value::Kind::Bool && value.kind != Value::Kind::None)
             m_context.report(Severity::Warning, "wrong-type", value, module, where,
                 field + " is " + value.typeName() + ", not a bool; read by its truth value");
-        (field == "seperate_cfg" ? unit.seperateCfg : unit.takeOver) = truthy(value);
+        (field == "seperate_cfg" ? unit.seperateCfg : unit.takeOver) = truthValue(value);
         return;
     }
     if (field == "input_params_posi" || field == "input_params_nega") {
