@@ -269,7 +269,7 @@ int ExpressionParser::lambda()
             if (test() < 0)
                 return -1;
         }
-        if (!peek().isOperator(":") && !expectOperator(","))
+        if (!peek().isOperator(":") && !atEnd() && !expectOperator(","))
             return -1;
     }
     if (!expectOperator(":"))

@@ -4,6 +4,7 @@
 #include "PythonToken.h"
 
 #include <cstddef>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,7 +12,8 @@
 namespace splitscope::importer {
 
 // The syntax tree of one Python expression, kept in an arena (nodes refer to each
-// other by index, so no input can make destruction recurse).
+// other by index, so no input can make destruction recurse). Adding nodes never
+// moves the existing ones: references stay valid while more is parsed on demand.
 enum class ExprKind {
     Name,          // text = identifier
     Attribute,     // items[0].text
@@ -53,7 +55,7 @@ public:
     std::string dottedName(int index) const;
 
 private:
-    std::vector<Expr> m_nodes;
+    std::deque<Expr> m_nodes; // a deque: push_back keeps references to earlier nodes valid
 };
 
 // Parses Python 3 expressions (the full expression grammar: lambda, conditional,

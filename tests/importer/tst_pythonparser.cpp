@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+// The expression parser, the statement structure of a module, and the evaluation
+// of literal values: what they read, what they refuse, and their limits.
+#include "core/importer/PythonModule.h"
+#include "core/importer/PythonTokenizer.h"
+#include "core/importer/PythonValue.h"
+
+#include <QTest>
+
+#include <functional>
+
+using namespace splitscope::importer;
+
+namespace {
+
+// An S-expression of the tree: (call (name f) (num 1) x=(str "a")).
+QString dump(const ExprArena &arena, int index)
+{
+    if (index < 0)
+        return "_";
+    const Expr &e = arena.at(index);
+    const QString text = QString::fromStdString(e.text);
+    QStringList parts;
+    for (const int item : e.items)
+        parts << dump(arena, item);
+    for (const auto &[name, value] : e.keywords)
+        parts << QString::fromStdString(name) + "=" + dump(arena, value);
+    const QString inner = parts.isEmpty() ? QString() : " " + parts.join(' ');
+    QString out;
+    switch (e.kind) {
+    case ExprKind::Name: out = "(name " + text + ")"; break;
+    case ExprKind::Attribute: out = "(attr" + inner + " " + text + ")"; break;
+    case ExprKind::String: out = QString(e.fString ? "(fstr \"" : e.bytes ? "(bytes \"" : "(str \"") + text + "\")"; break;
+    case ExprKind::Number: out = "(num " + text + ")"; break;
+    case ExprKind::Constant: out = "(" + text + ")"; break;
+    case ExprKind::Tuple: out = "(tuple" + inner + ")"; break;
+    case ExprKind::List: out = "(list" + inner + ")"; break;
+    case ExprKind::Set: out = "(set" + inner + ")"; break;
+    case ExprKind::Dict: out = "(dict" + inner + ")"; break;
+    case ExprKind::Call: out = "(call" + inner + ")"; break;
+    case ExprKind::Subscript: out = "(sub" + inner + ")"; break;
+    case ExprKind::Starred: out = "(" + text + inner + ")"; break;
+    case ExprKind::Comprehension: out = "(" + text + "-comp" + inner + ")"; break;
+    case ExprKind::Operation: out = "(" + text + inner + ")"; break;
+    case ExprKind::Slice: out = "(slice" + inner + ")"; break;
+    }
+    return e.parenthesized ? "[" + out + "]" : out;
+}
+
+struct Parsed {
+    QString tree;
+    QString error;
+};
+
+// Without `withTree` only the error is filled (dumping a 20,000-deep chain would itself recurse).
+Parsed parse(const std::string &source, bool withTree = true)
+{
+    const TokenizeResult tokens = tokenizePython(source);
+    if (!tokens.ok())
+        return {QString(), "tokenizer: " + QString::fromStdString(tokens.error)};
+    ExprArena arena;
+    // The expression is the first logical line.
+    std::size_t last = 0;
+    while (tokens.tokens[last].kind != TokenKind::Newline && tokens.tokens[last].kind != TokenKind::EndOfInput)
+        ++last;
+    ExpressionParser parser(tokens.tokens, 0, last, arena);
+    const int e = parser.parseAll();
+    if (e < 0)
+        return {QString(), QString::fromStdString(parser.error())};
+    return {withTree ? dump(arena, e) : QString(), QString()};
+}
+
+std::unique_ptr<PythonModule> module(const std::string &source, const std::string &name = "m.py")
+{
+    return PythonModule::read(source, name);
+}
+
+} // namespace
+
+class TestPythonParser : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void expressions_data();
+    void expressions();
+    void syntaxErrors_data();
+    void syntaxErrors();
+    void nestingLimit();
+    void statements();
+    void classesFunctionsImports();
+    void assignments();
+    void values_data();
+    void values();
+    void valueLimits();
+};
+
+void TestPythonParser::expressions_data()
+{
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("tree");
+    const auto row = [](const char *source, const char *tree) { QTest::newRow(source) << QString(source) << QString(tree); };
+    row("x", "(name x)");
+    row("None, True, False, ...", "(tuple (None) (True) (False) (...))");
+    row("'a' \"b\"", "(str \"ab\")");
+    row("f'{x}' 'y'", "(fstr \"{x}y\")");
+    row("b'x'", "(bytes \"x\")");
+    row("(\"noise\")", "[(str \"noise\")]");
+    row("(\"noise\",)", "(tuple (str \"noise\"))");
+    row("()", "(tuple)");
+    row("[]", "(list)");
+    row("{}", "(dict)");
+    row("[1, 2,]", "(list (num 1) (num 2))");
+    row("{1, 2}", "(set (num 1) (num 2))");
+    row("{'a': 1, **b}", "(dict (str \"a\") (num 1) _ (name b))");
+    row("a, b", "(tuple (name a) (name b))");
+    row("a,", "(tuple (name a))");
+    row("a.b.c", "(attr (attr (name a) b) c)");
+    row("super().__init__(x, *y, k=1, **z)", "(call (attr (call (name super)) __init__) (name x) (* (name y)) k=(num 1) **=(name z))");
+    row("f(x for x in y)", "(call (name f) (generator-comp (name x)))");
+    row("a[1:2, ::3]", "(sub (name a) (tuple (slice (num 1) (num 2)) (slice (num 3))))");
+    row("a[b]", "(sub (name a) (name b))");
+    row("1 + 2 * 3", "(+ (num 1) (* (num 2) (num 3)))");
+    row("(1 + 2) * 3", "(* [(+ (num 1) (num 2))] (num 3))");
+    row("-2 ** 2", "(unary - (** (num 2) (num 2)))");
+    row("2 ** -1", "(** (num 2) (unary - (num 1)))");
+    row("a | b ^ c & d << e", "(| (name a) (^ (name b) (& (name c) (<< (name d) (name e)))))");
+    row("not a and b or c", "(or (and (not (name a)) (name b)) (name c))");
+    row("a < b <= c", "(<= (< (name a) (name b)) (name c))");
+    row("a not in b", "(not in (name a) (name b))");
+    row("a is not None", "(is not (name a) (None))");
+    row("x if c else y", "(if (name x) (name c) (name y))");
+    row("lambda a, *b, c=1, **d: a", "(lambda (name a))");
+    row("[x for x in y if x if z for w in v]", "(list-comp (name x))");
+    row("{k: v for k, v in d}", "(dict-comp (name k))");
+    row("{x async for x in y}", "(set-comp (name x))");
+    row("(y := 1)", "[(:= (name y) (num 1))]");
+    row("await f()", "(call (name f))");
+    row("(yield x)", "(yield (name x))");
+    row("[*a, *b]", "(list (* (name a)) (* (name b)))");
+    row("~a @ b // c % d", "(% (// (@ (unary ~ (name a)) (name b)) (name c)) (name d))");
+}
+
+void TestPythonParser::expressions()
+{
+    QFETCH(QString, source);
+    QFETCH(QString, tree);
+    const Parsed p = parse(source.toStdString());
+    QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+    QCOMPARE(p.tree, tree);
+}
+
+void TestPythonParser::syntaxErrors_data()
+{
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("dangling operator") << "a +" << "expected an expression at the end";
+    QTest::newRow("two names") << "f(a b)" << "expected ')' before 'b'";
+    QTest::newRow("keyword") << "a = class" << "unexpected token before '='";
+    QTest::newRow("conditional without else") << "a if b" << "expected 'else'";
+    QTest::newRow("empty subscript") << "a[]" << "empty subscript";
+    QTest::newRow("attribute of nothing") << "a.(b)" << "expected an attribute name";
+    QTest::newRow("lambda without colon") << "lambda x" << "expected ':'";
+}
+
+void TestPythonParser::syntaxErrors()
+{
+    QFETCH(QString, source);
+    QFETCH(QString, message);
+    const Parsed p = parse(source.toStdString());
+    QVERIFY2(p.error.contains(message), qPrintable(p.error));
+}
+
+void TestPythonParser::nestingLimit()
+{
+    // Within the tokenizer's 200 brackets, the parser's own depth limit stops recursion.
+    const std::string deep = std::string(190, '(') + "1" + std::string(190, ')');
+    QVERIFY(parse(deep).error.contains("nested too deeply"));
+    const std::string shallow = std::string(30, '(') + "1" + std::string(30, ')');
+    QCOMPARE(parse(shallow).tree, QString("[(num 1)]"));
+    // Unary operators recurse too.
+    QVERIFY(parse(std::string(5000, '-') + "1").error.contains("nested too deeply"));
+    QVERIFY(parse(std::string(5000, '~') + "1").error.contains("nested too deeply"));
+    std::string nots;
+    for (int i = 0; i < 3000; ++i)
+        nots += "not ";
+    QVERIFY(parse(nots + "a").error.contains("nested too deeply"));
+    // Long flat chains are loops, not recursion.
+    std::string chain = "a";
+    for (int i = 0; i < 20000; ++i)
+        chain += ".b";
+    QVERIFY(parse(chain, false).error.isEmpty());
+    std::string sum = "1";
+    for (int i = 0; i < 20000; ++i)
+        sum += " + 1";
+    QVERIFY(parse(sum, false).error.isEmpty());
+}
+
+void TestPythonParser::statements()
+{
+    const auto m = module("import os\n"
+                          "class A(B):\n"
+                          "    x = 1; y = 2\n"
+                          "    def f(self): return 1\n"
+                          "    if x:\n"
+                          "        pass\n"
+                          "    else: y = 3\n"
+                          "@decorator\n"
+                          "def g(): pass\n"
+                          "  # odd comment\n"
+                          "z = [1,\n"
+                          "     2]\n");
+    QVERIFY(m->ok());
+    const auto &top = m->statements();
+    QCOMPARE(top.size(), std::size_t(5));
+    QCOMPARE(top[0].keyword(m->tokens()), std::string("import"));
+    QCOMPARE(top[1].keyword(m->tokens()), std::string("class"));
+    QCOMPARE(top[1].line, 2);
+    const auto &body = top[1].body;
+    QCOMPARE(body.size(), std::size_t(5)); // x = 1; y = 2 | def | if | else
+    QCOMPARE(body[0].line, 3);
+    QCOMPARE(body[1].line, 3);
+    QCOMPARE(body[2].keyword(m->tokens()), std::string("def"));
+    QCOMPARE(body[2].body.size(), std::size_t(1)); // inline `return 1`
+    QCOMPARE(body[3].keyword(m->tokens()), std::string("if"));
+    QCOMPARE(body[3].body.size(), std::size_t(1));
+    QCOMPARE(body[4].keyword(m->tokens()), std::string("else"));
+    QCOMPARE(body[4].body.size(), std::size_t(1));
+    QCOMPARE(top[2].keyword(m->tokens()), std::string());    // @decorator
+    QCOMPARE(top[3].keyword(m->tokens()), std::string("def"));
+    QCOMPARE(top[4].line, 11);
+    QCOMPARE(top[4].end, top[4].tokens.last); // a simple statement ends with its line
+
+    // Python's "unexpected indent" is tolerated and nothing in the block is lost: the
+    // block belongs to the line before it, or stands alone at the start of the file.
+    const auto odd = module("a = 1\n    b = 2\nc = 3\n");
+    QVERIFY(odd->ok());
+    QCOMPARE(odd->statements().size(), std::size_t(2));
+    QCOMPARE(odd->statements()[0].body.size(), std::size_t(1));
+    const auto leading = module("    a = 1\nb = 2\n");
+    QVERIFY(leading->ok());
+    QCOMPARE(leading->statements().size(), std::size_t(2));
+    QVERIFY(leading->statements()[0].tokens.empty());
+    QCOMPARE(leading->statements()[0].body.size(), std::size_t(1));
+
+    // A syntax error leaves an empty module that says where.
+    const auto bad = module("x = (\n", "bad.py");
+    QVERIFY(!bad->ok());
+    QCOMPARE(bad->syntaxErrorLine(), 1);
+    QCOMPARE(bad->syntaxErrorColumn(), 5);
+    QVERIFY(bad->statements().empty());
+    QCOMPARE(bad->stem(), std::string("bad"));
+}
+
+void TestPythonParser::classesFunctionsImports()
+{
+    const auto m = module("from ..a.b import C as D, E\n"
+                          "from . import sibling\n"
+                          "import x.y as z, w.v\n"
+                          "try:\n"
+                          "    from .opt import F\n"
+                          "except ImportError:\n"
+                          "    F = None\n"
+                          "K = (1, 2)\n"
+                          "K2 = K3 = 'k'\n"
+                          "K4: int = 4\n"
+                          "class Unit(base.PipelineUnit, metaclass=M):\n"
+                          "    '''First line.\n"
+                          "\n"
+                          "        Indented detail.\n"
+                          "    '''\n"
+                          "    def __init__(self, a, b=(1, 2), *args, c, d=3, **kw): pass\n"
+                          "    async def run(self, /, x): pass\n"
+                          "    def __init__(self): pass\n"
+                          "def model_fn(dit, latents=None, *, timestep=None, **kwargs):\n"
+                          "    return dit\n",
+        "pkg/unit_file.py");
+    QVERIFY(m->ok());
+    QCOMPARE(m->stem(), std::string("unit_file"));
+    QCOMPARE(m->imports().at("D").module, std::string("..a.b"));
+    QCOMPARE(m->imports().at("D").name, std::string("C"));
+    QCOMPARE(m->imports().at("E").name, std::string("E"));
+    QCOMPARE(m->imports().at("sibling").module, std::string("."));
+    QCOMPARE(m->imports().at("z").module, std::string("x.y"));
+    QCOMPARE(m->imports().at("w").module, std::string("w.v"));
+    QCOMPARE(m->imports().at("F").module, std::string(".opt")); // inside try
+    QCOMPARE(m->constants().at("K").line, 8);
+    QCOMPARE(m->constants().at("K2").assignments, 1);
+    QCOMPARE(m->constants().at("K3").assignments, 1);
+    QVERIFY(m->constants().count("K4"));
+    QVERIFY(!m->constants().count("F")); // constants count at the top level only
+
+    const ClassDef *unit = m->findClass("Unit");
+    QVERIFY(unit);
+    QCOMPARE(unit->bases.size(), std::size_t(1));
+    QCOMPARE(m->arena().dottedName(unit->bases[0]), std::string("base.PipelineUnit"));
+    QCOMPARE(*unit->docstring, std::string("First line.\n\nIndented detail."));
+    QCOMPARE(unit->methods.size(), std::size_t(3));
+    const FunctionDef *init = unit->method("__init__");
+    QVERIFY(init);
+    QCOMPARE(init->line, 18); // the last definition wins
+    const FunctionDef &first = unit->methods[0];
+    QCOMPARE(first.parameters.size(), std::size_t(7));
+    QCOMPARE(first.parameters[2].name, std::string("b"));
+    QVERIFY(!first.parameters[2].defaultValue.empty());
+    QCOMPARE(first.parameters[3].kind, Parameter::Kind::VarPositional);
+    QCOMPARE(first.parameters[4].kind, Parameter::Kind::KeywordOnly);
+    QCOMPARE(first.parameters[6].kind, Parameter::Kind::VarKeyword);
+    QCOMPARE(unit->methods[1].name, std::string("run"));
+    QCOMPARE(unit->methods[1].parameters.size(), std::size_t(2));
+
+    const FunctionDef *fn = m->findFunction("model_fn");
+    QVERIFY(fn);
+    QStringList names;
+    for (const Parameter &p : fn->parameters)
+        names << QString::fromStdString(p.name);
+    QCOMPARE(names, QStringList({"dit", "latents", "timestep", "kwargs"}));
+    QCOMPARE(fn->parameters[2].kind, Parameter::Kind::KeywordOnly);
+}
+
+void TestPythonParser::assignments()
+{
+    const auto m = module("a = 1\n"
+                          "a.b: T = f(x=1)\n"
+                          "c = d = (1, 2)\n"
+                          "e += [1]\n"
+                          "f(x=1)\n"
+                          "g: int\n"
+                          "h = lambda x: x\n"
+                          "(i := 3)\n");
+    QVERIFY(m->ok());
+    const auto &s = m->statements();
+    const auto text = [&](TokenRange r) { return QString::fromStdString(m->describe(r)); };
+    auto a = readAssignment(m->tokens(), s[0]);
+    QVERIFY(a);
+    QCOMPARE(text(a->targets[0]), QString("a"));
+    QCOMPARE(text(a->value), QString("1"));
+    a = readAssignment(m->tokens(), s[1]);
+    QVERIFY(a);
+    QCOMPARE(text(a->targets[0]), QString("a.b"));
+    QCOMPARE(text(a->annotation), QString("T"));
+    QCOMPARE(text(a->value), QString("f(x=1)"));
+    a = readAssignment(m->tokens(), s[2]);
+    QCOMPARE(a->targets.size(), std::size_t(2));
+    QCOMPARE(text(a->value), QString("(1, 2)"));
+    a = readAssignment(m->tokens(), s[3]);
+    QCOMPARE(QString::fromStdString(a->augmented), QString("+="));
+    QVERIFY(!readAssignment(m->tokens(), s[4]));
+    a = readAssignment(m->tokens(), s[5]);
+    QVERIFY(a->value.empty());
+    a = readAssignment(m->tokens(), s[6]);
+    QCOMPARE(text(a->targets[0]), QString("h"));
+    QVERIFY(!readAssignment(m->tokens(), s[7]));
+}
+
+void TestPythonParser::values_data()
+{
+    QTest::addColumn<QString>("source"); // defines X (and whatever it needs)
+    QTest::addColumn<QString>("expected");
+    const auto row = [](const char *name, const char *source, const char *expected) {
+        QTest::newRow(name) << QString(source) << QString(expected);
+    };
+    row("tuple", "X = ('a', \"b\")", "tuple[a,b]");
+    row("paren string", "X = ('a')", "str(a)");
+    row("list of mixed", "X = ['a', None, True, 2]", "list[a,None,True,2]");
+    row("dict", "X = {'k': 'v', 'k': 'w', 'j': 'x'}", "dict{k:w,j:x}");
+    row("dict()", "X = dict(a='b', c='d')", "dict{a:b,c:d}");
+    row("dict spread", "A = {'a': '1'}\nX = {**A, 'b': '2'}", "dict{a:1,b:2}");
+    row("constant", "A = ('a',)\nX = A", "tuple[a]");
+    row("concatenation", "A = ('a',)\nX = A + ('b',) + A", "tuple[a,b,a]");
+    row("string concatenation", "X = 'a' + 'b'", "str(ab)");
+    row("tuple of str", "X = tuple('ab')", "tuple[a,b]");
+    row("list of tuple", "X = list(('a',))", "list[a]");
+    row("starred", "A = ('a', 'b')\nX = (*A, 'c')", "tuple[a,b,c]");
+    row("subscript", "A = {'k': ('v',)}\nX = A['k']", "tuple[v]");
+    row("index", "A = ('a', 'b')\nX = A[1]", "str(b)");
+    row("conditional known", "X = 'a' if 0 else 'b'", "str(b)");
+    row("not", "X = not ()", "True");
+    row("mixed plus", "X = ('a',) + ['b']", "?a tuple + a list (Python raises TypeError)");
+    row("call", "X = f()", "?the call f()");
+    row("fstring", "X = f'{a}'", "?an f-string (its text is built at run time)");
+    row("bytes", "X = b'a'", "?a bytes literal, not a str");
+    row("unknown name", "X = Y", "?the name 'Y', which is not a constant this reader can see");
+    row("reassigned", "A = 1\nA = 2\nX = A", "?the name 'A', assigned more than once at module level");
+    row("cycle", "A = B\nB = A\nX = A", "?the name 'A', whose value refers to itself");
+    row("attribute", "X = self.x", "?an attribute");
+    row("comprehension", "X = [a for a in b]", "?a comprehension (built in a loop)");
+    row("slice", "A = ('a',)\nX = A[0:1]", "?a slice");
+    row("missing key", "A = {'k': 'v'}\nX = A['j']", "?the key 'j', which the dict does not have");
+}
+
+void TestPythonParser::values()
+{
+    QFETCH(QString, source);
+    QFETCH(QString, expected);
+    ModuleSet set;
+    set.add(module(source.toStdString()));
+    const PythonModule &inSet = *set.modules().front();
+    QVERIFY(inSet.ok());
+    ValueEvaluator evaluator(set);
+    const Value v = evaluator.evaluate(inSet, inSet.constants().at("X").value);
+    // tuple[a,b] / list[...] / dict{k:v} / str(x) / None / True / 2 / ?why
+    std::function<QString(const Value &)> show = [&](const Value &x) -> QString {
+        switch (x.kind) {
+        case Value::Kind::None: return "None";
+        case Value::Kind::Bool: return x.boolean ? "True" : "False";
+        case Value::Kind::Number: return QString::fromStdString(x.text);
+        case Value::Kind::String: return "str(" + QString::fromStdString(x.text) + ")";
+        case Value::Kind::Sequence: {
+            QStringList items;
+            for (const Value &i : x.items)
+                items << (i.kind == Value::Kind::String ? QString::fromStdString(i.text) : show(i));
+            return QString(x.tuple ? "tuple" : "list") + "[" + items.join(',') + "]";
+        }
+        case Value::Kind::Dict: {
+            QStringList items;
+            for (const auto &[k, i] : x.entries)
+                items << QString::fromStdString(k) + ":" + (i.kind == Value::Kind::String ? QString::fromStdString(i.text) : show(i));
+            return "dict{" + items.join(',') + "}";
+        }
+        case Value::Kind::Unresolved: return "?" + QString::fromStdString(x.text);
+        }
+        return QString();
+    };
+    QCOMPARE(show(v), expected);
+    QVERIFY(v.module != nullptr);
+    QVERIFY(v.line > 0);
+}
+
+void TestPythonParser::valueLimits()
+{
+    // Doubling constants: memoized, so evaluation is linear, and size-capped.
+    std::string source = "A0 = ('x',)\n";
+    for (int i = 1; i <= 30; ++i)
+        source += "A" + std::to_string(i) + " = A" + std::to_string(i - 1) + " + A" + std::to_string(i - 1) + "\n";
+    ModuleSet set;
+    set.add(module(source));
+    const PythonModule &m = *set.modules().front();
+    ValueEvaluator evaluator(set);
+    const Value big = evaluator.evaluate(m, m.constants().at("A30").value);
+    QVERIFY(big.isUnresolved());
+    QVERIFY(QString::fromStdString(big.text).contains("too long"));
+    const Value fine = evaluator.evaluate(m, m.constants().at("A10").value);
+    QCOMPARE(fine.items.size(), std::size_t(1024));
+
+    // A long chain of names ends at the depth limit, not in a stack overflow.
+    std::string chain = "B0 = 'b'\n";
+    for (int i = 1; i <= 5000; ++i)
+        chain += "B" + std::to_string(i) + " = B" + std::to_string(i - 1) + "\n";
+    ModuleSet chainSet;
+    chainSet.add(module(chain));
+    const PythonModule &c = *chainSet.modules().front();
+    ValueEvaluator chainEvaluator(chainSet);
+    const Value deep = chainEvaluator.evaluate(c, c.constants().at("B5000").value);
+    QVERIFY(deep.isUnresolved());
+    QVERIFY(QString::fromStdString(deep.text).contains("nested too deeply"));
+    const Value shallow = chainEvaluator.evaluate(c, c.constants().at("B20").value);
+    QCOMPARE(shallow.text, std::string("b"));
+}
+
+QTEST_GUILESS_MAIN(TestPythonParser)
+#include "tst_pythonparser.moc"
