@@ -22,6 +22,10 @@ CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &
         } else {
             if (!spread.isUnresolved())
                 spread = unresolved(module, argument, "a *-argument that is " + spread.typeName());
+            // Reported where the call spreads it, not where the value was defined.
+            spread.module = &module;
+            spread.line = argument.line;
+            spread.column = argument.column;
             out.unknownSpreads.push_back(std::move(spread));
         }
     }
@@ -33,8 +37,12 @@ CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &
             for (auto &entry : value.entries)
                 out.keywords.push_back(std::move(entry));
         } else {
+            const Expr &argument = module.arena().at(valueExpr);
             if (!value.isUnresolved())
-                value = unresolved(module, module.arena().at(valueExpr), "a **-argument that is " + value.typeName());
+                value = unresolved(module, argument, "a **-argument that is " + value.typeName());
+            value.module = &module;
+            value.line = argument.line;
+            value.column = argument.column;
             out.unknownSpreads.push_back(std::move(value));
         }
     }

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: MIT
+// The DiffSynth importer against hand-written pipeline modules (fixtures/*.py): the
+// Qwen-Image fixture imports to resources/examples/qwen_image.json unit for unit and
+// splits as resources/examples/expected/qwen_image.json says; every literal form,
+// every resolution and every unresolvable construct gives the declaration or the
+// warning (file, line, code) it should; folders import one description per pipeline;
+// and every description loads back through the core's loader.
+#include "core/PipelineFile.h"
+#include "core/PipelineGraph.h"
+#include "core/Split.h"
+#include "core/importer/DiffSynthImporter.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace splitscope;
+using namespace splitscope::importer;
+
+namespace {
+
+const QString kFixtures = QStringLiteral(SPLITSCOPE_IMPORTER_FIXTURES);
+
+std::string fixturePath(const char *name)
+{
+    return (kFixtures + "/" + name).toStdString();
+}
+
+std::string readText(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+// The 1-based line of `fixture` that contains `marker`.
+int lineOf(const char *fixture, const std::string &marker)
+{
+    std::istringstream in(readText(fixturePath(fixture)));
+    std::string text;
+    for (int line = 1; std::getline(in, text); ++line) {
+        if (text.find(marker) != std::string::npos)
+            return line;
+    }
+    return -1;
+}
+
+QString list(const std::vector<std::string> &items)
+{
+    QStringList out;
+    for (const auto &s : items)
+        out << QString::fromStdString(s);
+    return "[" + out.join(',') + "]";
+}
+
+// One line per unit: name in=[..] posi={..} nega={..} out=[..] models=[..] cfg take [stochastic]
+// (`-` for null; a list read from a str shows as "x").
+QString brief(const Unit &u)
+{
+    const auto names = [&](const std::vector<std::string> &items, unsigned stringBit, unsigned nullBit) {
+        if ((u.scalarListFields & nullBit) && items.empty())
+            return QString("-");
+        if ((u.scalarListFields & stringBit) && items.size() == 1)
+            return "\"" + QString::fromStdString(items.front()) + "\"";
+        return list(items);
+    };
+    const auto map = [](const std::optional<ParamMap> &m) {
+        if (!m)
+            return QString("-");
+        QStringList out;
+        for (const auto &[k, v] : *m)
+            out << QString::fromStdString(k) + ":" + QString::fromStdString(v);
+        return "{" + out.join(',') + "}";
+    };
+    QString out = QString::fromStdString(u.name) + " in=" + names(u.inputParams, kInputParamsWasString, kInputParamsWasNull)
+        + " posi=" + map(u.inputParamsPosi) + " nega=" + map(u.inputParamsNega)
+        + " out=" + names(u.outputParams, kOutputParamsWasString, kOutputParamsWasNull) + " models="
+        + (u.onloadModelNames ? names(*u.onloadModelNames, kOnloadModelNamesWasString, 0) : QString("-"))
+        + (u.seperateCfg.value_or(false) ? " cfg" : "") + (u.takeOver.value_or(false) ? " take" : "");
+    if (u.stochastic)
+        out += *u.stochastic ? " stochastic" : " deterministic";
+    return out;
+}
+
+QStringList briefs(const Pipeline &p)
+{
+    QStringList out;
+    for (const Unit &u : p.units)
+        out << brief(u);
+    return out;
+}
+
+QStringList modelNames(const Pipeline &p)
+{
+    QStringList out;
+    for (const ModelSpec &m : p.models)
+        out << QString::fromStdString(m.name);
+    return out;
+}
+
+QString lossParams(const Pipeline &p)
+{
+    if (!p.loss || !p.loss->inputParams)
+        return "-";
+    return list(*p.loss->inputParams);
+}
+
+// "code@line" for every warning and error (infos left out), in order.
+QStringList problems(const Diagnostics &diagnostics)
+{
+    QStringList out;
+    for (const Diagnostic &d : diagnostics) {
+        if (d.severity != Severity::Info)
+            out << QString::fromStdString(d.code) + "@" + QString::number(d.line);
+    }
+    return out;
+}
+
+const Diagnostic *findDiagnostic(const Diagnostics &diagnostics, const std::string &code, int line)
+{
+    for (const Diagnostic &d : diagnostics) {
+        if (d.code == code && (line < 0 || d.line == line))
+            return &d;
+    }
+    return nullptr;
+}
+
+QStringList names(const PipelineGraph &graph, const std::vector<UnitId> &units)
+{
+    QStringList out;
+    for (const UnitId u : units)
+        out << QString::fromStdString(graph.unitName(u));
+    return out;
+}
+
+QStringList names(const nlohmann::json &array)
+{
+    QStringList out;
+    for (const auto &s : array)
+        out << QString::fromStdString(s.get<std::string>());
+    return out;
+}
+
+ImportResult importFixture(const char *name, const ImportOptions &options = {})
+{
+    return importDiffSynthPath(fixturePath(name), options);
+}
+
+} // namespace
+
+class TestDiffSynthImporter : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void qwenImageEqualsExample();
+    void qwenImageSplitsAsExpected();
+    void literals();
+    void resolution();
+    void unresolved();
+    void folder();
+    void checkoutLayoutAndFilter();
+    void loadsBack_data();
+    void loadsBack();
+    void errors();
+    void losses();
+};
+
+void TestDiffSynthImporter::qwenImageEqualsExample()
+{
+    const ImportResult r = importFixture("qwen_image.py");
+    QVERIFY(r.ok());
+    QCOMPARE(problems(r.diagnostics), QStringList());
+    QCOMPARE(r.pipelines.size(), std::size_t(1));
+    const ImportedPipeline &imported = r.pipelines.front();
+    QCOMPARE(imported.className, std::string("QwenImagePipeline"));
+    QCOMPARE(imported.sourceFile, fixturePath("qwen_image.py"));
+
+    const LoadResult example = loadPipelineFile(SPLITSCOPE_EXAMPLES_DIR "/qwen_image.json");
+    QVERIFY(example.ok());
+    const Pipeline &expected = *example.pipeline;
+    // Unit for unit, then the whole document (the "source" line says where each came from).
+    QCOMPARE(briefs(imported.pipeline), briefs(expected));
+    Pipeline sameSource = imported.pipeline;
+    sameSource.source = expected.source;
+    QCOMPARE(serializePipeline(sameSource), serializePipeline(expected));
+    QVERIFY(QString::fromStdString(*imported.pipeline.source).contains("class QwenImagePipeline"));
+
+    // The one inference the source cannot state, and why.
+    const Diagnostic *stochastic = findDiagnostic(r.diagnostics, "stochastic-inferred", -1);
+    QVERIFY(stochastic);
+    QCOMPARE(stochastic->jsonPath, std::string("QwenImageUnit_NoiseInitializer"));
+    QVERIFY(QString::fromStdString(stochastic->message).contains("outputs 'noise'"));
+}
+
+void TestDiffSynthImporter::qwenImageSplitsAsExpected()
+{
+    const ImportResult r = importFixture("qwen_image.py");
+    QVERIFY(r.ok());
+    const PipelineGraph graph(r.pipelines.front().pipeline);
+    std::ifstream in(SPLITSCOPE_EXAMPLES_DIR "/expected/qwen_image.json");
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    QVERIFY(doc.at("cases").size() >= 2);
+    for (const auto &c : doc.at("cases")) {
+        const auto models = c.at("models_require_backward").get<std::vector<std::string>>();
+        const Split seed = computeSeedSplit(graph, models);
+        const auto &es = c.at("seed");
+        QCOMPARE(names(graph, seed.x0), names(es.at("X0")));
+        QCOMPARE(seed.iterations.size(), es.at("iterations").size());
+        for (std::size_t i = 0; i < seed.iterations.size(); ++i) {
+            QCOMPARE(names(graph, seed.iterations[i].forward), names(es.at("iterations")[i].at("F")));
+            QCOMPARE(names(graph, seed.iterations[i].update), names(es.at("iterations")[i].at("U")));
+        }
+        QCOMPARE(names(graph, seed.v1()), names(es.at("V1")));
+        QCOMPARE(names(graph, seed.v2()), names(es.at("V2")));
+        const Split safe = computeSafeSplit(graph, models);
+        QCOMPARE(names(graph, safe.v1()), names(c.at("safe").at("V1")));
+        QCOMPARE(names(graph, safe.v2()), names(c.at("safe").at("V2")));
+    }
+}
+
+void TestDiffSynthImporter::literals()
+{
+    const ImportResult r = importFixture("literals.py");
+    QVERIFY(r.ok());
+    QCOMPARE(r.pipelines.size(), std::size_t(1));
+    const Pipeline &p = r.pipelines.front().pipeline;
+    QCOMPARE(p.name, std::string("literals"));
+    QCOMPARE(briefs(p), QStringList({
+        "Tuples in=[height,width] posi=- nega=- out=[latents] models=[]",
+        "Lists in=[latents,noise] posi=- nega=- out=[input_latents,mask] models=[vae]",
+        "Dicts in=- posi={prompt:prompt,image:edit_image} nega={prompt:negative_prompt} out=[prompt_emb] models=[text_encoder] cfg",
+        QString::fromUtf8("Strings in=[single,double,raw\\d,unicode,triple,tri'ple,implicit_concatenation,escaped\xC3\xA9] posi=- "
+                          "nega=- out=[RAW,caf\\N{LATIN SMALL LETTER E WITH ACUTE}] models=-"),
+        "Flags in=- posi=- nega=- out=[flag] models=- take",
+        "Continued in=[a,b] posi=- nega=- out=[c] models=[dit]",
+        "Pitfall in=\"noise\" posi=- nega=- out=[latents] models=\"vae\"",
+        "Empty in=- posi=- nega=- out=- models=-",
+    }));
+    QCOMPARE(*p.units[0].doc, std::string("Tuples, a one-element tuple with its trailing comma, and an empty tuple."));
+    QVERIFY(!p.units[1].doc);
+    QCOMPARE(modelNames(p), QStringList({"text_encoder", "dit", "vae"}));
+    QCOMPARE(lossParams(p), QString("[input_latents,latents,mask,max_timestep_boundary,min_timestep_boundary,prompt_emb]"));
+    QCOMPARE(*p.training->loraBaseModel, std::string("dit"));
+
+    // ("noise") and ("vae") are strings: the pitfall of DESIGN.md §2, warned at their lines.
+    const int inputLine = lineOf("literals.py", "mark: pitfall input");
+    const int modelsLine = lineOf("literals.py", "mark: pitfall models");
+    QCOMPARE(problems(r.diagnostics),
+        QStringList({"string-as-list@" + QString::number(inputLine), "string-as-list@" + QString::number(modelsLine)}));
+    const Diagnostic *d = findDiagnostic(r.diagnostics, "string-as-list", inputLine);
+    QCOMPARE(d->jsonPath, std::string("Pitfall.input_params"));
+    QCOMPARE(d->file, fixturePath("literals.py"));
+    QCOMPARE(d->column, 27);
+    QVERIFY(QString::fromStdString(d->message).contains("write (\"noise\",)"));
+}
+
+void TestDiffSynthImporter::resolution()
+{
+    const ImportResult r = importFixture("resolution.py");
+    QVERIFY(r.ok());
+    const Pipeline &p = r.pipelines.front().pipeline;
+    QCOMPARE(briefs(p), QStringList({
+        "FirstUnit in=[height,width] posi=- nega=- out=[height,width] models=-",
+        "ShapeUnit in=[height,width,seed] posi=- nega=- out=[height,width] models=-",
+        "NoiseUnit in=[height,width,seed] posi=- nega=- out=[noise] models=- stochastic",
+        "PromptUnit in=- posi={prompt:prompt} nega={prompt:negative_prompt} out=[prompt_emb,prompt_mask] models=[vae,text_encoder] cfg",
+        "Encoder in=[image,tiled] posi=- nega=- out=[image_latents] models=[vae]",
+        "Encoder_2 in=[video,tiled] posi=- nega=- out=[video_latents] models=[vae,tokenizer_model]",
+        "Inherited in=[depth,tiled] posi=- nega=- out=[depth_latents] models=[vae]",
+        "Extended in=[mask] posi=- nega=- out=[mask_latents] models=[vae]",
+        "Positional in=[p] posi=- nega=- out=[q] models=- take",
+        "SamplingUnit in=[latents] posi=- nega=- out=[sampled] models=- stochastic",
+        "AliasedUnit in=[sampled] posi=- nega=- out=[aliased] models=- stochastic",
+        "ReaderUnit in=[aliased,video_latents] posi=- nega=- out=[read] models=[dit]",
+    }));
+    QCOMPARE(*p.units[4].doc, std::string("Encodes one input with the VAE; the pipeline chooses which."));
+    // tokenizer_model is used by a unit, so it is a model; the scheduler and a bool are not.
+    QCOMPARE(modelNames(p), QStringList({"text_encoder", "dit", "vae", "tokenizer_model"}));
+    QCOMPARE(lossParams(p),
+        QString("[input_latents,latents,max_timestep_boundary,min_timestep_boundary,progress_id,prompt_emb,read]"));
+
+    const int positional = lineOf("resolution.py", "mark: positional");
+    QCOMPARE(problems(r.diagnostics), QStringList({"duplicate-unit@31", "positional-argument@" + QString::number(positional),
+                                          "positional-argument@" + QString::number(positional),
+                                          "positional-argument@" + QString::number(positional),
+                                          "positional-argument@" + QString::number(positional)}));
+    const auto reasonOf = [&](const std::string &unit) {
+        for (const Diagnostic &d : r.diagnostics) {
+            if (d.code == "stochastic-inferred" && d.jsonPath == unit)
+                return QString::fromStdString(d.message);
+        }
+        return QString();
+    };
+    QVERIFY(reasonOf("NoiseUnit").contains("outputs 'noise'"));
+    QVERIFY(reasonOf("SamplingUnit").contains("random.randint()"));
+    QVERIFY(reasonOf("AliasedUnit").contains("np.random.rand()"));
+    QVERIFY(reasonOf("ReaderUnit").isEmpty());
+    QVERIFY(findDiagnostic(r.diagnostics, "not-a-model", lineOf("resolution.py", "self.scheduler:")));
+    QVERIFY(findDiagnostic(r.diagnostics, "not-a-model", lineOf("resolution.py", "self.enabled:")));
+}
+
+void TestDiffSynthImporter::unresolved()
+{
+    const ImportResult r = importFixture("unresolved.py");
+    QVERIFY(r.ok()); // warnings only
+    const Pipeline &p = r.pipelines.front().pipeline;
+    QCOMPARE(briefs(p), QStringList({
+        "Computed in=- posi=- nega=- out=- models=-",
+        "Mixed in=[known] posi=- nega=- out=[mixed] models=-",
+        "FString in=[] posi=- nega=- out=[fstring] models=-",
+        "Spread in=- posi=- nega=- out=[spread] models=-",
+        "WrongTypes in=- posi=- nega=- out=[ok] models=- cfg",
+        "Misspelled in=- posi=- nega=- out=[b] models=-",
+        "NoSuper in=[ignored] posi=- nega=- out=- models=-",
+        "FromElsewhere in=[e] posi=- nega=- out=[f] models=-",
+        "ExternalUnit in=- posi=- nega=- out=- models=-",
+        "Conditional in=- posi=- nega=- out=[conditional] models=-",
+    }));
+    QCOMPARE(*p.units[8].doc, std::string("declaration not found by the DiffSynth importer"));
+    QVERIFY(!p.training);
+    QVERIFY(p.loss && !p.loss->inputParams);
+
+    // Every construct the reader cannot resolve is a warning at its own line.
+    const std::vector<std::pair<const char *, const char *>> expected = {
+        {"mark: external unit", "unknown-unit-class"}, {"mark: runtime choice", "conditional-unit"},
+        {"mark: starred parameter", "computed-argument"}, {"mark: loop", "unit-in-loop"},
+        {"mark: comprehension", "unit-in-loop"}, {"mark: conditional unit", "conditional-unit"},
+        {"mark: in_iteration", "computed-argument"}, {"mark: model_fn", "no-model-fn"},
+        {"mark: call", "computed-argument"}, {"mark: reassigned constant", "computed-argument"},
+        {"mark: mixed", "computed-argument"}, {"mark: mixed", "wrong-type"},
+        {"mark: fstring", "computed-argument"}, {"mark: spread", "computed-argument"},
+        {"mark: wrong bool", "wrong-type"}, {"mark: wrong list", "wrong-type"}, {"mark: wrong dict", "wrong-type"},
+        {"mark: misspelled", "unknown-keyword"}, {"mark: no super", "no-super-init"},
+        {"mark: unknown base", "unknown-base-class"}, {"mark: conditional init", "conditional-init"},
+    };
+    for (const auto &[marker, code] : expected) {
+        const int line = lineOf("unresolved.py", marker);
+        QVERIFY2(line > 0, marker);
+        const Diagnostic *d = findDiagnostic(r.diagnostics, code, line);
+        QVERIFY2(d, qPrintable(QString("%1 at line %2 (%3)").arg(code).arg(line).arg(marker)));
+        QCOMPARE(d->severity, Severity::Warning);
+        QCOMPARE(d->file, fixturePath("unresolved.py"));
+        QVERIFY(d->column > 0);
+    }
+    const Diagnostic *misspelled = findDiagnostic(r.diagnostics, "unknown-keyword", lineOf("unresolved.py", "mark: misspelled"));
+    QCOMPARE(misspelled->jsonPath, std::string("Misspelled.input_param"));
+    QVERIFY(QString::fromStdString(misspelled->message).contains("did you mean 'input_params'?"));
+    QVERIFY(findDiagnostic(r.diagnostics, "no-in-iteration-models", -1));
+    // Nothing else: the 21 above, the second misspelled keyword, the unknown base seen
+    // from the pipeline's side, and the missing training block.
+    QCOMPARE(countSeverity(r.diagnostics, Severity::Error), std::size_t(0));
+    QCOMPARE(countSeverity(r.diagnostics, Severity::Warning), expected.size() + 3);
+}
+
+void TestDiffSynthImporter::folder()
+{
+    const ImportResult r = importFixture("folder");
+    QVERIFY(r.ok());
+    QCOMPARE(problems(r.diagnostics), QStringList());
+    QStringList pipelineNames;
+    for (const ImportedPipeline &p : r.pipelines)
+        pipelineNames << QString::fromStdString(p.pipeline.name) + "=" + QString::fromStdString(p.className);
+    QCOMPARE(pipelineNames, QStringList({"alpha_image=AlphaImagePipeline", "beta_video=BetaVideoPipeline",
+                                "beta_video_edit=BetaVideoEditPipeline"}));
+    const Pipeline &alpha = r.pipelines[0].pipeline;
+    QCOMPARE(briefs(alpha), QStringList({
+        "SharedShape in=[height,width] posi=- nega=- out=[height,width] models=-",
+        "SharedNoise in=[height,width,seed] posi=- nega=- out=[noise] models=- stochastic",
+        "SharedEncoder in=[input_image,noise] posi=- nega=- out=[latents,input_latents] models=[vae]",
+        "AlphaPrompt in=[latents] posi={prompt:prompt} nega={prompt:negative_prompt} out=[prompt_emb] models=[text_encoder] cfg",
+    }));
+    QCOMPARE(lossParams(alpha), QString("[input_latents,latents,max_timestep_boundary,min_timestep_boundary,prompt_emb]"));
+    const Pipeline &edit = r.pipelines[2].pipeline;
+    QCOMPARE(edit.units.size(), std::size_t(5));
+    QCOMPARE(brief(edit.units[4]),
+        QString("BetaEdit in=[edit_video,context] posi=- nega=- out=[context] models=[edit_encoder,vae]"));
+    QCOMPARE(modelNames(edit), QStringList({"text_encoder", "dit", "vae", "motion", "edit_encoder"}));
+    QCOMPARE(lossParams(edit),
+        QString("[context,frame_count,input_latents,latents,max_timestep_boundary,min_timestep_boundary]"));
+    QCOMPARE(*edit.training->loraBaseModel, std::string("dit"));
+    QCOMPARE(edit.alternativeTraining->size(), std::size_t(2));
+    QCOMPARE(*(*edit.alternativeTraining)[1].trainableModels, std::string("motion"));
+    // A unit shared by three pipelines is inferred stochastic once, and said once.
+    int said = 0;
+    for (const Diagnostic &d : r.diagnostics)
+        said += d.code == "stochastic-inferred" ? 1 : 0;
+    QCOMPARE(said, 1);
+}
+
+void TestDiffSynthImporter::checkoutLayoutAndFilter()
+{
+    // A checkout: the pipelines are found in diffsynth/pipelines/.
+    QTemporaryDir checkout;
+    QVERIFY(checkout.isValid());
+    QVERIFY(QDir(checkout.path()).mkpath("diffsynth/pipelines"));
+    const QDir source(kFixtures + "/folder");
+    for (const QString &file : source.entryList({"*.py"}, QDir::Files))
+        QVERIFY(QFile::copy(source.filePath(file), checkout.filePath("diffsynth/pipelines/" + file)));
+    const ImportResult all = importDiffSynthPath(checkout.path().toStdString());
+    QVERIFY(all.ok());
+    QCOMPARE(all.pipelines.size(), std::size_t(3));
+
+    ImportOptions one;
+    one.pipelineClass = "BetaVideoEditPipeline";
+    const ImportResult filtered = importDiffSynthPath(checkout.path().toStdString(), one);
+    QVERIFY(filtered.ok());
+    QCOMPARE(filtered.pipelines.size(), std::size_t(1));
+    QCOMPARE(filtered.pipelines.front().pipeline.name, std::string("beta_video_edit"));
+
+    ImportOptions typo;
+    typo.pipelineClass = "BetaVideoPipelin";
+    const ImportResult missing = importDiffSynthPath(checkout.path().toStdString(), typo);
+    QVERIFY(!missing.ok());
+    QVERIFY(missing.pipelines.empty());
+    const Diagnostic *d = findDiagnostic(missing.diagnostics, "unknown-pipeline-class", -1);
+    QVERIFY(d);
+    QCOMPARE(d->severity, Severity::Error);
+    QVERIFY2(QString::fromStdString(d->message).contains("did you mean 'BetaVideoPipeline'?"), d->message.c_str());
+    QVERIFY(QString::fromStdString(d->message).contains("AlphaImagePipeline"));
+
+    // The empty folder and a missing path say so.
+    QVERIFY(QDir(checkout.path()).mkpath("empty"));
+    const ImportResult empty = importDiffSynthPath(checkout.filePath("empty").toStdString());
+    QVERIFY(findDiagnostic(empty.diagnostics, "io", -1));
+    QVERIFY(QString::fromStdString(empty.diagnostics.front().message).contains("no .py files"));
+    const ImportResult nowhere = importDiffSynthPath(checkout.filePath("nowhere.py").toStdString());
+    QVERIFY(QString::fromStdString(nowhere.diagnostics.front().message).contains("no such file"));
+
+    // One broken file does not stop the others; the result says there were errors.
+    QFile broken(checkout.filePath("diffsynth/pipelines/zz_broken.py"));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("class Broken(BasePipeline):\n    def __init__(self):\n        self.units = [A(\n");
+    broken.close();
+    const ImportResult partly = importDiffSynthPath(checkout.path().toStdString());
+    QVERIFY(!partly.ok());
+    QCOMPARE(partly.pipelines.size(), std::size_t(3));
+    const Diagnostic *syntax = findDiagnostic(partly.diagnostics, "python-syntax", 3);
+    QVERIFY(syntax);
+    QVERIFY(QString::fromStdString(syntax->file).endsWith("zz_broken.py"));
+    QVERIFY(QString::fromStdString(syntax->message).contains("'(' was never closed"));
+}
+
+void TestDiffSynthImporter::loadsBack_data()
+{
+    QTest::addColumn<QString>("fixture");
+    for (const char *f : {"qwen_image.py", "literals.py", "resolution.py", "unresolved.py", "folder"})
+        QTest::newRow(f) << QString(f);
+}
+
+void TestDiffSynthImporter::loadsBack()
+{
+    QFETCH(QString, fixture);
+    const ImportResult r = importFixture(fixture.toUtf8().constData());
+    QVERIFY(!r.pipelines.empty());
+    for (const ImportedPipeline &imported : r.pipelines) {
+        const std::string text = serializePipeline(imported.pipeline);
+        const LoadResult loaded = parsePipeline(text, imported.pipeline.name + ".json");
+        QVERIFY2(loaded.ok(), text.c_str());
+        QCOMPARE(countSeverity(loaded.diagnostics, Severity::Error), std::size_t(0));
+        // Loading keeps every field the importer set: saving again gives the same bytes.
+        QCOMPARE(serializePipeline(*loaded.pipeline), text);
+        QCOMPARE(briefs(*loaded.pipeline), briefs(imported.pipeline));
+    }
+}
+
+void TestDiffSynthImporter::errors()
+{
+    // Python syntax errors name the file, line and column.
+    const ImportResult syntax = importDiffSynthSource("class A(BasePipeline):\n    x = 'open\n", "bad.py");
+    QVERIFY(!syntax.ok());
+    QVERIFY(syntax.pipelines.empty());
+    QCOMPARE(syntax.diagnostics.front().code, std::string("python-syntax"));
+    QCOMPARE(syntax.diagnostics.front().file, std::string("bad.py"));
+    QCOMPARE(syntax.diagnostics.front().line, 2);
+    QCOMPARE(syntax.diagnostics.front().column, 9);
+    QCOMPARE(syntax.diagnostics.front().toString(),
+        std::string("bad.py:2:9: error: Python syntax error: unterminated string literal (a newline inside a "
+                    "single-quoted string)"));
+
+    // A module without a pipeline.
+    const ImportResult none = importDiffSynthSource("def f():\n    return 1\n", "helpers.py");
+    QVERIFY(!none.ok());
+    QCOMPARE(none.diagnostics.back().code, std::string("no-pipeline"));
+    // A pipeline class without units is skipped with a warning, then there is no pipeline.
+    const ImportResult empty = importDiffSynthSource("class P(BasePipeline):\n    pass\n", "p.py");
+    QVERIFY(findDiagnostic(empty.diagnostics, "no-units", 1));
+    QVERIFY(findDiagnostic(empty.diagnostics, "no-pipeline", -1));
+
+    // Oversized input is refused before any work.
+    const std::string huge(kMaxSourceBytes + 1, ' ');
+    const ImportResult large = importDiffSynthSource(huge, "huge.py");
+    QCOMPARE(large.diagnostics.size(), std::size_t(1));
+    QCOMPARE(large.diagnostics.front().code, std::string("input-too-large"));
+
+    // Source from memory without a file name: the pipeline is named after its class.
+    const ImportResult unnamed = importDiffSynthSource(readText(fixturePath("qwen_image.py")), "");
+    QVERIFY(unnamed.ok());
+    QCOMPARE(unnamed.pipelines.front().pipeline.name, std::string("qwen_image"));
+}
+
+void TestDiffSynthImporter::losses()
+{
+    ImportOptions distill;
+    distill.lossName = "DirectDistillLoss";
+    const ImportResult d = importFixture("qwen_image.py", distill);
+    QVERIFY(d.ok());
+    const Pipeline &p = d.pipelines.front().pipeline;
+    QCOMPARE(p.loss->name, std::string("DirectDistillLoss"));
+    const auto &params = *p.loss->inputParams;
+    QVERIFY(std::find(params.begin(), params.end(), "num_inference_steps") != params.end());
+    QVERIFY(std::find(params.begin(), params.end(), "progress_id") == params.end()); // the loss passes it
+    QVERIFY(std::find(params.begin(), params.end(), "max_timestep_boundary") == params.end());
+
+    ImportOptions custom;
+    custom.lossName = "MyLoss";
+    const ImportResult c = importFixture("literals.py", custom);
+    QVERIFY(c.ok());
+    QVERIFY(findDiagnostic(c.diagnostics, "unknown-loss", -1));
+    QCOMPARE(lossParams(c.pipelines.front().pipeline), QString("[latents,mask,prompt_emb]"));
+}
+
+QTEST_GUILESS_MAIN(TestDiffSynthImporter)
+#include "tst_diffsynthimporter.moc"
