@@ -118,8 +118,8 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         std::string list;
         for (const ModelId m : models)
             list += (list.empty() ? "" : ", ") + graph.modelName(m);
-        e.lines.push_back("- it calls " + list + ", none of which needs gradients (models requiring backward: "
-            + trainedModels(split) + "), so it is not in X0;");
+        e.lines.push_back("- it calls " + list + (models.size() == 1 ? ", which does not need" : ", none of which needs")
+            + " gradients (models requiring backward: " + trainedModels(split) + "), so it is not in X0;");
     }
     // Inputs.
     if (graph.inputs(unit).empty()) {

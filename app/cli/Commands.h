@@ -24,6 +24,7 @@ struct Command {
 int runSplit(const Args &args);
 int runValidate(const Args &args);
 int runExamples(const Args &args);
+int runDiff(const Args &args);
 
 // Closest candidate to `name` for "did you mean" hints; empty when none is close.
 std::string suggestName(const std::string &name, const std::vector<std::string> &candidates);

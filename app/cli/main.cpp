@@ -16,6 +16,7 @@ std::vector<Command> commands()
 {
     std::vector<Command> list = {
         {"split", "show, explain and verify the split of a pipeline", splitscope::cli::runSplit},
+        {"diff", "compare two splits (seed vs safe, or two training configurations)", splitscope::cli::runDiff},
         {"validate", "check a pipeline description and list its diagnostics", splitscope::cli::runValidate},
         {"examples", "list the built-in example pipelines, or print one", splitscope::cli::runExamples},
     };

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void usageErrors();
     void badPipelineFile();
     void validateAndExamples();
+    void diffCommand();
 };
 
 void TestCli::jsonSchema()
@@ -229,6 +230,27 @@ void TestCli::validateAndExamples()
     const Run one = cli({"examples", "krea2"});
     QCOMPARE(one.status, 0);
     QVERIFY(QJsonDocument::fromJson(one.out).object()["name"].toString() == "krea2");
+}
+
+void TestCli::diffCommand()
+{
+    const Run r = cli({"diff", "counterexample_write_after_read", "--format", "json"});
+    QCOMPARE(r.status, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(o["a"].toString(), QString("seed, lora_base_model=dit"));
+    QCOMPARE(o["b"].toString(), QString("safe, lora_base_model=dit"));
+    const QJsonArray moved = o["moved"].toArray();
+    QCOMPARE(moved.size(), 1);
+    QCOMPARE(moved[0].toObject()["unit"].toString(), QString("B"));
+    QCOMPARE(moved[0].toObject()["stage_in_b"].toString(), QString("two"));
+    QVERIFY(strings(moved[0].toObject()["why"]).filter("R1: C reads p").size() == 1);
+
+    const Run configs = cli({"diff", "qwen_image", "--mode-b", "seed", "--trainable_models-a", "text_encoder",
+        "--lora_base_model-a", "", "--trainable_models-b", "vae", "--lora_base_model-b", ""});
+    QCOMPARE(configs.status, 0);
+    QVERIFY(configs.out.contains("1 unit(s) in stage two in both, 3 in stage one in both, 6 moved"));
+    QVERIFY(configs.out.contains("QwenImageUnit_EntityControl: stage two in A, stage one in B"));
+    QCOMPARE(cli({"diff", "qwen_image", "--mode-a", "quick"}).status, 2);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// splitscope-cli diff: compare two splits of one pipeline (seed vs safe, or two
+// training configurations) and explain every unit that moved.
+#include "ArgParser.h"
+#include "Commands.h"
+#include "PipelineSource.h"
+
+#include "core/SplitReport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace splitscope::cli {
+
+namespace {
+
+struct Side {
+    SplitMode mode = SplitMode::Seed;
+    TrainingConfig config;
+    std::string label() const { return std::string(splitModeName(mode)) + ", " + config.label(); }
+};
+
+// Reads --mode-X, --trainable_models-X and --lora_base_model-X; the file's training
+// block fills what is not given.
+bool readSide(ArgParser &p, const std::string &suffix, SplitMode defaultMode, const TrainingConfig &fileConfig,
+    Side &side, std::string &error)
+{
+    const std::string mode = p.valueOr("mode-" + suffix, defaultMode == SplitMode::Safe ? "safe" : "seed");
+    if (mode != "seed" && mode != "safe") {
+        error = "--mode-" + suffix + ": '" + mode + "' is not one of seed, safe";
+        return false;
+    }
+    side.mode = mode == "safe" ? SplitMode::Safe : SplitMode::Seed;
+    side.config = fileConfig;
+    if (p.has("trainable_models-" + suffix) || p.has("lora_base_model-" + suffix)) {
+        side.config = TrainingConfig{};
+        if (auto v = p.value("trainable_models-" + suffix); v && !v->empty())
+            side.config.trainableModels = *v;
+        if (auto v = p.value("lora_base_model-" + suffix); v && !v->empty())
+            side.config.loraBaseModel = *v;
+    }
+    return true;
+}
+
+} // namespace
+
+int runDiff(const Args &args)
+{
+    ArgParser p;
+    p.positional("PIPELINE", "a splitscope.pipeline/1 file, or a built-in pipeline name");
+    for (const char *side : {"a", "b"}) {
+        const std::string s = side;
+        p.option("mode-" + s, "seed|safe", "split mode of side " + s + " (default: a = seed, b = safe)");
+        p.option("trainable_models-" + s, "A,B", "side " + s + "'s trainable models (default: the file's training block)");
+        p.option("lora_base_model-" + s, "MODEL", "side " + s + "'s LoRA base model (default: the file's training block)");
+    }
+    p.option("format", "text|json", "output format (default text)");
+    p.flag("help", "show this help");
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+        std::printf("%s", p.usage("splitscope-cli diff").c_str());
+        return kExitOk;
+    }
+    auto usage = [&](const std::string &message) {
+        std::fprintf(stderr, "splitscope-cli diff: %s\n%s", message.c_str(), p.usage("splitscope-cli diff").c_str());
+        return kExitUsage;
+    };
+    if (!p.parse(args))
+        return usage(p.error());
+    const std::string format = p.valueOr("format", "text");
+    if (format != "text" && format != "json")
+        return usage("--format: '" + format + "' is not one of text, json");
+    const LoadResult loaded = loadPipelineArgument(p.positionals().front());
+    printDiagnostics(loaded.diagnostics, false);
+    if (!loaded.ok())
+        return kExitUsage;
+    const Pipeline &pipeline = *loaded.pipeline;
+    Side a, b;
+    std::string error;
+    if (!readSide(p, "a", SplitMode::Seed, pipeline.trainingOrDefault(), a, error)
+        || !readSide(p, "b", SplitMode::Safe, pipeline.trainingOrDefault(), b, error))
+        return usage(error);
+
+    const PipelineGraph graph(pipeline);
+    const Split splitA = computeSplit(graph, a.config.modelsRequiringBackward(), a.mode);
+    const Split splitB = computeSplit(graph, b.config.modelsRequiringBackward(), b.mode);
+    const SplitDiff diff = diffSplits(graph, splitA, splitB);
+
+    if (format == "json") {
+        nlohmann::ordered_json doc;
+        doc["format"] = "splitscope.split-diff/1";
+        doc["pipeline"] = pipeline.name;
+        doc["a"] = a.label();
+        doc["b"] = b.label();
+        doc["same_stage_two"] = diff.sameTrained;
+        doc["same_stage_one"] = diff.sameCached;
+        nlohmann::ordered_json moved = nlohmann::ordered_json::array();
+        for (const MovedUnit &m : diff.moved) {
+            moved.push_back({{"unit", graph.unitName(m.unit)}, {"stage_in_a", m.trainedInB ? "one" : "two"},
+                {"stage_in_b", m.trainedInB ? "two" : "one"}, {"why", m.why}});
+        }
+        doc["moved"] = std::move(moved);
+        std::printf("%s\n", doc.dump(1).c_str());
+        return kExitOk;
+    }
+    std::printf("%s: A = %s; B = %s\n", pipeline.name.c_str(), a.label().c_str(), b.label().c_str());
+    std::printf("%zu unit(s) in stage two in both, %zu in stage one in both, %zu moved\n", diff.sameTrained,
+        diff.sameCached, diff.moved.size());
+    for (const MovedUnit &m : diff.moved) {
+        std::printf("\n%s: stage %s in A, stage %s in B\n", graph.unitName(m.unit).c_str(), m.trainedInB ? "one" : "two",
+            m.trainedInB ? "two" : "one");
+        for (const auto &line : m.why)
+            std::printf("  %s\n", line.c_str());
+    }
+    return kExitOk;
+}
+
+} // namespace splitscope::cli
