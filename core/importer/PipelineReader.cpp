@@ -372,6 +372,7 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
 
     Pipeline p;
     std::set<std::string> names;
+    std::map<std::string, int> nextSuffix; // per repeated name, the next _N to try
     for (std::size_t i = 0; i < state.units.size(); ++i) {
         const UnitEntry &entry = state.units[i];
         const std::string where = cls.name + ".units[" + std::to_string(i) + "]";
@@ -397,9 +398,10 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
             m_context.report(Severity::Warning, "conditional-unit", *entry.module, entry.line, entry.column, where,
                 "'" + entry.className + "' is added under a condition; included as if it always is");
         if (!names.insert(unit.name).second) {
-            std::string renamed;
-            for (int n = 2; renamed.empty() || names.count(renamed); ++n)
-                renamed = unit.name + "_" + std::to_string(n);
+            int &n = nextSuffix.emplace(unit.name, 2).first->second;
+            std::string renamed = unit.name + "_" + std::to_string(n++);
+            while (names.count(renamed))
+                renamed = unit.name + "_" + std::to_string(n++);
             m_context.report(Severity::Warning, "duplicate-unit", *entry.module, entry.line, entry.column, where,
                 "'" + unit.name + "' appears more than once in self.units; this one is named '" + renamed + "'");
             unit.name = renamed;

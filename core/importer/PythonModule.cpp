@@ -272,6 +272,10 @@ void PythonModule::readStructure()
         else
             readConstant(s);
     }
+    for (std::size_t i = 0; i < m_classes.size(); ++i)
+        m_classIndex[m_classes[i].name] = i;
+    for (std::size_t i = 0; i < m_functions.size(); ++i)
+        m_functionIndex[m_functions[i].name] = i;
     while (!pending.empty()) {
         const Statement *s = pending.back();
         pending.pop_back();
@@ -457,20 +461,14 @@ void PythonModule::readConstant(const Statement &statement)
 
 const ClassDef *PythonModule::findClass(const std::string &name) const
 {
-    for (auto it = m_classes.rbegin(); it != m_classes.rend(); ++it) {
-        if (it->name == name)
-            return &*it;
-    }
-    return nullptr;
+    const auto it = m_classIndex.find(name);
+    return it == m_classIndex.end() ? nullptr : &m_classes[it->second];
 }
 
 const FunctionDef *PythonModule::findFunction(const std::string &name) const
 {
-    for (auto it = m_functions.rbegin(); it != m_functions.rend(); ++it) {
-        if (it->name == name)
-            return &*it;
-    }
-    return nullptr;
+    const auto it = m_functionIndex.find(name);
+    return it == m_functionIndex.end() ? nullptr : &m_functions[it->second];
 }
 
 int PythonModule::parseExpression(TokenRange range, ParseError *error) const

@@ -146,6 +146,9 @@ private:
     std::vector<FunctionDef> m_functions;
     std::map<std::string, ImportedName> m_imports;
     std::map<std::string, Constant> m_constants;
+    // Name -> index of the last class / function of that name (the one Python keeps).
+    std::map<std::string, std::size_t> m_classIndex;
+    std::map<std::string, std::size_t> m_functionIndex;
     std::string m_syntaxError;
     int m_syntaxErrorLine = 0;
     int m_syntaxErrorColumn = 0;

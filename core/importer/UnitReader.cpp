@@ -28,6 +28,19 @@ bool isBoolField(const std::string &field)
     return field == "seperate_cfg" || field == "take_over";
 }
 
+// Messages quote at most this many bytes of a value.
+constexpr std::size_t kMaxQuotedBytes = 80;
+
+std::string shortened(const std::string &text)
+{
+    if (text.size() <= kMaxQuotedBytes)
+        return text;
+    std::size_t cut = kMaxQuotedBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut; // keep the message valid UTF-8
+    return text.substr(0, cut) + "...";
+}
+
 // Unresolved values name their own position; say where when it is elsewhere.
 std::string why(const Value &v, const PythonModule &here)
 {
@@ -271,11 +284,12 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
             if (param.kind == Value::Kind::String) {
                 out.emplace_back(key, param.text);
             } else if (param.isUnresolved()) {
-                m_context.report(Severity::Warning, "computed-argument", param, module, where + "." + key,
-                    "the param for '" + key + "' is " + why(param, module) + "; the entry is left out");
+                m_context.report(Severity::Warning, "computed-argument", param, module, where + "." + shortened(key),
+                    "the param for '" + shortened(key) + "' is " + why(param, module) + "; the entry is left out");
             } else {
-                m_context.report(Severity::Warning, "wrong-type", param, module, where + "." + key,
-                    "the param for '" + key + "' is " + param.typeName() + ", not a param name; the entry is left out");
+                m_context.report(Severity::Warning, "wrong-type", param, module, where + "." + shortened(key),
+                    "the param for '" + shortened(key) + "' is " + param.typeName()
+                        + ", not a param name; the entry is left out");
             }
         }
         map = std::move(out);
@@ -297,11 +311,13 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
         isNull = true;
     } else if (value.kind == Value::Kind::String) {
         // DESIGN.md §2: ("noise") without a trailing comma is a str; DiffSynth iterates its characters.
-        const std::string written = value.parenthesized ? "(\"" + value.text + "\")" : "\"" + value.text + "\"";
+        const std::string text = shortened(value.text);
+        const std::string written = value.parenthesized ? "(\"" + text + "\")" : "\"" + text + "\"";
         m_context.report(Severity::Warning, "string-as-list", value, module, where,
-            field + " is the str " + written + ", not a tuple: " + (value.parenthesized ? "parentheses without a trailing comma do not make a tuple in Python, and " : "")
-                + "DiffSynth iterates it character by character. Read as the one-element list [\"" + value.text
-                + "\"]; write (\"" + value.text + "\",)");
+            field + " is the str " + written + ", not a tuple: "
+                + (value.parenthesized ? "parentheses without a trailing comma do not make a tuple in Python, and " : "")
+                + "DiffSynth iterates it character by character. Read as the one-element list [\"" + text
+                + "\"]; write (\"" + text + "\",)");
         names.push_back(value.text);
         unit.scalarListFields |= stringBit;
     } else if (value.kind == Value::Kind::Sequence || value.kind == Value::Kind::Dict) {

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer target for the DiffSynth importer: any bytes as a Python file. Built only
+// with SPLITSCOPE_FUZZ=ON and clang (tests/importer/CMakeLists.txt), with
+// AddressSanitizer and UndefinedBehaviorSanitizer. Run, for example:
+//     mkdir -p corpus && cp tests/importer/fixtures/*.py tests/importer/fixtures/folder/*.py corpus/
+//     build-fuzz/tests/importer/fuzz_importer corpus -dict=tests/importer/fuzz_python.dict \
+//         -max_len=65536 -max_total_time=600
+// A crash, a sanitizer report, a timeout (-timeout, default 1200 s per input) or a
+// broken invariant (ImporterInvariants.h, reported and aborted) is a finding.
+#include "ImporterInvariants.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    const std::string problem = splitscope::importer::testing::checkImporterInvariants(
+        std::string_view(reinterpret_cast<const char *>(data), size));
+    if (!problem.empty()) {
+        std::fprintf(stderr, "importer invariant broken: %s\n", problem.c_str());
+        std::abort();
+    }
+    return 0;
+}
