@@ -479,7 +479,7 @@ private:
                 report(Severity::Error, "missing-name", at(unitPath, where.unit), "the unit has no \"name\"");
             else if (unit.name.empty())
                 report(Severity::Error, "empty-name", at(Path(unitPath, "name"), where.name), "the unit name is empty");
-            m_unitWhere.push_back(std::move(where));
+            m_unitWhere.push_back(where);
             units.push_back(std::move(unit));
         }
     }
