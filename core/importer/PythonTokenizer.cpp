@@ -67,7 +67,8 @@ public:
         while (!m_failed && m_pos < m_src.size()) {
             if (m_atLineStart && m_brackets.empty()) {
                 m_atLineStart = false;
-                if (!readIndentation())
+                // Whitespace may run to the very end of the input.
+                if (!readIndentation() || m_pos >= m_src.size())
                     continue;
             }
             const char c = m_src[m_pos];
