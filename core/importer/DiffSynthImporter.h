@@ -31,7 +31,7 @@ namespace splitscope::importer {
 // Diagnostics name the file, line and column, and in jsonPath the Python-side place
 // ("QwenImageUnit_NoiseInitializer.output_params"). Codes:
 //   errors   io, input-too-large, python-syntax, no-pipeline, unknown-pipeline-class
-//   warnings string-as-list, computed-argument, wrong-type, unknown-keyword,
+//   warnings string-as-list, computed-argument, wrong-type, empty-name, unknown-keyword,
 //            positional-argument, unexpected-argument, missing-argument, conditional-init,
 //            no-super-init, unknown-base-class, unknown-unit-class, conditional-unit,
 //            unit-in-loop, duplicate-unit, no-units, no-model-fn, unknown-loss,

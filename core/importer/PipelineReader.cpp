@@ -188,13 +188,16 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
                 std::vector<std::string> names;
                 if (v.kind == Value::Kind::Sequence) {
                     for (const Value &item : v.items) {
-                        if (item.kind == Value::Kind::String)
+                        if (item.kind == Value::Kind::String && item.text.empty())
+                            m_context.report(Severity::Warning, "empty-name", item, module,
+                                m_className + ".in_iteration_models", "an empty str names no model; left out");
+                        else if (item.kind == Value::Kind::String)
                             names.push_back(item.text);
                         else
                             m_context.report(Severity::Warning, "computed-argument", item, module,
                                 m_className + ".in_iteration_models", "an element that is " + item.typeName() + "; left out");
                     }
-                } else if (v.kind == Value::Kind::String) {
+                } else if (v.kind == Value::Kind::String && !v.text.empty()) {
                     m_context.report(Severity::Warning, "string-as-list", v, module, m_className + ".in_iteration_models",
                         "in_iteration_models is the str \"" + v.text + "\", not a tuple (write (\"" + v.text
                             + "\",)); read as one model name");

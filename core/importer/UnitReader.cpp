@@ -281,7 +281,10 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
         }
         ParamMap out;
         for (const auto &[key, param] : value.entries) {
-            if (param.kind == Value::Kind::String) {
+            if (param.kind == Value::Kind::String && param.text.empty()) {
+                m_context.report(Severity::Warning, "empty-name", param, module, where + "." + shortened(key),
+                    "the param for '" + shortened(key) + "' is the empty str, which names no param; the entry is left out");
+            } else if (param.kind == Value::Kind::String) {
                 out.emplace_back(key, param.text);
             } else if (param.isUnresolved()) {
                 m_context.report(Severity::Warning, "computed-argument", param, module, where + "." + shortened(key),
@@ -309,6 +312,9 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
     bool isNull = false;
     if (value.kind == Value::Kind::None) {
         isNull = true;
+    } else if (value.kind == Value::Kind::String && value.text.empty()) {
+        m_context.report(Severity::Warning, "string-as-list", value, module, where,
+            field + " is the empty str \"\", not a tuple; DiffSynth iterates it and finds nothing: read as an empty list");
     } else if (value.kind == Value::Kind::String) {
         // DESIGN.md §2: ("noise") without a trailing comma is a str; DiffSynth iterates its characters.
         const std::string text = shortened(value.text);
@@ -342,7 +348,11 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
         for (std::size_t i = 0; i < items.size(); ++i) {
             const Value &item = *items[i];
             const std::string itemWhere = where + "[" + std::to_string(i) + "]";
-            if (item.kind == Value::Kind::String) {
+            if (item.kind == Value::Kind::String && item.text.empty()) {
+                m_context.report(Severity::Warning, "empty-name", item, module, itemWhere,
+                    "element " + std::to_string(i) + " of " + field + " is the empty str, which names no "
+                        + (models ? "model" : "param") + "; left out");
+            } else if (item.kind == Value::Kind::String) {
                 names.push_back(item.text);
             } else if (item.isUnresolved()) {
                 m_context.report(Severity::Warning, "computed-argument", item, module, itemWhere,

@@ -207,6 +207,11 @@ void TestImporterRobustness::limits_data()
             + "U()]\nclass U(PipelineUnit):\n    pass\n", "too-many-diagnostics");
     row("long list of names", unitHeader + "(" + repeat("'n', ", 50000) + "))\n", "computed-argument");
     row("long string", unitHeader + "'" + std::string(2000000, 'x') + "')\n", "string-as-list");
+    row("empty names", "class P(BasePipeline):\n    def __init__(self):\n        self.units = [U()]\n"
+                       "        self.in_iteration_models = ('', 'dit')\n"
+                       "class U(PipelineUnit):\n    def __init__(self):\n        super().__init__(input_params=('', 'a'), "
+                       "output_params='', input_params_posi={'p': ''}, onload_model_names=('',))\n",
+        "empty-name");
     row("not utf-8", "class P(BasePipeline):\n    x = '\xff'\n", "python-syntax");
     row("nul", std::string("class P(BasePipeline):\n\0", 24), "python-syntax");
 }
