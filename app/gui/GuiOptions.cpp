@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "GuiOptions.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+namespace splitscope {
+
+GuiOptionsResult parseGuiOptions(const QStringList &arguments)
+{
+    GuiOptionsResult result;
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Splitscope: see how a diffusion training pipeline splits into a cached stage and a trained stage, and why."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("PIPELINE"),
+        QStringLiteral("A splitscope.pipeline/1 JSON file, or a built-in example name (qwen_image, wan_video, ...)."),
+        QStringLiteral("[PIPELINE]"));
+    const QCommandLineOption trainable(QStringLiteral("trainable"),
+        QStringLiteral("Comma-separated trainable_models (empty: none)."), QStringLiteral("MODELS"));
+    const QCommandLineOption lora(QStringLiteral("lora-base"),
+        QStringLiteral("lora_base_model, or 'none'."), QStringLiteral("MODEL"));
+    const QCommandLineOption mode(QStringLiteral("mode"), QStringLiteral("Split algorithm: seed or safe."),
+        QStringLiteral("MODE"));
+    const QCommandLineOption step(QStringLiteral("step"),
+        QStringLiteral("Stepper position: a number (0 = X0) or a label (X0, F1, U1, ..., S, split)."),
+        QStringLiteral("K"));
+    const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select and inspect this unit."),
+        QStringLiteral("UNIT"));
+    const QCommandLineOption compare(QStringLiteral("compare"),
+        QStringLiteral("Compare with: 'other' (the other split mode), 'safe', 'seed', or a preset index "
+                       "(0 = the file's training block, 1.. = alternative_training)."),
+        QStringLiteral("WHAT"));
+    const QCommandLineOption sideBySide(QStringLiteral("side-by-side"),
+        QStringLiteral("Show the comparison side by side instead of overlaid."));
+    const QCommandLineOption chains(QStringLiteral("chains"), QStringLiteral("Draw update chains."));
+    const QCommandLineOption noLabels(QStringLiteral("no-labels"), QStringLiteral("No edge labels."));
+    const QCommandLineOption presentation(QStringLiteral("presentation"),
+        QStringLiteral("Start in presentation mode (large stepper text)."));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+        QStringLiteral("Render the window off screen to this PNG once laid out, then exit."), QStringLiteral("OUT.png"));
+    const QCommandLineOption size(QStringLiteral("size"),
+        QStringLiteral("Window size for --screenshot (default 1600x1000)."), QStringLiteral("WxH"));
+    parser.addOptions({trainable, lora, mode, step, select, compare, sideBySide, chains, noLabels, presentation,
+        screenshot, size});
+
+    if (!parser.parse(arguments)) {
+        result.error = parser.errorText();
+        return result;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        result.help = true;
+        result.helpText = parser.helpText();
+        return result;
+    }
+    GuiOptions &o = result.options;
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        result.error = QStringLiteral("one PIPELINE at most, got %1: %2")
+                           .arg(positional.size())
+                           .arg(positional.join(QLatin1Char(' ')));
+        return result;
+    }
+    if (!positional.isEmpty())
+        o.pipeline = positional.front();
+    if (parser.isSet(trainable))
+        o.trainable = parser.value(trainable).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (parser.isSet(lora))
+        o.loraBase = parser.value(lora);
+    if (parser.isSet(mode)) {
+        o.mode = parser.value(mode);
+        if (*o.mode != QLatin1String("seed") && *o.mode != QLatin1String("safe")) {
+            result.error = QStringLiteral("--mode: expected seed or safe, got '%1'").arg(*o.mode);
+            return result;
+        }
+    }
+    if (parser.isSet(step))
+        o.step = parser.value(step);
+    if (parser.isSet(select))
+        o.select = parser.value(select);
+    if (parser.isSet(compare))
+        o.compare = parser.value(compare);
+    o.sideBySide = parser.isSet(sideBySide);
+    o.chains = parser.isSet(chains);
+    o.noLabels = parser.isSet(noLabels);
+    o.presentation = parser.isSet(presentation);
+    o.screenshot = parser.value(screenshot);
+    if (parser.isSet(size)) {
+        static const QRegularExpression pattern(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
+        const QRegularExpressionMatch m = pattern.match(parser.value(size));
+        if (!m.hasMatch()) {
+            result.error = QStringLiteral("--size: expected WIDTHxHEIGHT such as 1600x1000, got '%1'")
+                               .arg(parser.value(size));
+            return result;
+        }
+        o.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    }
+    if (parser.isSet(screenshot) && o.pipeline.isEmpty()) {
+        result.error = QStringLiteral("--screenshot needs a PIPELINE");
+        return result;
+    }
+    return result;
+}
+
+} // namespace splitscope

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+#include "MainWindow.h"
+
+#include "widgets/document/PipelineFileWatcher.h"
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+#include "widgets/export/GraphExporter.h"
+#include "widgets/graph/GraphView.h"
+#include "widgets/graph/GraphWorkspace.h"
+#include "widgets/graph/SplitGraphScene.h"
+#include "widgets/layout/GraphLayout.h"
+#include "widgets/layout/LayoutController.h"
+#include "widgets/panels/ComparePanel.h"
+#include "widgets/panels/InspectorPanel.h"
+#include "widgets/panels/ParamsPanel.h"
+#include "widgets/panels/ProblemsPanel.h"
+#include "widgets/panels/StepperPanel.h"
+#include "widgets/panels/TrainingPanel.h"
+#include "widgets/panels/VerifierPanel.h"
+
+#include "resources/Examples.h"
+
+#ifdef SPLITSCOPE_HAVE_IMPORTER
+#include "core/importer/DiffSynthImporter.h"
+#endif
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolBar>
+
+namespace splitscope {
+
+namespace {
+
+constexpr int kMaxRecentFiles = 10;
+constexpr int kStatusMessageMs = 6000;
+
+QIcon icon(const char *name)
+{
+    return QIcon(QStringLiteral(":/splitscope/icons/%1.svg").arg(QLatin1String(name)));
+}
+
+} // namespace
+
+MainWindow::MainWindow(bool persistent, QWidget *parent)
+    : QMainWindow(parent), m_persistent(persistent), m_document(new SplitDocument(this)),
+      m_cursor(new TraceCursor(m_document, this)), m_watcher(new PipelineFileWatcher(m_document, this)),
+      m_workspace(new GraphWorkspace(m_document, m_cursor, this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowIcon(icon("splitscope"));
+    setAcceptDrops(true);
+    setCentralWidget(m_workspace);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    createDocks();
+    createActions();
+    m_status = new QLabel(this);
+    statusBar()->addPermanentWidget(m_status);
+
+    connect(m_document, &SplitDocument::pipelineReset, this, &MainWindow::pipelineReset);
+    connect(m_document, &SplitDocument::analysisChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &SplitDocument::loadFailed, this, [this](const QString &source) {
+        statusBar()->showMessage(tr("Could not load %1; the open pipeline is unchanged").arg(source),
+            kStatusMessageMs);
+    });
+    connect(m_watcher, &PipelineFileWatcher::reloaded, this, [this](const QString &path, bool ok) {
+        statusBar()->showMessage(ok ? tr("Reloaded %1 after it changed on disk").arg(QFileInfo(path).fileName())
+                                    : tr("%1 changed on disk but has errors; still showing the last good version")
+                                          .arg(QFileInfo(path).fileName()),
+            kStatusMessageMs);
+    });
+    connect(m_workspace, &GraphWorkspace::problemsRequested, this, [this]() {
+        m_problemsDock->show();
+        m_problemsDock->raise();
+    });
+    connect(m_workspace->scene(), &SplitGraphScene::unitActivated, this, [this](UnitId) {
+        if (auto *dock = findChild<QDockWidget *>(QStringLiteral("InspectorDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    });
+    connect(m_verifier, &VerifierPanel::hazardRequested, m_workspace, &GraphWorkspace::showHazard);
+    connect(m_verifier, &VerifierPanel::unitRequested, m_workspace, &GraphWorkspace::showUnit);
+    connect(m_compare, &ComparePanel::sideBySideChanged, m_workspace, &GraphWorkspace::setSideBySide);
+    connect(m_workspace, &GraphWorkspace::sideBySideChanged, m_compare, &ComparePanel::setSideBySide);
+    connect(m_stepper, &StepperPanel::presentationModeChanged, this, &MainWindow::setPresentationMode);
+    connect(m_workspace->layouts(), &LayoutController::layoutReady, this, &MainWindow::updateStatus);
+
+    resize(1500, 940);
+    if (m_persistent)
+        readSettings();
+    pipelineReset();
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget *MainWindow::addPanel(QWidget *panel, const QString &title, const QString &objectName,
+    Qt::DockWidgetArea area)
+{
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(panel);
+    dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
+        | QDockWidget::DockWidgetFloatable);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::createDocks()
+{
+    m_training = new TrainingPanel(m_document, this);
+    m_stepper = new StepperPanel(m_document, m_cursor, this);
+    m_inspector = new InspectorPanel(m_document, this);
+    m_verifier = new VerifierPanel(m_document, this);
+    m_params = new ParamsPanel(m_document, this);
+    m_compare = new ComparePanel(m_document, this);
+    m_problems = new ProblemsPanel(m_document, this);
+
+    QDockWidget *training = addPanel(m_training, tr("Training configuration"), QStringLiteral("TrainingDock"),
+        Qt::LeftDockWidgetArea);
+    QDockWidget *inspector = addPanel(m_inspector, tr("Inspector"), QStringLiteral("InspectorDock"),
+        Qt::RightDockWidgetArea);
+    QDockWidget *verifier = addPanel(m_verifier, tr("Verifier"), QStringLiteral("VerifierDock"),
+        Qt::RightDockWidgetArea);
+    QDockWidget *params = addPanel(m_params, tr("Params"), QStringLiteral("ParamsDock"), Qt::RightDockWidgetArea);
+    m_stepperDock = addPanel(m_stepper, tr("Stepper: the fixed point, step by step"), QStringLiteral("StepperDock"),
+        Qt::BottomDockWidgetArea);
+    QDockWidget *compare = addPanel(m_compare, tr("Compare splits"), QStringLiteral("CompareDock"),
+        Qt::BottomDockWidgetArea);
+    m_problemsDock = addPanel(m_problems, tr("Problems"), QStringLiteral("ProblemsDock"), Qt::BottomDockWidgetArea);
+    splitDockWidget(inspector, verifier, Qt::Vertical);
+    tabifyDockWidget(verifier, params);
+    verifier->raise();
+    tabifyDockWidget(m_stepperDock, compare);
+    tabifyDockWidget(compare, m_problemsDock);
+    m_stepperDock->raise();
+    resizeDocks({inspector, verifier}, {520, 300}, Qt::Vertical);
+    resizeDocks({inspector, training}, {410, 300}, Qt::Horizontal);
+    resizeDocks({m_stepperDock}, {230}, Qt::Vertical);
+    // The dock area corners: the bottom panels span under the training panel, not the inspector.
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::createActions()
+{
+    const GraphWorkspace::Actions &view = m_workspace->actions();
+
+    // File
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(icon("open"), tr("&Open…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    QMenu *examples = file->addMenu(tr("&Examples"));
+    rebuildExamplesMenu(examples);
+#ifdef SPLITSCOPE_HAVE_IMPORTER
+    QAction *import = file->addAction(tr("&Import DiffSynth source…"), this, &MainWindow::importDiffSynth);
+    import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    import->setToolTip(tr("Read a DiffSynth-Studio pipeline (.py file or folder) into a pipeline description"));
+#endif
+    file->addSeparator();
+    QAction *reload = file->addAction(icon("reload"), tr("Re&load"), this, [this]() { m_document->reload(); });
+    reload->setShortcut(QKeySequence(Qt::Key_F5 | Qt::SHIFT));
+    QAction *watch = file->addAction(tr("Reload when the file &changes"));
+    watch->setCheckable(true);
+    watch->setChecked(m_watcher->isEnabled());
+    connect(watch, &QAction::toggled, m_watcher, &PipelineFileWatcher::setEnabled);
+    QAction *saveAs = file->addAction(tr("&Save pipeline as…"), this, &MainWindow::saveAs);
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    QMenu *exportMenu = file->addMenu(icon("export"), tr("&Export"));
+    exportMenu->addAction(tr("Graph as &PNG…"), this, [this]() { exportAs(QStringLiteral("png")); })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportMenu->addAction(tr("Graph as &SVG…"), this, [this]() { exportAs(QStringLiteral("svg")); });
+    exportMenu->addAction(tr("Split as Graphviz &DOT…"), this, [this]() { exportAs(QStringLiteral("dot")); });
+    exportMenu->addAction(tr("Split as &JSON (splitscope.split/1)…"), this,
+        [this]() { exportAs(QStringLiteral("json")); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    // View
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addActions({view.zoomIn, view.zoomOut, view.zoomFit, view.zoomReset});
+    m_viewMenu->addSeparator();
+    m_viewMenu->addActions({view.edgeLabels, view.chains, view.lineage, view.legend, view.overview, view.sideBySide});
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(view.find);
+    m_viewMenu->addSeparator();
+    QMenu *panels = m_viewMenu->addMenu(tr("&Panels"));
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        panels->addAction(dock->toggleViewAction());
+
+    // Split
+    QMenu *split = menuBar()->addMenu(tr("&Split"));
+    auto *modes = new QActionGroup(this);
+    QAction *seed = split->addAction(tr("&Seed (DiffSynth's algorithm)"));
+    QAction *safe = split->addAction(tr("S&afe (hazard-free closure)"));
+    for (QAction *a : {seed, safe}) {
+        a->setCheckable(true);
+        modes->addAction(a);
+    }
+    seed->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
+    safe->setShortcut(QKeySequence(Qt::ALT | Qt::Key_2));
+    connect(seed, &QAction::triggered, this, [this]() { m_document->setSplitMode(SplitMode::Seed); });
+    connect(safe, &QAction::triggered, this, [this]() { m_document->setSplitMode(SplitMode::Safe); });
+    connect(m_document, &SplitDocument::trainingChanged, this, [this, seed, safe]() {
+        (m_document->training().mode == SplitMode::Safe ? safe : seed)->setChecked(true);
+    });
+    split->addSeparator();
+    split->addAction(tr("&Compare seed vs safe"), this, [this]() {
+        m_compare->compareOtherMode();
+        if (auto *dock = findChild<QDockWidget *>(QStringLiteral("CompareDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    });
+    split->addAction(tr("Stop comparing"), m_compare, &ComparePanel::compareOff);
+
+    // Step
+    QMenu *step = menuBar()->addMenu(tr("S&tep"));
+    step->addActions(m_stepper->stepActions());
+
+    // Help
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    help->addAction(tr("&About Splitscope"), this, &MainWindow::showAbout);
+
+    // Toolbar
+    QToolBar *bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("MainToolBar"));
+    bar->setIconSize(QSize(20, 20));
+    bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    bar->addAction(open);
+    bar->addAction(reload);
+    bar->addAction(exportMenu->menuAction());
+    bar->addSeparator();
+    bar->addActions({view.zoomIn, view.zoomOut, view.zoomFit});
+    bar->addSeparator();
+    bar->addActions({view.edgeLabels, view.chains});
+    bar->addSeparator();
+    for (QAction *a : m_stepper->stepActions())
+        bar->addAction(a);
+}
+
+void MainWindow::rebuildExamplesMenu(QMenu *menu)
+{
+    for (const BuiltinExample &example : builtinExamples()) {
+        const QString name = QString::fromStdString(example.name);
+        menu->addAction(name, this, [this, name]() { m_document->openExample(name); });
+    }
+}
+
+bool MainWindow::openSource(const QString &pathOrExample)
+{
+    const bool ok = m_document->openSource(pathOrExample);
+    if (ok && !m_document->source().path.isEmpty())
+        rememberRecent(m_document->source().path);
+    if (!ok) {
+        m_problemsDock->show();
+        m_problemsDock->raise();
+    }
+    return ok;
+}
+
+void MainWindow::openDialog()
+{
+    QSettings settings;
+    const QString dir = m_document->source().path.isEmpty() ? settings.value(QStringLiteral("lastDir")).toString()
+                                                            : QFileInfo(m_document->source().path).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open pipeline"), dir,
+        tr("Pipeline descriptions (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (m_persistent)
+        settings.setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
+    openSource(path);
+}
+
+void MainWindow::importDiffSynth()
+{
+#ifdef SPLITSCOPE_HAVE_IMPORTER
+    QMessageBox ask(QMessageBox::Question, tr("Import DiffSynth source"),
+        tr("Import one pipeline file (.py) or a folder (diffsynth/pipelines, or a DiffSynth-Studio checkout)?"),
+        QMessageBox::NoButton, this);
+    QPushButton *fileButton = ask.addButton(tr("A .py file…"), QMessageBox::AcceptRole);
+    QPushButton *folderButton = ask.addButton(tr("A folder…"), QMessageBox::AcceptRole);
+    ask.addButton(QMessageBox::Cancel);
+    ask.exec();
+    QString path;
+    if (ask.clickedButton() == fileButton)
+        path = QFileDialog::getOpenFileName(this, tr("DiffSynth pipeline source"), QString(),
+            tr("Python (*.py);;All files (*)"));
+    else if (ask.clickedButton() == folderButton)
+        path = QFileDialog::getExistingDirectory(this, tr("DiffSynth pipelines folder"));
+    if (path.isEmpty())
+        return;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    importer::ImportResult result = importer::importDiffSynthPath(path.toStdString());
+    QApplication::restoreOverrideCursor();
+    if (result.pipelines.empty()) {
+        m_document->reportLoadFailure(path, result.diagnostics);
+        m_problemsDock->show();
+        m_problemsDock->raise();
+        return;
+    }
+    int chosen = 0;
+    if (result.pipelines.size() > 1) {
+        QStringList names;
+        for (const auto &p : result.pipelines)
+            names << QStringLiteral("%1  (%2, %3)").arg(QString::fromStdString(p.pipeline.name),
+                QString::fromStdString(p.className), QFileInfo(QString::fromStdString(p.sourceFile)).fileName());
+        bool ok = false;
+        const QString choice = QInputDialog::getItem(this, tr("Import DiffSynth source"),
+            tr("%1 pipelines found. Open which one?").arg(names.size()), names, 0, false, &ok);
+        if (!ok)
+            return;
+        chosen = static_cast<int>(names.indexOf(choice));
+    }
+    PipelineSource source;
+    source.importedFrom = QString::fromStdString(result.pipelines[chosen].sourceFile);
+    m_document->setPipeline(std::move(result.pipelines[chosen].pipeline), source, result.diagnostics);
+    statusBar()->showMessage(tr("Imported %1; File ▸ Save pipeline as… writes it as JSON")
+                                 .arg(QString::fromStdString(m_document->pipeline().name)),
+        kStatusMessageMs);
+#endif
+}
+
+void MainWindow::saveAs()
+{
+    if (!m_document->hasPipeline())
+        return;
+    const QString suggested = QString::fromStdString(m_document->pipeline().name) + QStringLiteral(".json");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save pipeline (with the current training choice)"),
+        suggested, tr("Pipeline descriptions (*.json)"));
+    if (path.isEmpty())
+        return;
+    Pipeline pipeline = m_document->pipeline();
+    TrainingConfig config = m_document->training().toConfig();
+    if (pipeline.training)
+        config.extra = pipeline.training->extra;
+    pipeline.training = config;
+    std::string error;
+    if (!savePipelineFile(pipeline, path.toStdString(), &error)) {
+        QMessageBox::warning(this, tr("Save pipeline"), QString::fromStdString(error));
+        return;
+    }
+    openSource(path);
+}
+
+void MainWindow::exportAs(const QString &format)
+{
+    if (!m_document->hasPipeline())
+        return;
+    const QString base = QStringLiteral("%1-%2").arg(QString::fromStdString(m_document->graph().pipelineName()),
+        QString::fromLatin1(splitModeName(m_document->training().mode)));
+    const QString filter = format == QLatin1String("png") ? tr("PNG image (*.png)")
+        : format == QLatin1String("svg")                  ? tr("SVG drawing (*.svg)")
+        : format == QLatin1String("dot")                  ? tr("Graphviz DOT (*.dot *.gv)")
+                                                          : tr("Split JSON (*.json)");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), base + QLatin1Char('.') + format, filter);
+    if (path.isEmpty())
+        return;
+    QString error;
+    bool ok = false;
+    if (format == QLatin1String("png"))
+        ok = GraphExporter::writePng(*m_workspace->scene(), path, &error);
+    else if (format == QLatin1String("svg"))
+        ok = GraphExporter::writeSvg(*m_workspace->scene(), path, &error);
+    else if (format == QLatin1String("dot"))
+        ok = GraphExporter::writeDot(*m_document, path, &error, m_workspace->actions().edgeLabels->isChecked());
+    else
+        ok = GraphExporter::writeSplitJson(*m_document, path, &error);
+    if (!ok)
+        QMessageBox::warning(this, tr("Export"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), kStatusMessageMs);
+}
+
+void MainWindow::rememberRecent(const QString &path)
+{
+    m_recent.removeAll(path);
+    m_recent.prepend(path);
+    while (m_recent.size() > kMaxRecentFiles)
+        m_recent.removeLast();
+    rebuildRecentMenu();
+    if (m_persistent)
+        QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString &path : m_recent) {
+        QAction *a = m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path]() { openSource(path); });
+        a->setToolTip(path);
+        a->setEnabled(QFileInfo::exists(path));
+    }
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+    if (!m_recent.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear list"), this, [this]() {
+            m_recent.clear();
+            rebuildRecentMenu();
+            if (m_persistent)
+                QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+        });
+    }
+}
+
+void MainWindow::pipelineReset()
+{
+    setWindowTitle(m_document->hasPipeline()
+            ? tr("%1 — Splitscope").arg(m_document->source().displayName())
+            : tr("Splitscope"));
+    setWindowFilePath(m_document->source().path);
+    updateStatus();
+}
+
+void MainWindow::updateStatus()
+{
+    const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
+    if (!analysis) {
+        m_status->clear();
+        return;
+    }
+    m_status->setText(tr("%1 · stage two %2 / stage one %3 · %n hazard(s)", nullptr,
+        static_cast<int>(analysis->verification.hazards.size()))
+                          .arg(QString::fromLatin1(splitModeName(analysis->split.mode)))
+                          .arg(analysis->split.trainedCount())
+                          .arg(analysis->split.trained.size() - analysis->split.trainedCount()));
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    m_presentation = on;
+    m_stepper->setPresentationMode(on);
+    if (on) {
+        // Only the graph and the stepper, large: for a projector.
+        m_statePresentationSaved = saveState();
+        m_wasMaximized = isMaximized();
+        for (QDockWidget *dock : findChildren<QDockWidget *>()) {
+            if (dock != m_stepperDock)
+                dock->hide();
+        }
+        for (QToolBar *bar : findChildren<QToolBar *>())
+            bar->hide();
+        m_stepperDock->show();
+        m_stepperDock->raise();
+        resizeDocks({m_stepperDock}, {height() / 3}, Qt::Vertical);
+        if (!QGuiApplication::platformName().startsWith(QLatin1String("offscreen")))
+            showFullScreen();
+    } else {
+        restoreState(m_statePresentationSaved);
+        if (isFullScreen())
+            m_wasMaximized ? showMaximized() : showNormal();
+    }
+    m_workspace->view()->zoomToFit();
+}
+
+void MainWindow::showShortcuts()
+{
+    QMessageBox::information(this, tr("Keyboard shortcuts"),
+        tr("<table cellspacing=4>"
+           "<tr><td><b>Ctrl+O</b></td><td>open a pipeline (or drop a .json file on the window)</td></tr>"
+           "<tr><td><b>Ctrl+F</b></td><td>find a unit; Enter jumps to the next match</td></tr>"
+           "<tr><td><b>wheel, + / −</b></td><td>zoom around the pointer; <b>Ctrl+0</b> or <b>F</b> fits</td></tr>"
+           "<tr><td><b>drag</b></td><td>pan; the overview in the corner moves the view too</td></tr>"
+           "<tr><td><b>click</b></td><td>select a unit and highlight its upstream and downstream</td></tr>"
+           "<tr><td><b>Ctrl+Home / End</b></td><td>first step (X0) / the split</td></tr>"
+           "<tr><td><b>Ctrl+← / → or , / .</b></td><td>previous / next step</td></tr>"
+           "<tr><td><b>P</b></td><td>play or pause the stepper</td></tr>"
+           "<tr><td><b>F5</b></td><td>presentation mode (then ←, →, Space, Page Up/Down step)</td></tr>"
+           "<tr><td><b>Alt+1 / Alt+2</b></td><td>seed / safe split</td></tr>"
+           "<tr><td><b>Ctrl+L / Ctrl+U</b></td><td>edge labels / update chains</td></tr>"
+           "<tr><td><b>Ctrl+E</b></td><td>export PNG</td></tr>"
+           "</table>"));
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Splitscope"),
+        tr("<h3>Splitscope %1</h3><p>Two-stage split training for diffusion models: how a training pipeline "
+           "splits into a cached stage and a trained stage, why, and whether the split changes training.</p>"
+           "<p>The split follows DiffSynth-Studio's algorithm exactly; the safe split and the verifier go "
+           "beyond it. Layout by Graphviz dot.</p>")
+            .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.front().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openSource(urls.front().toLocalFile());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (m_presentation)
+        setPresentationMode(false);
+    if (m_persistent)
+        writeSettings();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::readSettings()
+{
+    QSettings settings;
+    if (settings.contains(QStringLiteral("geometry")))
+        restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    if (settings.contains(QStringLiteral("windowState")))
+        restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    rebuildRecentMenu();
+    const GraphWorkspace::Actions &a = m_workspace->actions();
+    a.edgeLabels->setChecked(settings.value(QStringLiteral("view/edgeLabels"), true).toBool());
+    a.chains->setChecked(settings.value(QStringLiteral("view/chains"), false).toBool());
+    a.lineage->setChecked(settings.value(QStringLiteral("view/lineage"), true).toBool());
+    a.legend->setChecked(settings.value(QStringLiteral("view/legend"), true).toBool());
+    a.overview->setChecked(settings.value(QStringLiteral("view/overview"), true).toBool());
+    m_stepper->setSecondsPerStep(settings.value(QStringLiteral("stepper/secondsPerStep"), 1.0).toDouble());
+}
+
+void MainWindow::writeSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    settings.setValue(QStringLiteral("recentFiles"), m_recent);
+    const GraphWorkspace::Actions &a = m_workspace->actions();
+    settings.setValue(QStringLiteral("view/edgeLabels"), a.edgeLabels->isChecked());
+    settings.setValue(QStringLiteral("view/chains"), a.chains->isChecked());
+    settings.setValue(QStringLiteral("view/lineage"), a.lineage->isChecked());
+    settings.setValue(QStringLiteral("view/legend"), a.legend->isChecked());
+    settings.setValue(QStringLiteral("view/overview"), a.overview->isChecked());
+    settings.setValue(QStringLiteral("stepper/secondsPerStep"), m_stepper->secondsPerStep());
+    if (!m_document->source().path.isEmpty())
+        settings.setValue(QStringLiteral("lastPipeline"), m_document->source().path);
+    else if (!m_document->source().exampleName.isEmpty())
+        settings.setValue(QStringLiteral("lastPipeline"), m_document->source().exampleName);
+}
+
+} // namespace splitscope

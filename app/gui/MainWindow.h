@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QMainWindow>
+
+class QDockWidget;
+class QLabel;
+class QMenu;
+
+namespace splitscope {
+
+class ComparePanel;
+class GraphWorkspace;
+class InspectorPanel;
+class ParamsPanel;
+class PipelineFileWatcher;
+class ProblemsPanel;
+class SplitDocument;
+class StepperPanel;
+class TraceCursor;
+class TrainingPanel;
+class VerifierPanel;
+
+// The Splitscope window. Thin by design: it creates the document and the reusable
+// widgets of splitscope_widgets, puts them in docks around the graph, and wires
+// menus, toolbar, recent files, drag and drop, file watching and QSettings. The
+// docks leave room for more panels (a Run panel docks at the bottom next to the
+// stepper).
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // `persistent`: restore and save geometry, dock layout, toggles and recent files
+    // (off for screenshots and tests, which must not depend on a user's settings).
+    explicit MainWindow(bool persistent = true, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    SplitDocument *document() const { return m_document; }
+    TraceCursor *cursor() const { return m_cursor; }
+    GraphWorkspace *workspace() const { return m_workspace; }
+    TrainingPanel *trainingPanel() const { return m_training; }
+    StepperPanel *stepper() const { return m_stepper; }
+    InspectorPanel *inspector() const { return m_inspector; }
+    VerifierPanel *verifier() const { return m_verifier; }
+    ParamsPanel *params() const { return m_params; }
+    ComparePanel *comparePanel() const { return m_compare; }
+    ProblemsPanel *problems() const { return m_problems; }
+    PipelineFileWatcher *fileWatcher() const { return m_watcher; }
+    bool presentationMode() const { return m_presentation; }
+
+public Q_SLOTS:
+    // Opens a file or a built-in example; a failure keeps the open pipeline and
+    // shows the errors. Returns whether the pipeline was replaced.
+    bool openSource(const QString &pathOrExample);
+    void setPresentationMode(bool on);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    QDockWidget *addPanel(QWidget *panel, const QString &title, const QString &objectName, Qt::DockWidgetArea area);
+    void createDocks();
+    void createActions();
+    void openDialog();
+    void importDiffSynth();
+    void saveAs();
+    void exportAs(const QString &format);
+    void rememberRecent(const QString &path);
+    void rebuildRecentMenu();
+    void rebuildExamplesMenu(QMenu *menu);
+    void pipelineReset();
+    void updateStatus();
+    void showShortcuts();
+    void showAbout();
+    void readSettings();
+    void writeSettings() const;
+
+    bool m_persistent;
+    SplitDocument *m_document;
+    TraceCursor *m_cursor;
+    PipelineFileWatcher *m_watcher;
+    GraphWorkspace *m_workspace;
+    TrainingPanel *m_training = nullptr;
+    StepperPanel *m_stepper = nullptr;
+    InspectorPanel *m_inspector = nullptr;
+    VerifierPanel *m_verifier = nullptr;
+    ParamsPanel *m_params = nullptr;
+    ComparePanel *m_compare = nullptr;
+    ProblemsPanel *m_problems = nullptr;
+    QDockWidget *m_stepperDock = nullptr;
+    QDockWidget *m_problemsDock = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QLabel *m_status = nullptr;
+    QStringList m_recent;
+    bool m_presentation = false;
+    QByteArray m_statePresentationSaved;
+    bool m_wasMaximized = false;
+};
+
+} // namespace splitscope

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+#include "StartupOptions.h"
+
+#include "MainWindow.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+#include "widgets/graph/GraphView.h"
+#include "widgets/graph/GraphWorkspace.h"
+#include "widgets/graph/SplitGraphScene.h"
+#include "widgets/layout/LayoutController.h"
+
+#include "core/AtomicFile.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QBuffer>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace splitscope {
+
+namespace {
+
+constexpr int kLayoutTimeoutMs = 120000; // dot on thousands of units takes tens of seconds
+
+QString joined(const std::vector<std::string> &names)
+{
+    QStringList list;
+    for (const auto &n : names)
+        list << QString::fromStdString(n);
+    return list.join(QStringLiteral(", "));
+}
+
+bool known(const std::vector<std::string> &names, const QString &name)
+{
+    return std::find(names.begin(), names.end(), name.toStdString()) != names.end();
+}
+
+} // namespace
+
+QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
+{
+    SplitDocument *document = window.document();
+    if (!document->hasPipeline())
+        return QStringLiteral("no pipeline is open");
+    const auto models = document->modelNames();
+
+    TrainingChoice choice = document->training();
+    if (o.trainable) {
+        choice.trainable.clear();
+        for (const QString &m : *o.trainable) {
+            if (!known(models, m))
+                return QStringLiteral("--trainable: unknown model '%1' (models: %2)").arg(m, joined(models));
+            choice.setTrainable(m.toStdString(), true, models);
+        }
+    }
+    if (o.loraBase) {
+        if (*o.loraBase == QLatin1String("none"))
+            choice.loraBase.reset();
+        else if (!known(models, *o.loraBase))
+            return QStringLiteral("--lora-base: unknown model '%1' (models: %2, or none)").arg(*o.loraBase,
+                joined(models));
+        else
+            choice.loraBase = o.loraBase->toStdString();
+    }
+    if (o.mode)
+        choice.mode = *o.mode == QLatin1String("safe") ? SplitMode::Safe : SplitMode::Seed;
+    document->setTraining(choice);
+
+    if (o.compare) {
+        const QString what = *o.compare;
+        bool isIndex = false;
+        const int preset = what.toInt(&isIndex);
+        if (what == QLatin1String("other")) {
+            document->setComparison(SplitDocument::CompareKind::OtherMode);
+        } else if (what == QLatin1String("seed") || what == QLatin1String("safe")) {
+            TrainingChoice b = choice;
+            b.mode = what == QLatin1String("safe") ? SplitMode::Safe : SplitMode::Seed;
+            if (b.mode != choice.mode)
+                document->setComparison(SplitDocument::CompareKind::OtherMode);
+            else
+                document->setComparison(SplitDocument::CompareKind::Configuration, b);
+        } else if (isIndex) {
+            const auto presets = document->presets();
+            if (preset < 0 || preset >= static_cast<int>(presets.size()))
+                return QStringLiteral("--compare: preset %1 does not exist (this pipeline has %2: 0..%3)")
+                    .arg(preset)
+                    .arg(presets.size())
+                    .arg(static_cast<int>(presets.size()) - 1);
+            TrainingChoice b = presets[preset];
+            b.mode = choice.mode;
+            document->setComparison(SplitDocument::CompareKind::Configuration, b);
+        } else {
+            return QStringLiteral("--compare: expected other, seed, safe or a preset index, got '%1'").arg(what);
+        }
+    }
+    const GraphWorkspace::Actions &actions = window.workspace()->actions();
+    if (o.sideBySide)
+        window.workspace()->setSideBySide(true);
+    if (o.chains)
+        actions.chains->setChecked(true);
+    if (o.noLabels)
+        actions.edgeLabels->setChecked(false);
+    if (o.select) {
+        const UnitId unit = document->graph().findUnit(o.select->toStdString());
+        if (unit == kNoUnit)
+            return QStringLiteral("--select: no unit named '%1' in %2").arg(*o.select,
+                QString::fromStdString(document->graph().pipelineName()));
+        document->setCurrentUnit(unit);
+    }
+    if (o.step) {
+        TraceCursor *cursor = window.cursor();
+        bool isNumber = false;
+        const int number = o.step->toInt(&isNumber);
+        int position = -1;
+        if (isNumber) {
+            position = number;
+        } else if (o.step->compare(QLatin1String("split"), Qt::CaseInsensitive) == 0) {
+            position = cursor->stepCount();
+        } else {
+            for (int i = 0; i < cursor->stepCount(); ++i) {
+                if (cursor->step(i).label.compare(*o.step, Qt::CaseInsensitive) == 0)
+                    position = i;
+            }
+        }
+        if (position < 0 || position > cursor->stepCount()) {
+            QStringList labels;
+            for (int i = 0; i < cursor->stepCount(); ++i)
+                labels << cursor->step(i).label;
+            return QStringLiteral("--step: '%1' is not a position of this split (0..%2 or %3, split)")
+                .arg(*o.step)
+                .arg(cursor->stepCount())
+                .arg(labels.join(QStringLiteral(", ")));
+        }
+        cursor->setPosition(position);
+    }
+    if (o.presentation)
+        window.setPresentationMode(true);
+    return {};
+}
+
+int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error)
+{
+    LayoutController *layouts = window.workspace()->layouts();
+    SplitDocument *document = window.document();
+    QElapsedTimer waited;
+    waited.start();
+    auto ready = [&]() {
+        const auto layout = layouts->layout();
+        return !layouts->isBusy() && !document->isSplitting() && layout && !layout->provisional
+            && window.workspace()->scene()->hasGraph();
+    };
+    while (!ready()) {
+        if (waited.elapsed() > kLayoutTimeoutMs) {
+            *error = QStringLiteral("%1: the layout did not finish within %2 s").arg(path).arg(kLayoutTimeoutMs / 1000);
+            return 1;
+        }
+        QEventLoop loop;
+        QTimer::singleShot(20, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    if (const auto layout = layouts->layout(); !layout->ok()) {
+        *error = QStringLiteral("%1: %2").arg(path, layout->error);
+        return 1;
+    }
+    // Let docks and views settle at their final sizes before grabbing.
+    for (int i = 0; i < 3; ++i)
+        QApplication::processEvents();
+    if (!window.workspace()->view()->graphScene()->hasGraph()) {
+        *error = QStringLiteral("%1: nothing was drawn").arg(path);
+        return 1;
+    }
+    const QImage image = window.grab().toImage();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (image.isNull() || !image.save(&buffer, "PNG")) {
+        *error = QStringLiteral("%1: rendering the window failed").arg(path);
+        return 1;
+    }
+    std::string why;
+    if (!writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), bytes.size()), &why)) {
+        *error = QString::fromStdString(why);
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace splitscope

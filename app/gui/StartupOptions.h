@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "GuiOptions.h"
+
+namespace splitscope {
+
+class MainWindow;
+
+// Applies the command line's view options (training choice, comparison, stepper
+// position, selection, toggles) to a window whose pipeline is open. Returns an
+// empty string, or a usage error that names the flag and the valid values.
+QString applyStartupOptions(MainWindow &window, const GuiOptions &options);
+
+// Waits until the window's graph is laid out (with the final, not the provisional
+// layout) and its split computed, renders the window and writes it as PNG to
+// `path` atomically. Returns 0, or 1 with `error` set.
+int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error);
+
+} // namespace splitscope

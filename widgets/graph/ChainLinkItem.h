@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "GraphStyle.h"
+
+#include <QGraphicsItem>
+
+namespace splitscope {
+
+// A dashed arc beside the boxes from one unit to another: a link of an update
+// chain (the next rewriter of a param), or the cause of a step that is not a data
+// edge (the update rule U, the safe rules R1/R2). Drawn on demand over the
+// Graphviz layout without moving it: arcs bow out to the right of both boxes, or
+// arch over them when the boxes share a rank.
+class ChainLinkItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 3 };
+    enum class Kind { Chain, Cause };
+
+    ChainLinkItem(const QRectF &from, const QRectF &to, const QString &label, Kind kind, const GraphStyle &style);
+
+    Kind kind() const { return m_kind; }
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    QPainterPath m_path;
+    QPolygonF m_arrow;
+    QString m_label;
+    QPointF m_labelAt;
+    Kind m_kind;
+    const GraphStyle &m_style;
+    QRectF m_bounds;
+};
+
+} // namespace splitscope

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include "GraphLegend.h"
+
+#include "GraphStyle.h"
+
+#include <QCoreApplication>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kPadding = 8.0;
+constexpr double kSwatchWidth = 26.0;
+constexpr double kSwatchHeight = 12.0;
+constexpr double kRowGap = 3.0;
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("GraphLegend", text);
+}
+
+QFont legendFont()
+{
+    QFont font = GraphStyle::standard().badgeFont;
+    font.setPointSizeF(8.5);
+    return font;
+}
+
+} // namespace
+
+GraphLegend::GraphLegend(const Context &c)
+{
+    m_entries.push_back({Swatch::StageOne, tr("stage one: computed once, cached")});
+    m_entries.push_back({Swatch::StageTwo, tr(c.stepping ? "in X so far (stage two)" : "stage two: trained every step")});
+    m_entries.push_back({Swatch::X0, tr("X0: calls a model that needs gradients")});
+    m_entries.push_back({Swatch::Trainable, tr("model requiring backward")});
+    if (c.stepping) {
+        m_entries.push_back({Swatch::Added, tr("added by this step")});
+        m_entries.push_back({Swatch::Cause, tr("edge or chain that caused it")});
+    }
+    if (c.hazards)
+        m_entries.push_back({Swatch::Hazard, tr("hazard: reader, producers, edge")});
+    if (c.chains)
+        m_entries.push_back({Swatch::Chain, tr("update chain (next rewriter)")});
+    if (c.comparison) {
+        m_entries.push_back({Swatch::Moved, tr("moved between the two splits")});
+        if (c.overlay)
+            m_entries.push_back({Swatch::Overlay, tr("left: this split, right: split B")});
+    }
+    m_entries.push_back({Swatch::Dice, tr("stochastic (red: randomness frozen in cache)")});
+    m_entries.push_back({Swatch::Loss, tr("the loss")});
+}
+
+QSizeF GraphLegend::size() const
+{
+    const QFontMetricsF metrics(legendFont());
+    double width = 0;
+    for (const Entry &e : m_entries)
+        width = std::max(width, metrics.horizontalAdvance(e.text));
+    const double row = std::max(kSwatchHeight, metrics.height()) + kRowGap;
+    return QSizeF(2 * kPadding + kSwatchWidth + 8 + width, 2 * kPadding + row * m_entries.size() - kRowGap);
+}
+
+void GraphLegend::paint(QPainter *painter, const QPointF &topLeft) const
+{
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    const GraphStyle &s = GraphStyle::standard();
+    const QRectF box(topLeft, size());
+    painter->setPen(QPen(QColor(0xce, 0xd4, 0xda), 1.0));
+    painter->setBrush(QColor(255, 255, 255, 235));
+    painter->drawRoundedRect(box, 6, 6);
+    const QFont font = legendFont();
+    const QFontMetricsF metrics(font);
+    const double row = std::max(kSwatchHeight, metrics.height()) + kRowGap;
+    double y = box.top() + kPadding;
+    painter->setFont(font);
+    for (const Entry &e : m_entries) {
+        const QRectF swatch(box.left() + kPadding, y + (row - kRowGap - kSwatchHeight) / 2, kSwatchWidth, kSwatchHeight);
+        paintSwatch(painter, e.swatch, swatch);
+        painter->setPen(s.text);
+        painter->drawText(QRectF(swatch.right() + 8, y, box.width(), row - kRowGap), Qt::AlignLeft | Qt::AlignVCenter,
+            e.text);
+        y += row;
+    }
+    painter->restore();
+}
+
+void GraphLegend::paintSwatch(QPainter *painter, Swatch swatch, const QRectF &r) const
+{
+    const GraphStyle &s = GraphStyle::standard();
+    auto box = [&](const QColor &fill, const QPen &pen) {
+        painter->setPen(pen);
+        painter->setBrush(fill);
+        painter->drawRoundedRect(r, 3, 3);
+    };
+    const QPen plain(s.border, 1.0);
+    switch (swatch) {
+    case Swatch::StageOne: box(s.stageOne, plain); break;
+    case Swatch::StageTwo: box(s.stageTwo, plain); break;
+    case Swatch::Loss: box(s.loss, plain); break;
+    case Swatch::X0:
+        box(s.stageTwo, plain);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r.adjusted(2, 2, -2, -2), 2, 2);
+        break;
+    case Swatch::Trainable:
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(s.badgeTrainable);
+        painter->drawRoundedRect(r.adjusted(2, 2, -2, -2), 4, 4);
+        break;
+    case Swatch::Hazard: box(s.stageTwo, QPen(s.hazard, 2.2)); break;
+    case Swatch::Added: {
+        QColor halo = s.added;
+        halo.setAlphaF(0.35);
+        painter->setPen(QPen(halo, 5));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r, 3, 3);
+        box(s.stageTwo, QPen(s.added, 2.0));
+        break;
+    }
+    case Swatch::Cause:
+        painter->setPen(QPen(s.cause, 2.6, Qt::SolidLine, Qt::RoundCap));
+        painter->drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()));
+        break;
+    case Swatch::Chain:
+        painter->setPen(QPen(s.chain, 1.6, Qt::DashLine, Qt::RoundCap));
+        painter->drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()));
+        break;
+    case Swatch::Moved:
+        box(s.stageOne, plain);
+        painter->setPen(QPen(s.moved, 2.0, Qt::DashLine));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 4, 4);
+        break;
+    case Swatch::Overlay: {
+        box(s.stageOne, plain);
+        QPainterPath right;
+        right.moveTo(r.left() + r.width() * 0.55, r.top());
+        right.lineTo(r.right(), r.top());
+        right.lineTo(r.right(), r.bottom());
+        right.lineTo(r.left() + r.width() * 0.45, r.bottom());
+        right.closeSubpath();
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(s.stageTwo);
+        painter->drawPath(right);
+        painter->setPen(plain);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r, 3, 3);
+        break;
+    }
+    case Swatch::Dice: {
+        const QRectF d(r.center().x() - 5, r.center().y() - 5, 10, 10);
+        painter->setPen(QPen(s.mutedText, 1.0));
+        painter->setBrush(Qt::white);
+        painter->drawRoundedRect(d, 2, 2);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(s.mutedText);
+        for (const QPointF &p : {d.topLeft() + QPointF(2.5, 2.5), d.center(), d.bottomRight() - QPointF(2.5, 2.5)})
+            painter->drawEllipse(p, 1.1, 1.1);
+        break;
+    }
+    }
+}
+
+} // namespace splitscope

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include "GraphStyle.h"
+
+#include "core/SplitReport.h"
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kNamePointSize = 10.0;   // unit names at 100 % zoom
+constexpr double kBadgePointSize = 7.5;   // model badges
+constexpr double kStochasticMarkWidth = 14.0; // room for the dice mark of a stochastic unit
+constexpr std::size_t kMinPrefixLength = 4;    // "Qw_" is not worth hiding
+
+GraphStyle makeStandard()
+{
+    GraphStyle s;
+    s.nameFont = QFont(QStringLiteral("DejaVu Sans"));
+    s.nameFont.setPointSizeF(kNamePointSize);
+    s.nameFont.setWeight(QFont::DemiBold);
+    s.badgeFont = QFont(QStringLiteral("DejaVu Sans"));
+    s.badgeFont.setPointSizeF(kBadgePointSize);
+    s.labelFont = QFont(QStringLiteral("DejaVu Sans"));
+    s.labelFont.setPointSizeF(kBadgePointSize);
+    s.stageOne = QColor(QLatin1String(kStageOneColor));
+    s.stageTwo = QColor(QLatin1String(kStageTwoColor));
+    s.loss = QColor(QLatin1String(kLossColor));
+    s.hazard = QColor(QLatin1String(kHazardColor));
+    s.unsplit = QColor(0xf1, 0xf3, 0xf5);
+    s.added = QColor(0xe8, 0x59, 0x0c);
+    s.cause = QColor(0x19, 0x71, 0xc2);
+    s.chain = QColor(0x70, 0x48, 0xe8);
+    s.moved = QColor(0x0c, 0xa6, 0x78);
+    s.selection = QColor(0x1c, 0x7e, 0xd6);
+    s.border = QColor(0x49, 0x50, 0x57);
+    s.edge = QColor(0x86, 0x8e, 0x96);
+    s.text = QColor(0x21, 0x25, 0x29);
+    s.mutedText = QColor(0x49, 0x50, 0x57);
+    s.badgeTrainable = QColor(0xd9, 0x48, 0x0f);
+    s.background = QColor(0xfc, 0xfc, 0xfd);
+    return s;
+}
+
+} // namespace
+
+const GraphStyle &GraphStyle::standard()
+{
+    static const GraphStyle style = makeStandard();
+    return style;
+}
+
+double GraphStyle::nameHeight() const
+{
+    return QFontMetricsF(nameFont).height();
+}
+
+double GraphStyle::badgeHeight() const
+{
+    return QFontMetricsF(badgeFont).height() + 4.0;
+}
+
+double GraphStyle::badgeWidth(const QString &model) const
+{
+    return QFontMetricsF(badgeFont).horizontalAdvance(model) + 10.0;
+}
+
+QString GraphStyle::commonUnitPrefix(const PipelineGraph &graph)
+{
+    const int n = graph.unitCount();
+    if (n < 2)
+        return {};
+    std::string prefix = graph.unitName(0);
+    for (UnitId u = 1; u < n && !prefix.empty(); ++u) {
+        const std::string &name = graph.unitName(u);
+        std::size_t k = 0;
+        while (k < prefix.size() && k < name.size() && prefix[k] == name[k])
+            ++k;
+        prefix.resize(k);
+    }
+    const std::size_t cut = prefix.rfind('_');
+    if (cut == std::string::npos || cut + 1 < kMinPrefixLength)
+        return {};
+    prefix.resize(cut + 1);
+    for (UnitId u = 0; u < n; ++u) {
+        if (graph.unitName(u).size() <= prefix.size())
+            return {}; // some unit would be left without a name
+    }
+    return QString::fromStdString(prefix);
+}
+
+std::vector<QSizeF> GraphStyle::nodeSizes(const PipelineGraph &graph)
+{
+    const int prefix = static_cast<int>(commonUnitPrefix(graph).size());
+    std::vector<QSizeF> sizes;
+    sizes.reserve(static_cast<std::size_t>(graph.lossId()) + 1);
+    for (UnitId u = 0; u <= graph.lossId(); ++u)
+        sizes.push_back(standard().nodeSize(graph, u, prefix));
+    return sizes;
+}
+
+QString GraphStyle::shownName(const PipelineGraph &graph, UnitId unit, int prefixLength)
+{
+    const QString name = QString::fromStdString(graph.unitName(unit));
+    return unit == graph.lossId() ? name : name.mid(prefixLength);
+}
+
+QSizeF GraphStyle::nodeSize(const PipelineGraph &graph, UnitId unit, int prefixLength) const
+{
+    const QFontMetricsF nameMetrics(nameFont);
+    const QString name = shownName(graph, unit, prefixLength);
+    double width = std::min(nameMetrics.horizontalAdvance(name), maxNameWidth);
+    if (unit != graph.lossId() && graph.isStochastic(unit))
+        width += kStochasticMarkWidth;
+    double height = nameHeight() + 2 * paddingY;
+    if (unit != graph.lossId()) {
+        const Span<ModelId> models = graph.unitModels(unit);
+        if (!models.empty()) {
+            double badges = 0;
+            for (const ModelId m : models)
+                badges += badgeWidth(QString::fromStdString(graph.modelName(m))) + badgeGap;
+            width = std::max(width, badges - badgeGap);
+            height += badgeHeight() + badgeGap;
+        }
+    }
+    return QSizeF(std::ceil(width + 2 * paddingX), std::ceil(height));
+}
+
+} // namespace splitscope

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/PipelineGraph.h"
+
+#include <QColor>
+#include <QFont>
+#include <QSizeF>
+#include <QString>
+
+#include <vector>
+
+namespace splitscope {
+
+// Fonts, metrics and colors of the unit graph, shared by the items that draw it,
+// the layout request (node sizes) and the legend, so that the three agree. Stage
+// colors come from core/SplitReport.h, the same ones the DOT export uses.
+struct GraphStyle {
+    QFont nameFont;   // unit names
+    QFont badgeFont;  // model badges, tags
+    QFont labelFont;  // edge labels (params)
+
+    QColor stageOne;   // cached (V2)
+    QColor stageTwo;   // trained (V1)
+    QColor loss;
+    QColor unsplit;    // before the first split arrives
+    QColor hazard;
+    QColor added;      // what the current step added
+    QColor cause;      // the edge or chain that caused it
+    QColor chain;      // update chains
+    QColor moved;      // units that changed stage between two splits
+    QColor selection;
+    QColor border;
+    QColor edge;
+    QColor text;
+    QColor mutedText;
+    QColor badgeTrainable; // a model requiring backward
+    QColor background;
+
+    double paddingX = 10.0; // inside a node, scene units
+    double paddingY = 6.0;
+    double badgeGap = 4.0;
+    double cornerRadius = 6.0;
+    double maxNameWidth = 280.0; // longer names are elided
+
+    static const GraphStyle &standard();
+
+    // The prefix every unit name shares up to an underscore ("QwenImageUnit_"), which
+    // boxes leave out so that the names that differ are readable; empty when none.
+    static QString commonUnitPrefix(const PipelineGraph &graph);
+    // The name a box shows: without the common prefix (the loss keeps its name).
+    static QString shownName(const PipelineGraph &graph, UnitId unit, int prefixLength);
+
+    // The node size of `unit` (or the loss): name on top, model badges below.
+    QSizeF nodeSize(const PipelineGraph &graph, UnitId unit, int prefixLength = 0) const;
+    // Every node's size with the standard style (units in order, then the loss).
+    static std::vector<QSizeF> nodeSizes(const PipelineGraph &graph);
+    double badgeWidth(const QString &model) const;
+    double nameHeight() const;
+    double badgeHeight() const;
+};
+
+} // namespace splitscope

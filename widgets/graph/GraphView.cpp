@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+#include "GraphView.h"
+
+#include "GraphLegend.h"
+#include "GraphOverview.h"
+#include "SplitGraphScene.h"
+
+#include "widgets/document/SplitDocument.h"
+
+#include <QKeyEvent>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kMinZoom = 0.02;
+constexpr double kMaxZoom = 6.0;
+constexpr double kMaxFitZoom = 1.6;     // a 3-unit graph should not fill a 4K screen
+constexpr double kZoomStep = 1.25;      // per key press or wheel notch
+constexpr double kReadableZoom = 0.8;   // centerOnUnit zooms in to at least this
+constexpr int kLegendMargin = 10;       // pixels from the view's corner
+
+} // namespace
+
+GraphView::GraphView(SplitGraphScene *scene, QWidget *parent)
+    : QGraphicsView(scene, parent), m_scene(scene), m_overview(new GraphOverview(this))
+{
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setOptimizationFlag(QGraphicsView::DontSavePainterState);
+    setFrameShape(QFrame::NoFrame);
+    // Panning is by dragging, the arrow keys and the overview; scroll bars would only
+    // take room (the scene keeps a margin for arcs, so they would show at fit zoom).
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFocusPolicy(Qt::StrongFocus);
+    connect(scene, &SplitGraphScene::layoutApplied, this, &GraphView::layoutApplied);
+    connect(this, &GraphView::viewportMoved, m_overview, qOverload<>(&QWidget::update));
+    connect(this, &GraphView::viewportMoved, this, &GraphView::updateOverviewVisibility);
+    placeOverview();
+}
+
+double GraphView::zoom() const
+{
+    return transform().m11();
+}
+
+void GraphView::setZoom(double zoom)
+{
+    zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
+    const double factor = zoom / this->zoom();
+    if (std::abs(factor - 1.0) < 1e-9)
+        return;
+    scale(factor, factor);
+    Q_EMIT zoomChanged(zoom);
+    Q_EMIT viewportMoved();
+}
+
+void GraphView::zoomIn()
+{
+    m_fitted = false;
+    setZoom(zoom() * kZoomStep);
+}
+
+void GraphView::zoomOut()
+{
+    m_fitted = false;
+    setZoom(zoom() / kZoomStep);
+}
+
+void GraphView::resetZoom()
+{
+    m_fitted = false;
+    setZoom(1.0);
+}
+
+void GraphView::zoomToFit()
+{
+    m_fitted = true;
+    const QRectF target = m_scene->graphRect().adjusted(-12, -12, 12, 12);
+    if (target.isEmpty() || viewport()->width() < 10 || viewport()->height() < 10)
+        return;
+    const double sx = viewport()->width() / target.width();
+    const double sy = viewport()->height() / target.height();
+    setZoom(std::min({sx, sy, kMaxFitZoom}));
+    centerOn(target.center());
+    Q_EMIT viewportMoved();
+}
+
+void GraphView::centerOnUnit(UnitId unit)
+{
+    QGraphicsItem *item = m_scene->nodeItem(unit);
+    if (!item)
+        return;
+    if (zoom() < kReadableZoom) {
+        m_fitted = false;
+        setZoom(kReadableZoom);
+    }
+    centerOn(item);
+    Q_EMIT viewportMoved();
+}
+
+void GraphView::setLegendVisible(bool visible)
+{
+    m_legend = visible;
+    viewport()->update();
+}
+
+void GraphView::setOverviewEnabled(bool enabled)
+{
+    m_overviewEnabled = enabled;
+    updateOverviewVisibility();
+}
+
+void GraphView::followView(const GraphView *other)
+{
+    if (m_following || !other)
+        return;
+    m_following = true;
+    setTransform(other->transform());
+    horizontalScrollBar()->setValue(other->horizontalScrollBar()->value());
+    verticalScrollBar()->setValue(other->verticalScrollBar()->value());
+    m_following = false;
+}
+
+void GraphView::wheelEvent(QWheelEvent *event)
+{
+    if (event->modifiers() & Qt::ShiftModifier) {
+        QGraphicsView::wheelEvent(event); // shift+wheel scrolls sideways, as everywhere
+        return;
+    }
+    const double notches = event->angleDelta().y() / 120.0;
+    if (notches == 0) {
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    m_fitted = false;
+    setZoom(zoom() * std::pow(kZoomStep, notches));
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent *event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomIn();
+        return;
+    case Qt::Key_Minus:
+        zoomOut();
+        return;
+    case Qt::Key_0:
+        resetZoom();
+        return;
+    case Qt::Key_F:
+        if (event->modifiers() == Qt::NoModifier) {
+            zoomToFit();
+            return;
+        }
+        break;
+    default: break;
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
+{
+    QGraphicsView::drawForeground(painter, rect);
+    if (!m_legend || !m_scene->hasGraph())
+        return;
+    // The legend stays put on screen: paint it in viewport pixels.
+    painter->save();
+    painter->resetTransform();
+    const GraphLegend legend(m_scene->legendContext());
+    const QSizeF size = legend.size();
+    legend.paint(painter, QPointF(kLegendMargin, viewport()->height() - size.height() - kLegendMargin));
+    painter->restore();
+}
+
+void GraphView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (m_fitted)
+        zoomToFit();
+    placeOverview();
+    Q_EMIT viewportMoved();
+}
+
+void GraphView::showEvent(QShowEvent *event)
+{
+    QGraphicsView::showEvent(event);
+    if (m_fitted)
+        zoomToFit();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    // The legend is drawn in viewport coordinates; scrolling would smear it.
+    if (m_legend)
+        viewport()->update();
+    Q_EMIT viewportMoved();
+}
+
+void GraphView::layoutApplied()
+{
+    // A different pipeline is always fitted; a reload of the same one keeps the user's zoom.
+    const SplitDocument *document = m_scene->document();
+    const QString source = document->hasPipeline() ? document->source().path + QLatin1Char('|')
+            + document->source().exampleName
+                                                   : QString();
+    if (source != m_shownSource) {
+        m_shownSource = source;
+        m_fitted = true;
+    }
+    if (m_fitted) {
+        zoomToFit();
+    } else if (QGraphicsItem *item = m_scene->nodeItem(document->currentUnit())) {
+        centerOn(item);
+    }
+    m_overview->sceneChanged();
+    updateOverviewVisibility();
+    viewport()->update();
+}
+
+void GraphView::placeOverview()
+{
+    const QSize size = m_overview->preferredSize(viewport()->size());
+    m_overview->setGeometry(viewport()->width() - size.width() - kLegendMargin, kLegendMargin, size.width(),
+        size.height());
+}
+
+void GraphView::updateOverviewVisibility()
+{
+    // Only useful when part of the graph is off screen.
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const bool needed = m_scene->hasGraph() && !visible.contains(m_scene->graphRect().adjusted(4, 4, -4, -4));
+    const bool show = m_overviewEnabled && needed;
+    if (show != m_overview->isVisible()) {
+        if (show)
+            placeOverview();
+        m_overview->setVisible(show);
+    }
+}
+
+} // namespace splitscope

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/PipelineGraph.h"
+
+#include <QGraphicsView>
+
+namespace splitscope {
+
+class GraphOverview;
+class SplitGraphScene;
+
+// A view of a SplitGraphScene: zoom with the wheel (around the pointer) and the
+// keys + - 0, pan by dragging the background or with the arrow keys, zoom to fit,
+// center on a unit. Draws the legend in its bottom-left corner and carries an
+// overview (minimap) in its top-right corner when the graph does not fit.
+//
+// After a new layout the view fits the graph, unless the user has zoomed since the
+// last fit (then a reload keeps the zoom and the current unit in view).
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphView(SplitGraphScene *scene, QWidget *parent = nullptr);
+
+    SplitGraphScene *graphScene() const { return m_scene; }
+    double zoom() const;
+    bool legendVisible() const { return m_legend; }
+    bool overviewEnabled() const { return m_overviewEnabled; }
+    GraphOverview *overview() const { return m_overview; }
+
+public Q_SLOTS:
+    void setZoom(double zoom);
+    void zoomIn();
+    void zoomOut();
+    void zoomToFit();
+    void resetZoom();
+    // Scrolls so that the unit is in the middle, zooming in first if names would be unreadable.
+    void centerOnUnit(UnitId unit);
+    void setLegendVisible(bool visible);
+    void setOverviewEnabled(bool enabled);
+    // Mirrors another view's zoom and scroll position (side by side comparison).
+    void followView(const GraphView *other);
+
+Q_SIGNALS:
+    void zoomChanged(double zoom);
+    // The visible part of the scene moved (scroll or zoom).
+    void viewportMoved();
+
+protected:
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void drawForeground(QPainter *painter, const QRectF &rect) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void layoutApplied();
+    void placeOverview();
+    void updateOverviewVisibility();
+
+    SplitGraphScene *m_scene;
+    GraphOverview *m_overview;
+    bool m_legend = true;
+    bool m_overviewEnabled = true;
+    bool m_fitted = true; // true until the user zooms: new layouts are fitted
+    bool m_following = false;
+    QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
+};
+
+} // namespace splitscope

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+#include "GraphWorkspace.h"
+
+#include "GraphStyle.h"
+#include "GraphView.h"
+#include "SplitGraphScene.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/layout/LayoutController.h"
+#include "widgets/panels/LoadErrorBanner.h"
+
+#include <QAction>
+#include <QCompleter>
+#include <QHBoxLayout>
+#include <QIcon>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QStringListModel>
+#include <QVBoxLayout>
+
+namespace splitscope {
+
+namespace {
+
+QAction *makeAction(QObject *owner, const QString &icon, const QString &text, const QKeySequence &key,
+    bool checkable = false, bool checked = false)
+{
+    auto *action = new QAction(icon.isEmpty() ? QIcon() : QIcon(icon), text, owner);
+    if (!key.isEmpty()) {
+        action->setShortcut(key);
+        action->setToolTip(QStringLiteral("%1 (%2)").arg(text, key.toString(QKeySequence::NativeText)));
+    }
+    action->setCheckable(checkable);
+    action->setChecked(checked);
+    return action;
+}
+
+QLabel *caption(QWidget *parent)
+{
+    auto *label = new QLabel(parent);
+    label->setTextFormat(Qt::RichText);
+    label->setContentsMargins(8, 3, 8, 3);
+    label->setStyleSheet(QStringLiteral("background: #f1f3f5; color: #212529;"));
+    return label;
+}
+
+} // namespace
+
+GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWidget *parent)
+    : QWidget(parent), m_document(document),
+      m_layouts(new LayoutController(document, &GraphStyle::nodeSizes, this)),
+      m_scene(new SplitGraphScene(document, m_layouts, cursor, SplitGraphScene::Role::Primary, this)),
+      m_comparisonScene(new SplitGraphScene(document, m_layouts, nullptr, SplitGraphScene::Role::Comparison, this)),
+      m_view(new GraphView(m_scene, this)), m_comparisonView(new GraphView(m_comparisonScene, this)),
+      m_comparisonPane(new QWidget(this)), m_captionA(caption(this)), m_captionB(caption(this)),
+      m_banner(new LoadErrorBanner(document, this)), m_search(new QLineEdit(this)), m_searchStatus(new QLabel(this)),
+      m_info(new QLabel(this)), m_unitNames(new QStringListModel(this)), m_splitter(new QSplitter(Qt::Horizontal, this))
+{
+    m_actions.zoomIn = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-in.svg"), tr("Zoom &in"),
+        QKeySequence::ZoomIn);
+    m_actions.zoomOut = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-out.svg"), tr("Zoom &out"),
+        QKeySequence::ZoomOut);
+    m_actions.zoomFit = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-fit.svg"), tr("Zoom to &fit"),
+        QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_actions.zoomReset = makeAction(this, QString(), tr("Actual &size"), QKeySequence(Qt::CTRL | Qt::Key_1));
+    m_actions.edgeLabels = makeAction(this, QStringLiteral(":/splitscope/icons/labels.svg"), tr("Edge &labels"),
+        QKeySequence(Qt::CTRL | Qt::Key_L), true, true);
+    m_actions.chains = makeAction(this, QStringLiteral(":/splitscope/icons/chains.svg"), tr("Update &chains"),
+        QKeySequence(Qt::CTRL | Qt::Key_U), true, false);
+    m_actions.lineage = makeAction(this, QString(), tr("Highlight up/downstream on click"), QKeySequence(), true, true);
+    m_actions.legend = makeAction(this, QString(), tr("Le&gend"), QKeySequence(), true, true);
+    m_actions.overview = makeAction(this, QString(), tr("&Overview map"), QKeySequence(), true, true);
+    m_actions.find = makeAction(this, QStringLiteral(":/splitscope/icons/search.svg"), tr("&Find unit…"),
+        QKeySequence::Find);
+    m_actions.sideBySide = makeAction(this, QString(), tr("Comparison side by &side"), QKeySequence(), true, false);
+    m_actions.chains->setToolTip(tr("Show update chains: each param's rewriters in order (Ctrl+U)"));
+
+    connect(m_actions.zoomIn, &QAction::triggered, m_view, &GraphView::zoomIn);
+    connect(m_actions.zoomOut, &QAction::triggered, m_view, &GraphView::zoomOut);
+    connect(m_actions.zoomFit, &QAction::triggered, m_view, &GraphView::zoomToFit);
+    connect(m_actions.zoomReset, &QAction::triggered, m_view, &GraphView::resetZoom);
+    connect(m_actions.edgeLabels, &QAction::toggled, this, [this](bool on) {
+        LayoutOptions options = m_layouts->options();
+        options.edgeLabels = on;
+        m_layouts->setOptions(options);
+    });
+    connect(m_actions.chains, &QAction::toggled, this, [this](bool on) {
+        m_scene->setShowChains(on);
+        m_comparisonScene->setShowChains(on);
+    });
+    connect(m_actions.lineage, &QAction::toggled, this, [this](bool on) {
+        m_scene->setHighlightLineage(on);
+        m_comparisonScene->setHighlightLineage(on);
+    });
+    connect(m_actions.legend, &QAction::toggled, this, [this](bool on) {
+        m_view->setLegendVisible(on);
+        m_comparisonView->setLegendVisible(on);
+    });
+    connect(m_actions.overview, &QAction::toggled, this, [this](bool on) {
+        m_view->setOverviewEnabled(on);
+        m_comparisonView->setOverviewEnabled(on);
+    });
+    connect(m_actions.find, &QAction::triggered, this, [this]() {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+    connect(m_actions.sideBySide, &QAction::toggled, this, &GraphWorkspace::setSideBySide);
+
+    // Top strip: what is open, and the search field.
+    m_info->setTextFormat(Qt::RichText);
+    // Long pipeline names must not widen the window: the label gives way to the search field.
+    m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_search->setPlaceholderText(tr("Find unit (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(220);
+    m_search->setMaximumWidth(320);
+    auto *completer = new QCompleter(m_unitNames, this);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    completer->setFilterMode(Qt::MatchContains);
+    m_search->setCompleter(completer);
+    connect(completer, qOverload<const QString &>(&QCompleter::activated), this,
+        [this](const QString &text) { findUnit(text); });
+    connect(m_search, &QLineEdit::returnPressed, this, [this]() { findUnit(m_search->text()); });
+    m_searchStatus->setMinimumWidth(90);
+    auto *strip = new QHBoxLayout;
+    strip->setContentsMargins(8, 4, 8, 4);
+    strip->addWidget(m_info, 1);
+    strip->addWidget(m_searchStatus);
+    strip->addWidget(m_search);
+
+    // Views: A alone, or A | B.
+    auto *paneA = new QWidget(this);
+    auto *layoutA = new QVBoxLayout(paneA);
+    layoutA->setContentsMargins(0, 0, 0, 0);
+    layoutA->setSpacing(0);
+    layoutA->addWidget(m_captionA);
+    layoutA->addWidget(m_view, 1);
+    auto *layoutB = new QVBoxLayout(m_comparisonPane);
+    layoutB->setContentsMargins(0, 0, 0, 0);
+    layoutB->setSpacing(0);
+    layoutB->addWidget(m_captionB);
+    layoutB->addWidget(m_comparisonView, 1);
+    m_splitter->addWidget(paneA);
+    m_splitter->addWidget(m_comparisonPane);
+    m_splitter->setChildrenCollapsible(false);
+    m_comparisonPane->hide();
+    m_captionA->hide();
+    m_comparisonScene->setDiffDisplay(SplitGraphScene::DiffDisplay::Marks);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    auto *bannerBox = new QVBoxLayout;
+    bannerBox->setContentsMargins(8, 6, 8, 0);
+    bannerBox->addWidget(m_banner);
+    layout->addLayout(bannerBox);
+    layout->addLayout(strip);
+    layout->addWidget(m_splitter, 1);
+
+    // Side by side: both views move together.
+    auto follow = [](GraphView *from, GraphView *to) {
+        connect(from, &GraphView::viewportMoved, to, [from, to]() {
+            if (from->isVisible() && to->isVisible())
+                to->followView(from);
+        });
+    };
+    follow(m_view, m_comparisonView);
+    follow(m_comparisonView, m_view);
+
+    connect(m_banner, &LoadErrorBanner::detailsRequested, this, &GraphWorkspace::problemsRequested);
+    connect(document, &SplitDocument::pipelineReset, this, &GraphWorkspace::pipelineReset);
+    connect(document, &SplitDocument::comparisonChanged, this, &GraphWorkspace::updateCaptions);
+    connect(document, &SplitDocument::analysisChanged, this, &GraphWorkspace::updateCaptions);
+    connect(m_layouts, &LayoutController::layoutReady, this, &GraphWorkspace::layoutStatus);
+    connect(m_layouts, &LayoutController::layoutStarted, this, &GraphWorkspace::layoutStatus);
+    pipelineReset();
+}
+
+void GraphWorkspace::pipelineReset()
+{
+    QStringList names;
+    if (m_document->hasPipeline()) {
+        const PipelineGraph &graph = m_document->graph();
+        for (UnitId u = 0; u < graph.unitCount(); ++u)
+            names << QString::fromStdString(graph.unitName(u));
+    }
+    m_unitNames->setStringList(names);
+    m_lastFound = kNoUnit;
+    m_searchStatus->clear();
+    layoutStatus();
+    updateCaptions();
+}
+
+void GraphWorkspace::layoutStatus()
+{
+    if (!m_document->hasPipeline()) {
+        m_info->setText(tr("<span style='color:#495057'>No pipeline open: File ▸ Open or File ▸ Examples.</span>"));
+        return;
+    }
+    const PipelineGraph &graph = m_document->graph();
+    QString text = tr("<b>%1</b> &nbsp;<span style='color:#495057'>%2 · %n unit(s)", nullptr, graph.unitCount())
+                       .arg(QString::fromStdString(graph.pipelineName()).toHtmlEscaped(),
+                           m_document->source().displayName().toHtmlEscaped());
+    text += tr(", %n param(s)", nullptr, graph.paramCount());
+    const QString prefix = GraphStyle::commonUnitPrefix(graph);
+    if (!prefix.isEmpty())
+        text += tr(" · names without <i>%1</i>").arg(prefix.toHtmlEscaped());
+    const auto layout = m_layouts->layout();
+    if (m_layouts->isBusy())
+        text += layout && layout->provisional ? tr(" · quick layout shown, Graphviz dot is working…")
+                                              : tr(" · laying out…");
+    else if (layout && layout->ok())
+        text += tr(" · dot layout %1 s").arg(layout->seconds, 0, 'f', 2);
+    text += QStringLiteral("</span>");
+    m_info->setText(text);
+}
+
+void GraphWorkspace::updateCaptions()
+{
+    const bool compare = m_document->comparison() != nullptr;
+    m_captionA->setVisible(isSideBySide());
+    m_captionA->setText(tr("<b>A</b> &nbsp;%1").arg(m_document->training().label().toHtmlEscaped()));
+    m_captionB->setText(compare ? tr("<b>B</b> &nbsp;%1").arg(m_document->comparisonChoice().label().toHtmlEscaped())
+                                : tr("<b>B</b> &nbsp;<i>no comparison chosen (Compare panel)</i>"));
+}
+
+bool GraphWorkspace::isSideBySide() const
+{
+    return m_actions.sideBySide->isChecked();
+}
+
+void GraphWorkspace::setSideBySide(bool on)
+{
+    if (m_actions.sideBySide->isChecked() != on) {
+        m_actions.sideBySide->setChecked(on); // comes back here through toggled()
+        return;
+    }
+    m_comparisonPane->setVisible(on);
+    m_scene->setDiffDisplay(on ? SplitGraphScene::DiffDisplay::Marks : SplitGraphScene::DiffDisplay::Overlay);
+    if (on) {
+        const int half = m_splitter->width() / 2;
+        m_splitter->setSizes({half, m_splitter->width() - half});
+        m_view->zoomToFit();
+        m_comparisonView->followView(m_view);
+    }
+    updateCaptions();
+    Q_EMIT sideBySideChanged(on);
+}
+
+bool GraphWorkspace::findUnit(const QString &text)
+{
+    const QString needle = text.trimmed();
+    if (!m_document->hasPipeline() || needle.isEmpty())
+        return false;
+    const PipelineGraph &graph = m_document->graph();
+    const int n = graph.unitCount();
+    // An exact name wins; otherwise cycle through names containing the text.
+    UnitId found = graph.findUnit(needle.toStdString());
+    int matches = found == kNoUnit ? 0 : 1;
+    if (found == kNoUnit) {
+        const UnitId start = (needle == m_lastSearch && m_lastFound != kNoUnit) ? m_lastFound + 1 : 0;
+        for (int i = 0; i < n; ++i) {
+            const UnitId u = (start + i) % n;
+            if (QString::fromStdString(graph.unitName(u)).contains(needle, Qt::CaseInsensitive)) {
+                ++matches;
+                if (found == kNoUnit)
+                    found = u;
+            }
+        }
+    }
+    m_lastSearch = needle;
+    m_lastFound = found;
+    if (found == kNoUnit) {
+        m_searchStatus->setText(tr("<span style='color:#c92a2a'>no match</span>"));
+        return false;
+    }
+    m_searchStatus->setText(matches > 1 ? tr("%1 matches (Enter: next)").arg(matches) : tr("found"));
+    showUnit(found);
+    return true;
+}
+
+void GraphWorkspace::showUnit(UnitId unit)
+{
+    m_scene->setFocusedHazard(-1);
+    m_document->setCurrentUnit(unit);
+    m_view->centerOnUnit(unit);
+}
+
+void GraphWorkspace::showHazard(int hazard)
+{
+    const auto analysis = m_document->analysis();
+    if (!analysis || hazard < 0 || hazard >= static_cast<int>(analysis->verification.hazards.size()))
+        return;
+    const Hazard &h = analysis->verification.hazards[hazard];
+    m_document->setCurrentUnit(h.reader);
+    m_scene->setFocusedHazard(hazard);
+    m_view->centerOnUnit(h.reader);
+}
+
+} // namespace splitscope

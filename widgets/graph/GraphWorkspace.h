@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/PipelineGraph.h"
+
+#include <QWidget>
+
+class QAction;
+class QLabel;
+class QLineEdit;
+class QSplitter;
+class QStringListModel;
+
+namespace splitscope {
+
+class GraphView;
+class LayoutController;
+class LoadErrorBanner;
+class SplitDocument;
+class SplitGraphScene;
+class TraceCursor;
+
+// The central area of the app: the load-error banner, a search field, and the unit
+// graph, alone or side by side with split B of a comparison (same layout, zoom and
+// scroll). Owns the layout controller shared by both scenes and the view actions
+// (zoom, fit, labels, chains, lineage, legend, overview, find) that menus and
+// toolbars show.
+class GraphWorkspace : public QWidget {
+    Q_OBJECT
+public:
+    struct Actions {
+        QAction *zoomIn;
+        QAction *zoomOut;
+        QAction *zoomFit;
+        QAction *zoomReset;
+        QAction *edgeLabels;
+        QAction *chains;
+        QAction *lineage;
+        QAction *legend;
+        QAction *overview;
+        QAction *find;
+        QAction *sideBySide;
+    };
+
+    GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWidget *parent = nullptr);
+
+    const Actions &actions() const { return m_actions; }
+    LayoutController *layouts() const { return m_layouts; }
+    SplitGraphScene *scene() const { return m_scene; }
+    SplitGraphScene *comparisonScene() const { return m_comparisonScene; }
+    GraphView *view() const { return m_view; }
+    GraphView *comparisonView() const { return m_comparisonView; }
+    LoadErrorBanner *banner() const { return m_banner; }
+    QLineEdit *searchField() const { return m_search; }
+    bool isSideBySide() const;
+
+public Q_SLOTS:
+    // Selects and centers the next unit whose name contains `text` (case-insensitive),
+    // cycling through matches on repeated calls; false when none matches.
+    bool findUnit(const QString &text);
+    void showHazard(int hazard);
+    void showUnit(UnitId unit);
+    void setSideBySide(bool on);
+
+Q_SIGNALS:
+    void problemsRequested();
+    void sideBySideChanged(bool on);
+
+private:
+    void pipelineReset();
+    void updateCaptions();
+    void layoutStatus();
+
+    SplitDocument *m_document;
+    LayoutController *m_layouts;
+    SplitGraphScene *m_scene;
+    SplitGraphScene *m_comparisonScene;
+    GraphView *m_view;
+    GraphView *m_comparisonView;
+    QWidget *m_comparisonPane;
+    QLabel *m_captionA;
+    QLabel *m_captionB;
+    LoadErrorBanner *m_banner;
+    QLineEdit *m_search;
+    QLabel *m_searchStatus;
+    QLabel *m_info;
+    QStringListModel *m_unitNames;
+    QSplitter *m_splitter;
+    Actions m_actions{};
+    QString m_lastSearch;
+    UnitId m_lastFound = kNoUnit;
+};
+
+} // namespace splitscope

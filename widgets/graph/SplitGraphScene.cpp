@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+#include "SplitGraphScene.h"
+
+#include "ChainLinkItem.h"
+#include "DataEdgeItem.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+#include "widgets/layout/LayoutController.h"
+
+#include "core/Explain.h"
+
+#include <QGraphicsSceneHelpEvent>
+#include <QGraphicsSceneMouseEvent>
+#include <QToolTip>
+#include <QGraphicsSimpleTextItem>
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kSceneMargin = 40.0;   // empty border around the drawing
+constexpr double kArcRoomBase = 40.0;   // room right of and above the graph for chain and cause arcs...
+constexpr double kArcRoomPerSpan = 0.2; // ...growing with the graph's height and width
+
+quint64 edgeKey(UnitId source, UnitId target)
+{
+    return (static_cast<quint64>(static_cast<quint32>(source)) << 32) | static_cast<quint32>(target);
+}
+
+} // namespace
+
+SplitGraphScene::SplitGraphScene(SplitDocument *document, LayoutController *layouts, TraceCursor *cursor, Role role,
+    QObject *parent)
+    : QGraphicsScene(parent), m_document(document), m_layouts(layouts), m_cursor(cursor), m_role(role)
+{
+    setBackgroundBrush(GraphStyle::standard().background);
+    connect(document, &SplitDocument::pipelineReset, this, &SplitGraphScene::pipelineReset);
+    connect(layouts, &LayoutController::layoutReady, this, &SplitGraphScene::layoutReady);
+    connect(document, &SplitDocument::analysisChanged, this, [this]() {
+        m_focusedHazard = -1; // hazard indices belong to the previous split
+        refresh();
+    });
+    connect(document, &SplitDocument::comparisonChanged, this, &SplitGraphScene::refresh);
+    connect(document, &SplitDocument::currentUnitChanged, this, &SplitGraphScene::selectionFromDocument);
+    if (cursor && role == Role::Primary)
+        connect(cursor, &TraceCursor::positionChanged, this, &SplitGraphScene::refresh);
+    connect(this, &QGraphicsScene::selectionChanged, this, &SplitGraphScene::selectionFromScene);
+    if (m_layouts->layout() && m_layouts->layoutGraph() == m_document->sharedGraph())
+        layoutReady();
+    else if (m_document->hasPipeline())
+        pipelineReset();
+}
+
+SplitGraphScene::~SplitGraphScene()
+{
+    // Items go with the scene; stop reacting to the selection changes their removal causes.
+    disconnect(this, &QGraphicsScene::selectionChanged, this, &SplitGraphScene::selectionFromScene);
+}
+
+void SplitGraphScene::pipelineReset()
+{
+    m_focusedHazard = -1;
+    const int units = m_document->graph().unitCount();
+    showPlaceholder(tr("Laying out %n unit(s) with Graphviz dot…", nullptr, units));
+}
+
+void SplitGraphScene::showPlaceholder(const QString &text)
+{
+    m_syncingSelection = true;
+    clear();
+    m_syncingSelection = false;
+    m_nodes.clear();
+    m_edges.clear();
+    m_edgeList.clear();
+    m_chainLinks.clear();
+    m_causeLinks.clear();
+    m_placeholder = addSimpleText(text, GraphStyle::standard().nameFont);
+    m_placeholder->setBrush(GraphStyle::standard().mutedText);
+    m_graphRect = m_placeholder->boundingRect();
+    setSceneRect(m_graphRect.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
+    Q_EMIT layoutApplied();
+}
+
+QString SplitGraphScene::placeholderText() const
+{
+    return m_placeholder ? m_placeholder->text() : QString();
+}
+
+void SplitGraphScene::layoutReady()
+{
+    const auto layout = m_layouts->layout();
+    if (!layout || !m_document->hasPipeline() || m_layouts->layoutGraph() != m_document->sharedGraph())
+        return; // a layout of a graph that is no longer open
+    if (!layout->ok()) {
+        showPlaceholder(tr("The graph could not be laid out.\n%1").arg(layout->error));
+        return;
+    }
+    rebuild(*layout);
+}
+
+void SplitGraphScene::rebuild(const GraphLayout &layout)
+{
+    m_syncingSelection = true;
+    clear();
+    m_syncingSelection = false;
+    m_placeholder = nullptr;
+    m_nodes.clear();
+    m_edges.clear();
+    m_edgeList.clear();
+    m_chainLinks.clear();
+    m_causeLinks.clear();
+
+    const PipelineGraph &graph = m_document->graph();
+    const GraphStyle &style = GraphStyle::standard();
+    m_nodes.assign(static_cast<std::size_t>(graph.lossId()) + 1, nullptr);
+    const int prefix = static_cast<int>(GraphStyle::commonUnitPrefix(graph).size());
+    for (const GraphLayout::Node &n : layout.nodes) {
+        if (n.unit < 0 || n.unit > graph.lossId())
+            continue;
+        const bool isLoss = n.unit == graph.lossId();
+        QStringList models;
+        if (!isLoss) {
+            for (const ModelId m : graph.unitModels(n.unit))
+                models << QString::fromStdString(graph.modelName(m));
+        }
+        auto *item = new UnitNodeItem(n.unit, GraphStyle::shownName(graph, n.unit, prefix), models,
+            !isLoss && graph.isStochastic(n.unit), isLoss, n.rect.size(), style);
+        item->setPos(n.rect.topLeft());
+        addItem(item);
+        m_nodes[n.unit] = item;
+    }
+    if (!m_nodes.back())
+        m_nodes.pop_back(); // the loss is not drawn
+    for (const GraphLayout::Edge &e : layout.edges) {
+        auto *item = new DataEdgeItem(e, style);
+        addItem(item);
+        m_edges.emplace(edgeKey(e.edge.source, e.edge.target), item);
+        m_edgeList.push_back(item);
+    }
+    // Fitting frames the boxes and edges; the scene keeps room on the right for the
+    // chain and cause arcs that appear on demand.
+    m_graphRect = layout.bounds;
+    const double arcRoomRight = kArcRoomBase + kArcRoomPerSpan * layout.bounds.height();
+    const double arcRoomTop = kArcRoomBase + kArcRoomPerSpan * layout.bounds.width();
+    setSceneRect(m_graphRect.adjusted(-kSceneMargin, -kSceneMargin - arcRoomTop, kSceneMargin + arcRoomRight,
+        kSceneMargin));
+    rebuildChainLinks();
+    refresh();
+    selectionFromDocument(m_document->currentUnit());
+    Q_EMIT layoutApplied();
+}
+
+UnitNodeItem *SplitGraphScene::nodeItem(UnitId unit) const
+{
+    if (unit < 0 || unit >= static_cast<UnitId>(m_nodes.size()))
+        return nullptr;
+    return m_nodes[unit];
+}
+
+DataEdgeItem *SplitGraphScene::edgeItem(UnitId source, UnitId target) const
+{
+    const auto found = m_edges.find(edgeKey(source, target));
+    return found == m_edges.end() ? nullptr : found->second;
+}
+
+void SplitGraphScene::setShowChains(bool show)
+{
+    if (show == m_showChains)
+        return;
+    m_showChains = show;
+    rebuildChainLinks();
+}
+
+void SplitGraphScene::setHighlightLineage(bool on)
+{
+    if (on == m_lineage)
+        return;
+    m_lineage = on;
+    refresh();
+}
+
+void SplitGraphScene::setDiffDisplay(DiffDisplay display)
+{
+    if (display == m_diffDisplay)
+        return;
+    m_diffDisplay = display;
+    refresh();
+}
+
+void SplitGraphScene::setFocusedHazard(int index)
+{
+    m_focusedHazard = index;
+    refresh();
+}
+
+void SplitGraphScene::rebuildChainLinks()
+{
+    for (ChainLinkItem *link : m_chainLinks)
+        delete link;
+    m_chainLinks.clear();
+    if (!m_showChains || m_nodes.empty())
+        return;
+    const PipelineGraph &graph = m_document->graph();
+    // One arc per pair of consecutive rewriters, labelled with every param they share.
+    std::map<std::pair<UnitId, UnitId>, QStringList> links;
+    for (ParamId p = 0; p < graph.paramCount(); ++p) {
+        const Span<UnitId> chain = graph.chain(p);
+        for (std::size_t i = 1; i < chain.size(); ++i) {
+            if (chain[i - 1] != chain[i])
+                links[{chain[i - 1], chain[i]}] << QString::fromStdString(graph.paramName(p));
+        }
+    }
+    const GraphStyle &style = GraphStyle::standard();
+    for (const auto &[pair, params] : links) {
+        UnitNodeItem *from = nodeItem(pair.first);
+        UnitNodeItem *to = nodeItem(pair.second);
+        if (!from || !to)
+            continue;
+        auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
+            to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)), params.join(QStringLiteral(", ")),
+            ChainLinkItem::Kind::Chain, style);
+        addItem(link);
+        m_chainLinks.push_back(link);
+    }
+}
+
+void SplitGraphScene::refresh()
+{
+    if (m_nodes.empty() || !m_document->hasPipeline())
+        return;
+    const PipelineGraph &graph = m_document->graph();
+    const std::size_t slots = static_cast<std::size_t>(graph.lossId()) + 1;
+    const auto shown = m_role == Role::Primary ? m_document->analysis() : m_document->comparison();
+    const auto diff = m_document->diff();
+    const auto other = m_role == Role::Primary ? m_document->comparison() : m_document->analysis();
+
+    const bool stepping = shown && isStepping();
+    std::vector<char> members;
+    if (shown)
+        members = stepping ? m_cursor->membersAt(m_cursor->position()) : shown->split.trained;
+    const TracePosition *step = stepping ? &m_cursor->step(m_cursor->position()) : nullptr;
+
+    std::vector<char> added(slots, 0), causeUnit(slots, 0), hazardUnit(slots, 0), focusUnit(slots, 0);
+    std::vector<char> x0(slots, 0), frozen(slots, 0), moved(slots, 0);
+    std::unordered_set<quint64> causeEdges, hazardEdges;
+    quint64 focusEdge = ~quint64(0);
+    if (step) {
+        for (const StepCause &c : step->causes) {
+            added[c.to] = 1;
+            if (c.from != kNoUnit)
+                causeUnit[c.from] = 1;
+            if (c.kind == StepCause::Kind::DataEdge)
+                causeEdges.insert(edgeKey(c.from, c.to));
+        }
+    }
+    const bool hazardsShown = shown && !stepping;
+    const int hazardCount = shown ? static_cast<int>(shown->verification.hazards.size()) : 0;
+    const bool hazardFocus = hazardsShown && m_focusedHazard >= 0 && m_focusedHazard < hazardCount;
+    if (hazardsShown) {
+        for (int i = 0; i < hazardCount; ++i) {
+            const Hazard &h = shown->verification.hazards[i];
+            for (const UnitId u : {h.reader, h.expected, h.actual}) {
+                if (u != kNoUnit) {
+                    hazardUnit[u] = 1;
+                    if (i == m_focusedHazard)
+                        focusUnit[u] = 1;
+                }
+            }
+            if (h.expected != kNoUnit) {
+                hazardEdges.insert(edgeKey(h.expected, h.reader));
+                if (i == m_focusedHazard)
+                    focusEdge = edgeKey(h.expected, h.reader);
+            }
+        }
+    }
+    if (shown) {
+        for (const UnitId u : shown->split.x0)
+            x0[u] = 1;
+        for (const UnitId u : shown->verification.frozenRandomness)
+            frozen[u] = 1;
+    }
+    const bool diffShown = diff && other && m_diffDisplay != DiffDisplay::Off;
+    if (diffShown) {
+        for (const MovedUnit &m : diff->moved)
+            moved[m.unit] = 1;
+    }
+
+    // Lineage of the current unit: everything upstream and downstream along data edges.
+    std::vector<char> up(slots, 0), down(slots, 0);
+    const UnitId focus = m_document->currentUnit();
+    const bool lineage = m_lineage && !hazardFocus && focus != kNoUnit && nodeItem(focus);
+    if (lineage) {
+        std::vector<UnitId> stack{focus};
+        while (!stack.empty()) {
+            const UnitId u = stack.back();
+            stack.pop_back();
+            for (const PipelineGraph::Edge &e : graph.inEdges(u)) {
+                if (!up[e.source]) {
+                    up[e.source] = 1;
+                    stack.push_back(e.source);
+                }
+            }
+        }
+        const bool lossDrawn = nodeItem(graph.lossId()) != nullptr;
+        std::vector<char> feedsLoss(slots, 0);
+        for (const PipelineGraph::Edge &e : graph.inEdges(graph.lossId()))
+            feedsLoss[e.source] = 1;
+        stack.push_back(focus);
+        while (!stack.empty()) {
+            const UnitId u = stack.back();
+            stack.pop_back();
+            if (u == graph.lossId())
+                continue;
+            for (const PipelineGraph::Edge &e : graph.outEdges(u)) {
+                if (!down[e.target]) {
+                    down[e.target] = 1;
+                    stack.push_back(e.target);
+                }
+            }
+            if (lossDrawn && feedsLoss[u])
+                down[graph.lossId()] = 1;
+        }
+    }
+
+    std::vector<bool> trainableModel(static_cast<std::size_t>(graph.modelCount()), false);
+    if (shown) {
+        for (const ModelId m : graph.resolveModels(shown->split.models))
+            trainableModel[m] = true;
+    }
+    for (UnitNodeItem *item : m_nodes) {
+        if (!item)
+            continue;
+        const UnitId u = item->unit();
+        UnitNodeItem::Look look;
+        const bool isLoss = u == graph.lossId();
+        if (isLoss)
+            look.stage = UnitNodeItem::Stage::Loss;
+        else if (shown)
+            look.stage = members[u] ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One;
+        if (!isLoss && diffShown && m_diffDisplay == DiffDisplay::Overlay && !stepping)
+            look.otherStage = other->split.isTrained(u) ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One;
+        look.x0 = x0[u];
+        look.hazard = hazardUnit[u];
+        look.hazardFocus = focusUnit[u];
+        look.frozenRandomness = frozen[u];
+        look.added = added[u];
+        look.cause = causeUnit[u];
+        look.moved = moved[u] && !stepping;
+        if (hazardFocus)
+            look.dimmed = !focusUnit[u];
+        else if (lineage)
+            look.dimmed = !(u == focus || up[u] || down[u]);
+        if (!isLoss) {
+            int i = 0;
+            for (const ModelId m : graph.unitModels(u)) {
+                if (i < 64 && trainableModel[m])
+                    look.trainableBadges |= quint64(1) << i;
+                ++i;
+            }
+        }
+        item->setLook(look);
+    }
+    for (DataEdgeItem *item : m_edgeList) {
+        DataEdgeItem::Look look;
+        const quint64 key = edgeKey(item->source(), item->target());
+        look.hazard = hazardEdges.count(key) != 0;
+        look.hazardFocus = key == focusEdge;
+        look.cause = causeEdges.count(key) != 0;
+        const UnitId s = item->source(), t = item->target();
+        if (hazardFocus) {
+            look.dimmed = key != focusEdge;
+        } else if (lineage) {
+            const bool upstream = up[s] && (up[t] || t == focus);
+            const bool downstream = (down[s] || s == focus) && down[t];
+            look.dimmed = !(upstream || downstream);
+        }
+        item->setLook(look);
+    }
+
+    // The arcs that explain the current step (update chains and the safe rules).
+    for (ChainLinkItem *link : m_causeLinks)
+        delete link;
+    m_causeLinks.clear();
+    if (step) {
+        for (const StepCause &c : step->causes) {
+            if (c.kind != StepCause::Kind::Chain && c.kind != StepCause::Kind::Reader)
+                continue;
+            UnitNodeItem *from = nodeItem(c.from);
+            UnitNodeItem *to = nodeItem(c.to);
+            if (!from || !to)
+                continue;
+            auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
+                to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
+                QString::fromStdString(graph.paramName(c.param)), ChainLinkItem::Kind::Cause,
+                GraphStyle::standard());
+            addItem(link);
+            m_causeLinks.push_back(link);
+        }
+    }
+}
+
+std::vector<UnitId> SplitGraphScene::unitsInStage(UnitNodeItem::Stage stage) const
+{
+    std::vector<UnitId> out;
+    for (const UnitNodeItem *item : m_nodes) {
+        if (item && item->look().stage == stage)
+            out.push_back(item->unit());
+    }
+    return out;
+}
+
+std::vector<UnitId> SplitGraphScene::addedUnits() const
+{
+    std::vector<UnitId> out;
+    for (const UnitNodeItem *item : m_nodes) {
+        if (item && item->look().added)
+            out.push_back(item->unit());
+    }
+    return out;
+}
+
+std::vector<UnitId> SplitGraphScene::undimmedUnits() const
+{
+    std::vector<UnitId> out;
+    for (const UnitNodeItem *item : m_nodes) {
+        if (item && !item->look().dimmed)
+            out.push_back(item->unit());
+    }
+    return out;
+}
+
+bool SplitGraphScene::isStepping() const
+{
+    return m_role == Role::Primary && m_cursor && !m_cursor->atSplit() && m_cursor->stepCount() > 0;
+}
+
+GraphLegend::Context SplitGraphScene::legendContext() const
+{
+    GraphLegend::Context c;
+    const auto shown = m_role == Role::Primary ? m_document->analysis() : m_document->comparison();
+    c.stepping = shown && isStepping();
+    c.chains = m_showChains;
+    c.comparison = m_document->diff() && m_document->comparison() && m_diffDisplay != DiffDisplay::Off;
+    c.overlay = c.comparison && m_diffDisplay == DiffDisplay::Overlay && !c.stepping;
+    c.hazards = shown && !shown->verification.hazards.empty() && !c.stepping;
+    return c;
+}
+
+void SplitGraphScene::selectionFromScene()
+{
+    if (m_syncingSelection)
+        return;
+    const QList<QGraphicsItem *> selected = selectedItems();
+    UnitId unit = kNoUnit;
+    for (QGraphicsItem *item : selected) {
+        if (item->type() == UnitNodeItem::Type) {
+            unit = static_cast<UnitNodeItem *>(item)->unit();
+            break;
+        }
+    }
+    m_focusedHazard = -1; // a click of the user's ends the verifier's "show"
+    m_syncingSelection = true;
+    m_document->setCurrentUnit(unit);
+    m_syncingSelection = false;
+    refresh();
+}
+
+void SplitGraphScene::selectionFromDocument(UnitId unit)
+{
+    if (m_syncingSelection)
+        return;
+    m_syncingSelection = true;
+    clearSelection();
+    if (UnitNodeItem *item = nodeItem(unit))
+        item->setSelected(true);
+    m_syncingSelection = false;
+    refresh();
+}
+
+void SplitGraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event)
+{
+    QGraphicsScene::mouseDoubleClickEvent(event);
+    for (QGraphicsItem *item : items(event->scenePos())) {
+        if (item->type() == UnitNodeItem::Type) {
+            Q_EMIT unitActivated(static_cast<UnitNodeItem *>(item)->unit());
+            return;
+        }
+    }
+}
+
+} // namespace splitscope
+
+namespace splitscope {
+
+void SplitGraphScene::helpEvent(QGraphicsSceneHelpEvent *event)
+{
+    const auto shown = m_role == Role::Primary ? m_document->analysis() : m_document->comparison();
+    QString text;
+    for (QGraphicsItem *item : items(event->scenePos())) {
+        if (item->type() == UnitNodeItem::Type && m_document->hasPipeline()) {
+            const UnitId unit = static_cast<UnitNodeItem *>(item)->unit();
+            const PipelineGraph &graph = m_document->graph();
+            text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(graph.unitName(unit)).toHtmlEscaped());
+            if (shown && unit < graph.unitCount())
+                text += QStringLiteral("<br>%1").arg(
+                    QString::fromStdString(describeReason(graph, shown->split, unit)).toHtmlEscaped());
+            break;
+        }
+        if (item->type() == DataEdgeItem::Type && m_document->hasPipeline()) {
+            const auto *edge = static_cast<DataEdgeItem *>(item);
+            const PipelineGraph &graph = m_document->graph();
+            QStringList params;
+            for (const ParamId p : edge->params())
+                params << QString::fromStdString(graph.paramName(p)).toHtmlEscaped();
+            text = tr("<b>%1</b> → <b>%2</b><br>%3")
+                       .arg(QString::fromStdString(graph.unitName(edge->source())).toHtmlEscaped(),
+                           QString::fromStdString(graph.unitName(edge->target())).toHtmlEscaped(),
+                           params.join(QStringLiteral(", ")));
+            break;
+        }
+    }
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+        event->ignore();
+        return;
+    }
+    QToolTip::showText(event->screenPos(), text);
+    event->accept();
+}
+
+} // namespace splitscope

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "GraphLegend.h"
+#include "UnitNodeItem.h"
+
+#include <QGraphicsScene>
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+class QGraphicsSimpleTextItem;
+
+namespace splitscope {
+
+class ChainLinkItem;
+class DataEdgeItem;
+class LayoutController;
+class SplitDocument;
+class TraceCursor;
+struct GraphLayout;
+
+// The unit graph of a SplitDocument, drawn from the LayoutController's layout. The
+// scene stores no pipeline state: it observes the document (split, comparison,
+// current unit), the layout and the stepper, and recomputes each item's Look from
+// them. Selecting a node sets the document's current unit and the other way round.
+//
+// Role::Primary colors by the document's split and follows the stepper; a scene
+// with Role::Comparison colors by the comparison split (split B), for the side by
+// side view.
+class SplitGraphScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    enum class Role { Primary, Comparison };
+    // How a comparison shows: not at all, moved units marked, or marked and the
+    // other split's stage painted into each box.
+    enum class DiffDisplay { Off, Marks, Overlay };
+
+    SplitGraphScene(SplitDocument *document, LayoutController *layouts, TraceCursor *cursor, Role role,
+        QObject *parent = nullptr);
+    ~SplitGraphScene() override;
+
+    Role role() const { return m_role; }
+    SplitDocument *document() const { return m_document; }
+    bool hasGraph() const { return !m_nodes.empty(); }
+    // The drawing's extent (boxes, edges and labels), in scene coordinates.
+    QRectF graphRect() const { return m_graphRect; }
+
+    // --- view options ---
+    bool showChains() const { return m_showChains; }
+    void setShowChains(bool show);
+    bool highlightLineage() const { return m_lineage; }
+    void setHighlightLineage(bool on);
+    DiffDisplay diffDisplay() const { return m_diffDisplay; }
+    void setDiffDisplay(DiffDisplay display);
+    // Emphasises hazard `index` of the shown split (-1: none): reader, producers and
+    // the edge stand out, the rest is dimmed.
+    int focusedHazard() const { return m_focusedHazard; }
+    void setFocusedHazard(int index);
+
+    // --- what is drawn (for views, exports and tests) ---
+    UnitNodeItem *nodeItem(UnitId unit) const;
+    DataEdgeItem *edgeItem(UnitId source, UnitId target) const;
+    std::vector<ChainLinkItem *> chainLinks() const { return m_chainLinks; }
+    std::vector<ChainLinkItem *> causeLinks() const { return m_causeLinks; }
+    // Units whose box is filled with the stage-two color / marked as added by the step.
+    std::vector<UnitId> unitsInStage(UnitNodeItem::Stage stage) const;
+    std::vector<UnitId> addedUnits() const;
+    std::vector<UnitId> undimmedUnits() const;
+    // Which legend entries apply to what is drawn now.
+    GraphLegend::Context legendContext() const;
+    bool isStepping() const;
+
+Q_SIGNALS:
+    // Items were rebuilt from a new layout (or the layout failed: see placeholderText()).
+    void layoutApplied();
+    void unitActivated(UnitId unit); // double click
+
+public:
+    QString placeholderText() const;
+
+protected:
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event) override;
+    // Tooltips are made when asked for: the full name, the stage and why.
+    void helpEvent(QGraphicsSceneHelpEvent *event) override;
+
+private:
+    void pipelineReset();
+    void layoutReady();
+    void rebuild(const GraphLayout &layout);
+    void refresh();
+    void rebuildChainLinks();
+    void selectionFromScene();
+    void selectionFromDocument(UnitId unit);
+    void showPlaceholder(const QString &text);
+
+    SplitDocument *m_document;
+    LayoutController *m_layouts;
+    TraceCursor *m_cursor;
+    Role m_role;
+    std::vector<UnitNodeItem *> m_nodes; // by unit id, the loss last (when shown)
+    std::unordered_map<quint64, DataEdgeItem *> m_edges; // key: source << 32 | target
+    std::vector<DataEdgeItem *> m_edgeList;
+    std::vector<ChainLinkItem *> m_chainLinks;
+    std::vector<ChainLinkItem *> m_causeLinks;
+    QGraphicsSimpleTextItem *m_placeholder = nullptr;
+    QRectF m_graphRect;
+    bool m_showChains = false;
+    bool m_lineage = true;
+    DiffDisplay m_diffDisplay = DiffDisplay::Overlay;
+    int m_focusedHazard = -1;
+    bool m_syncingSelection = false;
+};
+
+} // namespace splitscope

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#include "UnitNodeItem.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+#include <QStyleOptionGraphicsItem>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kDetailZoom = 0.45;  // below this scale names and badges are not drawn
+constexpr double kOutline = 8.0;      // room around the box for halos and double borders
+constexpr double kDiceSize = 10.0;
+
+QColor stageColor(UnitNodeItem::Stage stage, const GraphStyle &style)
+{
+    switch (stage) {
+    case UnitNodeItem::Stage::One: return style.stageOne;
+    case UnitNodeItem::Stage::Two: return style.stageTwo;
+    case UnitNodeItem::Stage::Loss: return style.loss;
+    case UnitNodeItem::Stage::Unknown: break;
+    }
+    return style.unsplit;
+}
+
+QColor faded(QColor color, bool dimmed)
+{
+    if (dimmed)
+        color.setAlphaF(0.38);
+    return color;
+}
+
+} // namespace
+
+UnitNodeItem::UnitNodeItem(UnitId unit, const QString &name, const QStringList &models, bool stochastic,
+    bool isLoss, const QSizeF &size, const GraphStyle &style)
+    : m_unit(unit), m_name(name), m_models(models), m_stochastic(stochastic), m_isLoss(isLoss),
+      m_box(QPointF(0, 0), size), m_style(style)
+{
+    setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(true);
+    // Boxes repaint from a cached picture unless their look changes (2,000 nodes pan smoothly).
+    setCacheMode(DeviceCoordinateCache);
+    setZValue(2);
+}
+
+void UnitNodeItem::setLook(const Look &look)
+{
+    if (look == m_look)
+        return;
+    m_look = look;
+    update();
+}
+
+QRectF UnitNodeItem::boundingRect() const
+{
+    return m_box.adjusted(-kOutline, -kOutline, kOutline, kOutline);
+}
+
+QPainterPath UnitNodeItem::shape() const
+{
+    QPainterPath path;
+    path.addRoundedRect(m_box, m_style.cornerRadius, m_style.cornerRadius);
+    return path;
+}
+
+void UnitNodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    painter->setRenderHint(QPainter::Antialiasing);
+    const double zoom = option->levelOfDetailFromTransform(painter->worldTransform());
+    paintFill(painter);
+    paintBorder(painter);
+    if (zoom >= kDetailZoom)
+        paintText(painter);
+}
+
+void UnitNodeItem::paintFill(QPainter *painter) const
+{
+    const double r = m_style.cornerRadius;
+    QPainterPath box;
+    box.addRoundedRect(m_box, r, r);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(faded(stageColor(m_look.stage, m_style), m_look.dimmed));
+    painter->drawPath(box);
+    if (m_look.otherStage != Stage::Unknown && m_look.otherStage != m_look.stage) {
+        // Overlay of a comparison: the right part shows the other split's stage,
+        // cut diagonally so that it reads as "this box is two colors".
+        const double w = m_box.width(), h = m_box.height();
+        QPainterPath right;
+        right.moveTo(w * 0.55, 0);
+        right.lineTo(w, 0);
+        right.lineTo(w, h);
+        right.lineTo(w * 0.45, h);
+        right.closeSubpath();
+        painter->setBrush(faded(stageColor(m_look.otherStage, m_style), m_look.dimmed));
+        painter->drawPath(right.intersected(box));
+    }
+}
+
+void UnitNodeItem::paintBorder(QPainter *painter) const
+{
+    const double r = m_style.cornerRadius;
+    painter->setBrush(Qt::NoBrush);
+    if (m_look.added) {
+        // A soft halo: the eye finds what this step added before reading anything.
+        QColor halo = m_style.added;
+        halo.setAlphaF(0.35);
+        painter->setPen(QPen(halo, 7.0));
+        painter->drawRoundedRect(m_box.adjusted(-2, -2, 2, 2), r + 2, r + 2);
+    }
+    if (isSelected()) {
+        QColor halo = m_style.selection;
+        halo.setAlphaF(0.30);
+        painter->setPen(QPen(halo, 8.0));
+        painter->drawRoundedRect(m_box.adjusted(-3, -3, 3, 3), r + 3, r + 3);
+    }
+    if (m_look.moved) {
+        painter->setPen(QPen(faded(m_style.moved, m_look.dimmed), 2.5, Qt::DashLine));
+        painter->drawRoundedRect(m_box.adjusted(-4.5, -4.5, 4.5, 4.5), r + 4, r + 4);
+    }
+    QColor color = m_style.border;
+    double width = 1.0;
+    if (m_look.hazard) {
+        color = m_style.hazard;
+        width = m_look.hazardFocus ? 3.5 : 2.2;
+    } else if (m_look.added) {
+        color = m_style.added;
+        width = 2.5;
+    } else if (m_look.cause) {
+        color = m_style.cause;
+        width = 2.5;
+    } else if (isSelected()) {
+        color = m_style.selection;
+        width = 2.0;
+    }
+    painter->setPen(QPen(faded(color, m_look.dimmed), width));
+    painter->drawRoundedRect(m_box, r, r);
+    if (m_look.x0) {
+        // X0: a double border, as in the DOT export.
+        painter->setPen(QPen(faded(color, m_look.dimmed), 1.0));
+        painter->drawRoundedRect(m_box.adjusted(2.5, 2.5, -2.5, -2.5), r - 2, r - 2);
+    }
+}
+
+void UnitNodeItem::paintText(QPainter *painter) const
+{
+    const GraphStyle &s = m_style;
+    const QFontMetricsF nameMetrics(s.nameFont);
+    const bool hasBadges = !m_models.isEmpty();
+    const double nameTop = s.paddingY;
+    double nameWidth = m_box.width() - 2 * s.paddingX;
+    if (m_stochastic)
+        nameWidth -= kDiceSize + 4;
+    painter->setFont(s.nameFont);
+    painter->setPen(faded(s.text, m_look.dimmed));
+    const QString shown = nameMetrics.elidedText(m_name, Qt::ElideMiddle, nameWidth + 0.5);
+    const QRectF nameRect(s.paddingX, nameTop, nameWidth, nameMetrics.height());
+    painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter, shown);
+    if (m_stochastic) {
+        paintDice(painter, QRectF(m_box.width() - s.paddingX - kDiceSize, nameTop + (nameMetrics.height() - kDiceSize) / 2,
+                               kDiceSize, kDiceSize));
+    }
+    if (!hasBadges)
+        return;
+    painter->setFont(s.badgeFont);
+    double x = s.paddingX;
+    const double y = nameTop + nameMetrics.height() + s.badgeGap;
+    const double h = s.badgeHeight();
+    for (int i = 0; i < m_models.size(); ++i) {
+        const double w = s.badgeWidth(m_models[i]);
+        const QRectF badge(x, y, w, h);
+        const bool trainable = i < 64 && (m_look.trainableBadges >> i) & 1u;
+        painter->setPen(QPen(faded(trainable ? s.badgeTrainable : s.mutedText, m_look.dimmed), 0.8));
+        painter->setBrush(faded(trainable ? s.badgeTrainable : QColor(255, 255, 255, 200), m_look.dimmed));
+        painter->drawRoundedRect(badge, h / 2, h / 2);
+        painter->setPen(faded(trainable ? QColor(Qt::white) : s.text, m_look.dimmed));
+        painter->drawText(badge, Qt::AlignCenter, m_models[i]);
+        x += w + s.badgeGap;
+    }
+}
+
+void UnitNodeItem::paintDice(QPainter *painter, const QRectF &rect) const
+{
+    const QColor ink = faded(m_look.frozenRandomness ? m_style.hazard : m_style.mutedText, m_look.dimmed);
+    painter->setPen(QPen(ink, 1.0));
+    painter->setBrush(Qt::white);
+    painter->drawRoundedRect(rect, 2, 2);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(ink);
+    const double d = rect.width() / 4;
+    for (const QPointF &p : {rect.topLeft() + QPointF(d, d), rect.center(), rect.bottomRight() - QPointF(d, d)})
+        painter->drawEllipse(p, 1.1, 1.1);
+}
+
+} // namespace splitscope

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "GraphStyle.h"
+
+#include <QGraphicsItem>
+#include <QStringList>
+
+namespace splitscope {
+
+// One unit (or the loss) in the graph: a rounded box filled by stage, the unit's
+// name, its model badges (filled when the model requires backward), a dice mark
+// when it is stochastic. The scene decides everything it shows through Look; the
+// item only paints. Below kDetailZoom the text is skipped (level of detail), so a
+// 2,000-unit graph at fit zoom paints as colored boxes.
+class UnitNodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+    enum class Stage { Unknown, One, Two, Loss };
+
+    struct Look {
+        Stage stage = Stage::Unknown;
+        Stage otherStage = Stage::Unknown; // the compared split's stage, drawn as the right half; Unknown: none
+        bool x0 = false;            // double border
+        bool hazard = false;        // reader or producer of a hazard
+        bool hazardFocus = false;   // the hazard the verifier is showing
+        bool frozenRandomness = false; // stochastic and cached
+        bool added = false;         // added by the current stepper position
+        bool cause = false;         // the unit whose edge or chain caused the current step
+        bool moved = false;         // changes stage between the compared splits
+        bool dimmed = false;        // outside the highlighted lineage or hazard
+        quint64 trainableBadges = 0; // bit i: model badge i requires backward
+
+        bool operator==(const Look &o) const
+        {
+            return stage == o.stage && otherStage == o.otherStage && x0 == o.x0 && hazard == o.hazard
+                && hazardFocus == o.hazardFocus && frozenRandomness == o.frozenRandomness && added == o.added
+                && cause == o.cause && moved == o.moved && dimmed == o.dimmed
+                && trainableBadges == o.trainableBadges;
+        }
+        bool operator!=(const Look &o) const { return !(*this == o); }
+    };
+
+    UnitNodeItem(UnitId unit, const QString &name, const QStringList &models, bool stochastic, bool isLoss,
+        const QSizeF &size, const GraphStyle &style);
+
+    UnitId unit() const { return m_unit; }
+    const QString &name() const { return m_name; }
+    const Look &look() const { return m_look; }
+    void setLook(const Look &look);
+    QRectF boxRect() const { return m_box; }
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    void paintFill(QPainter *painter) const;
+    void paintBorder(QPainter *painter) const;
+    void paintText(QPainter *painter) const;
+    void paintDice(QPainter *painter, const QRectF &rect) const;
+
+    UnitId m_unit;
+    QString m_name;
+    QStringList m_models;
+    bool m_stochastic;
+    bool m_isLoss;
+    QRectF m_box;
+    const GraphStyle &m_style;
+    Look m_look;
+};
+
+} // namespace splitscope

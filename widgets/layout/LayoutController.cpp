@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "LayoutController.h"
+
+#include "GraphvizLayout.h"
+#include "LayoutRequestBuilder.h"
+#include "QuickLayeredLayout.h"
+
+#include "widgets/document/SplitDocument.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace splitscope {
+
+namespace {
+
+constexpr int kQuickLayoutUnits = 400;   // above this, a quick layout shows while dot works
+constexpr std::size_t kReservedLabelEdges = 250; // above this, labels sit on edge midpoints
+
+} // namespace
+
+LayoutController::LayoutController(SplitDocument *document, NodeSizer sizer, QObject *parent)
+    : QObject(parent), m_document(document), m_sizer(std::move(sizer))
+{
+    connect(document, &SplitDocument::pipelineReset, this, &LayoutController::relayout);
+}
+
+void LayoutController::setOptions(const LayoutOptions &options)
+{
+    m_options = options;
+    relayout();
+}
+
+
+void LayoutController::relayout()
+{
+    if (!m_document->hasPipeline())
+        return;
+    const std::shared_ptr<const PipelineGraph> graph = m_document->sharedGraph();
+    // Node sizes come from font metrics, so the request is built here on the GUI thread.
+    const std::vector<QSizeF> sizes = m_sizer(*graph);
+    LayoutRequest request = buildLayoutRequest(*graph, m_options, [&](UnitId unit) { return sizes[unit]; });
+    request.options.reserveLabelSpace = request.edges.size() <= kReservedLabelEdges;
+    const quint64 job = ++m_job;
+    if (m_pending++ == 0)
+        Q_EMIT busyChanged(true);
+    Q_EMIT layoutStarted(job);
+    if (graph->unitCount() > kQuickLayoutUnits) {
+        // Linear time: the graph is on screen and usable at once, dot's layout replaces it.
+        m_layout = std::make_shared<const GraphLayout>(computeQuickLayeredLayout(request));
+        m_layoutGraph = graph;
+        Q_EMIT layoutReady(job);
+    }
+    // The continuation runs on this object's thread and is dropped if the controller
+    // is destroyed first.
+    QtConcurrent::run([request = std::move(request)]() { return computeGraphvizLayout(request); })
+        .then(this, [this, job, graph](GraphLayout layout) { finished(job, graph, std::move(layout)); });
+}
+
+void LayoutController::finished(quint64 job, std::shared_ptr<const PipelineGraph> graph, GraphLayout layout)
+{
+    const bool newest = job == m_job;
+    if (--m_pending == 0)
+        Q_EMIT busyChanged(false);
+    if (!newest)
+        return; // a newer request is on its way; showing this one would flicker
+    m_layout = std::make_shared<const GraphLayout>(std::move(layout));
+    m_layoutGraph = std::move(graph);
+    Q_EMIT layoutReady(job);
+}
+
+} // namespace splitscope

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "GraphLayout.h"
+
+#include <functional>
+
+namespace splitscope {
+
+// Turns a pipeline graph into a layout request: one node per unit (pipeline order),
+// the loss last when options.showLoss, and one edge per (producer, reader) pair
+// carrying every param that flows between them. `nodeSize` gives each node's size
+// in scene units (the drawing's fonts decide it, so the caller supplies it).
+LayoutRequest buildLayoutRequest(const PipelineGraph &graph, const LayoutOptions &options,
+    const std::function<QSizeF(UnitId)> &nodeSize);
+
+// The label drawn on an edge: one param per line, at most kMaxLabelLines lines
+// (the rest summarised as "+N more").
+QString edgeLabelText(const PipelineGraph &graph, const std::vector<ParamId> &params);
+
+} // namespace splitscope

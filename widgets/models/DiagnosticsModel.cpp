@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "DiagnosticsModel.h"
+
+#include "widgets/document/SplitDocument.h"
+
+#include <QColor>
+#include <QFileInfo>
+
+namespace splitscope {
+
+DiagnosticsModel::DiagnosticsModel(SplitDocument *document, QObject *parent)
+    : QAbstractTableModel(parent), m_document(document)
+{
+    connect(document, &SplitDocument::diagnosticsChanged, this, &DiagnosticsModel::rebuild);
+    rebuild();
+}
+
+void DiagnosticsModel::rebuild()
+{
+    beginResetModel();
+    m_diagnostics = m_document->diagnostics();
+    endResetModel();
+}
+
+int DiagnosticsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_diagnostics.size());
+}
+
+int DiagnosticsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Diagnostic &d = m_diagnostics[index.row()];
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case SeverityColumn: return QString::fromLatin1(severityName(d.severity));
+        case LocationColumn: {
+            QString where = QFileInfo(QString::fromStdString(d.file)).fileName();
+            if (where.isEmpty())
+                where = QString::fromStdString(d.file);
+            if (d.line > 0)
+                where += QStringLiteral(":%1:%2").arg(d.line).arg(d.column);
+            return where;
+        }
+        case PathColumn: return d.jsonPath.empty() ? tr("(document)") : QString::fromStdString(d.jsonPath);
+        case MessageColumn: return QString::fromStdString(d.message);
+        default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole)
+        return QString::fromStdString(d.toString());
+    if (role == Qt::ForegroundRole && index.column() == SeverityColumn) {
+        switch (d.severity) {
+        case Severity::Error: return QColor(0xc9, 0x2a, 0x2a);
+        case Severity::Warning: return QColor(0xb3, 0x5c, 0x00);
+        case Severity::Info: return QColor(0x49, 0x50, 0x57);
+        }
+    }
+    return {};
+}
+
+QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case SeverityColumn: return tr("Severity");
+    case LocationColumn: return tr("File:line:col");
+    case PathColumn: return tr("JSON path");
+    case MessageColumn: return tr("Message");
+    default: return {};
+    }
+}
+
+} // namespace splitscope

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "FindingsModel.h"
+
+#include "widgets/document/SplitDocument.h"
+
+#include <QColor>
+
+namespace splitscope {
+
+FindingsModel::FindingsModel(SplitDocument *document, QObject *parent)
+    : QAbstractTableModel(parent), m_document(document)
+{
+    connect(document, &SplitDocument::analysisChanged, this, &FindingsModel::rebuild);
+    connect(document, &SplitDocument::pipelineReset, this, &FindingsModel::rebuild);
+    rebuild();
+}
+
+void FindingsModel::rebuild()
+{
+    beginResetModel();
+    const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
+    m_hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
+    m_violations = analysis ? static_cast<int>(analysis->verification.violations.size()) : 0;
+    m_frozen = analysis ? static_cast<int>(analysis->verification.frozenRandomness.size()) : 0;
+    endResetModel();
+}
+
+int FindingsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_hazards + m_violations + m_frozen;
+}
+
+int FindingsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FindingsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const auto analysis = m_document->analysis();
+    if (!analysis)
+        return {};
+    const PipelineGraph &graph = m_document->graph();
+    const Verification &v = analysis->verification;
+    auto unitName = [&](UnitId u) {
+        if (u == kNoUnit)
+            return tr("external input");
+        return u == graph.lossId() ? tr("loss (%1)").arg(QString::fromStdString(graph.unitName(u)))
+                                   : QString::fromStdString(graph.unitName(u));
+    };
+    int row = index.row();
+    Kind kind = Kind::Hazard;
+    if (row >= m_hazards + m_violations) {
+        kind = Kind::FrozenRandomness;
+        row -= m_hazards + m_violations;
+    } else if (row >= m_hazards) {
+        kind = Kind::Violation;
+        row -= m_hazards;
+    }
+    if (role == kKindRole)
+        return static_cast<int>(kind);
+    if (role == kIndexRole)
+        return row;
+
+    QString cells[ColumnCount];
+    UnitId unit = kNoUnit;
+    QString tip;
+    switch (kind) {
+    case Kind::Hazard: {
+        const Hazard &h = v.hazards[row];
+        unit = h.reader;
+        cells[KindColumn] = QString::fromLatin1(hazardKindName(h.kind));
+        cells[UnitColumn] = unitName(h.reader);
+        cells[ParamColumn] = QString::fromStdString(graph.paramName(h.param));
+        cells[ExpectedColumn] = unitName(h.expected);
+        cells[ActualColumn] = unitName(h.actual);
+        tip = tr("%1 reads %2 in stage two and sees the value of %3, but in one-stage training it sees the value "
+                 "of %4 (%5).")
+                  .arg(unitName(h.reader), cells[ParamColumn], cells[ActualColumn], cells[ExpectedColumn],
+                      QString::fromLatin1(hazardKindName(h.mechanism)));
+        break;
+    }
+    case Kind::Violation: {
+        const ConditionViolation &c = v.violations[row];
+        unit = c.to;
+        const bool c1 = c.condition == ConditionViolation::Condition::C1;
+        cells[KindColumn] = c1 ? tr("C1 broken") : tr("C2 broken");
+        cells[UnitColumn] = unitName(c.to);
+        cells[ParamColumn] = QString::fromStdString(graph.paramName(c.param));
+        cells[ExpectedColumn] = unitName(c.from);
+        tip = c1 ? tr("%1 (stage two) produces %2, read by %3 in stage one, which would run without it.")
+                       .arg(unitName(c.from), cells[ParamColumn], unitName(c.to))
+                 : tr("%2 is first read inside stage two by %1, which rewrites it, while a later rewriter %3 "
+                      "stays in stage one.")
+                       .arg(unitName(c.from), cells[ParamColumn], unitName(c.to));
+        break;
+    }
+    case Kind::FrozenRandomness: {
+        unit = v.frozenRandomness[row];
+        cells[KindColumn] = tr("frozen randomness");
+        cells[UnitColumn] = unitName(unit);
+        tip = tr("%1 draws random numbers but runs in stage one: its draws are cached once, so every epoch "
+                 "sees the same noise.")
+                  .arg(unitName(unit));
+        break;
+    }
+    }
+    if (role == kUnitRole)
+        return unit;
+    if (role == Qt::DisplayRole)
+        return cells[index.column()];
+    if (role == Qt::ToolTipRole)
+        return tip;
+    if (role == Qt::ForegroundRole && index.column() == KindColumn)
+        return kind == Kind::FrozenRandomness ? QColor(0xb3, 0x5c, 0x00) : QColor(0xc2, 0x25, 0x5c);
+    return {};
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case KindColumn: return tr("Finding");
+    case UnitColumn: return tr("Reader / unit");
+    case ParamColumn: return tr("Param");
+    case ExpectedColumn: return tr("One-stage producer");
+    case ActualColumn: return tr("Two-stage producer");
+    default: return {};
+    }
+}
+
+} // namespace splitscope

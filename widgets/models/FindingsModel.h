@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/PipelineGraph.h"
+
+#include <QAbstractTableModel>
+
+namespace splitscope {
+
+class SplitDocument;
+
+// The verifier's findings for the current split, one row each: hazards first (a
+// read in stage two that sees a different producer than one-stage training),
+// then broken split conditions (C1/C2), then stochastic units whose randomness
+// the cache would freeze.
+class FindingsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum class Kind { Hazard, Violation, FrozenRandomness };
+    enum Column { KindColumn, UnitColumn, ParamColumn, ExpectedColumn, ActualColumn, ColumnCount };
+    static constexpr int kKindRole = Qt::UserRole + 1;  // Kind as int
+    static constexpr int kIndexRole = Qt::UserRole + 2; // index in the analysis' list of that kind
+    static constexpr int kUnitRole = Qt::UserRole + 3;  // the unit the row is about
+
+    explicit FindingsModel(SplitDocument *document, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    int hazardCount() const { return m_hazards; }
+    int violationCount() const { return m_violations; }
+    int frozenCount() const { return m_frozen; }
+
+private:
+    void rebuild();
+
+    SplitDocument *m_document;
+    int m_hazards = 0;
+    int m_violations = 0;
+    int m_frozen = 0;
+};
+
+} // namespace splitscope

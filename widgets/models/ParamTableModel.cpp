@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "ParamTableModel.h"
+
+#include "widgets/document/SplitDocument.h"
+
+#include <QColor>
+
+#include <algorithm>
+
+namespace splitscope {
+
+ParamTableModel::ParamTableModel(SplitDocument *document, QObject *parent)
+    : QAbstractTableModel(parent), m_document(document)
+{
+    connect(document, &SplitDocument::pipelineReset, this, &ParamTableModel::rebuild);
+    connect(document, &SplitDocument::analysisChanged, this, &ParamTableModel::refreshCache);
+    rebuild();
+}
+
+void ParamTableModel::rebuild()
+{
+    beginResetModel();
+    m_params.clear();
+    if (m_document->hasPipeline()) {
+        const PipelineGraph &graph = m_document->graph();
+        for (ParamId p = 0; p < graph.paramCount(); ++p)
+            m_params.push_back(p);
+        std::sort(m_params.begin(), m_params.end(),
+            [&](ParamId a, ParamId b) { return graph.paramName(a) < graph.paramName(b); });
+    }
+    endResetModel();
+    refreshCache();
+}
+
+void ParamTableModel::refreshCache()
+{
+    m_cacheEntry.assign(m_document->hasPipeline() ? m_document->graph().paramCount() : 0, -1);
+    if (const auto analysis = m_document->analysis()) {
+        for (std::size_t i = 0; i < analysis->cacheSet.size(); ++i)
+            m_cacheEntry[analysis->cacheSet[i].param] = static_cast<int>(i);
+    }
+    if (!m_params.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+int ParamTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_params.size());
+}
+
+int ParamTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+int ParamTableModel::rowOf(ParamId param) const
+{
+    const auto found = std::find(m_params.begin(), m_params.end(), param);
+    return found == m_params.end() ? -1 : static_cast<int>(found - m_params.begin());
+}
+
+QVariant ParamTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ParamId p = m_params[index.row()];
+    if (role == kParamIdRole)
+        return p;
+    const PipelineGraph &graph = m_document->graph();
+    const auto analysis = m_document->analysis();
+    auto unitName = [&](UnitId u) { return QString::fromStdString(graph.unitName(u)); };
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+        switch (index.column()) {
+        case ParamColumn: return QString::fromStdString(graph.paramName(p));
+        case ChainColumn: {
+            if (graph.isExternalInput(p))
+                return tr("external input");
+            QStringList chain;
+            for (const UnitId u : graph.chain(p)) {
+                QString entry = unitName(u);
+                if (analysis)
+                    entry += analysis->split.isTrained(u) ? tr(" [2]") : tr(" [1]");
+                chain << entry;
+            }
+            return chain.join(QStringLiteral(" → "));
+        }
+        case ReadersColumn: {
+            QStringList readers;
+            for (const UnitId u : graph.readers(p))
+                readers << unitName(u);
+            for (const ParamId q : graph.inputs(graph.lossId())) {
+                if (q == p) {
+                    readers << tr("the loss");
+                    break;
+                }
+            }
+            return readers.isEmpty() ? tr("nobody") : readers.join(QStringLiteral(", "));
+        }
+        case CacheColumn: {
+            const int entry = p < static_cast<ParamId>(m_cacheEntry.size()) ? m_cacheEntry[p] : -1;
+            if (entry < 0 || !analysis)
+                return role == Qt::ToolTipRole ? tr("Stage two does not read this param from the cache")
+                                               : QStringLiteral("—");
+            const CacheEntry &c = analysis->cacheSet[entry];
+            const QString producer = c.producer == kNoUnit ? tr("external input") : unitName(c.producer);
+            if (role == Qt::ToolTipRole) {
+                QStringList readers;
+                for (const UnitId r : c.readers)
+                    readers << (r == graph.lossId() ? tr("the loss") : unitName(r));
+                return tr("Cached from %1, read in stage two by %2").arg(producer, readers.join(QStringLiteral(", ")));
+            }
+            return tr("cached from %1").arg(producer);
+        }
+        default: return {};
+        }
+    }
+    if (role == Qt::ForegroundRole && index.column() == CacheColumn && p < static_cast<ParamId>(m_cacheEntry.size())
+        && m_cacheEntry[p] >= 0)
+        return QColor(0x1c, 0x6d, 0xb5);
+    return {};
+}
+
+QVariant ParamTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case ParamColumn: return tr("Param");
+    case ChainColumn: return tr("Update chain [stage]");
+    case ReadersColumn: return tr("Read by");
+    case CacheColumn: return tr("Cache set");
+    default: return {};
+    }
+}
+
+} // namespace splitscope

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/PipelineGraph.h"
+
+#include <QAbstractTableModel>
+
+namespace splitscope {
+
+class SplitDocument;
+
+// Every param of the pipeline: its update chain (the units that write it, in
+// order, each marked with its stage), its readers, and whether stage two reads it
+// from the cache (and from which producer). Sorted by name like the core's cache set.
+class ParamTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { ParamColumn, ChainColumn, ReadersColumn, CacheColumn, ColumnCount };
+    static constexpr int kParamIdRole = Qt::UserRole + 1;
+
+    explicit ParamTableModel(SplitDocument *document, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // Row of a param, or -1.
+    int rowOf(ParamId param) const;
+
+private:
+    void rebuild();
+    void refreshCache();
+
+    SplitDocument *m_document;
+    std::vector<ParamId> m_params;          // rows, by name
+    std::vector<int> m_cacheEntry;          // per param id: index in the analysis' cache set, or -1
+};
+
+} // namespace splitscope

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/PipelineGraph.h"
+
+#include <QAbstractTableModel>
+
+namespace splitscope {
+
+class SplitDocument;
+
+// The inspector's tables for the current unit.
+//
+// Inputs: each param the unit reads (fetch_input_params order), the unit that
+// produces it (or the external input) and where the value comes from in two-stage
+// training: the stage-one cache, a stage-two unit, or (for a stage-one unit) the
+// stage-one run itself.
+//
+// Outputs: each param the unit writes, the units and the loss that read this
+// unit's value of it (its data edges), and whether that value goes into the cache.
+class UnitPortsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum class Side { Inputs, Outputs };
+    enum Column { ParamColumn, PeerColumn, SourceColumn, ColumnCount };
+    // Qt::UserRole on a row: the unit to jump to (producer or first consumer), or kNoUnit.
+    static constexpr int kPeerUnitRole = Qt::UserRole + 1;
+
+    UnitPortsModel(SplitDocument *document, Side side, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        ParamId param = -1;
+        QString peer;
+        QString source;
+        UnitId peerUnit = kNoUnit;
+        bool fromCache = false;
+    };
+    void rebuild();
+
+    SplitDocument *m_document;
+    Side m_side;
+    std::vector<Row> m_rows;
+};
+
+} // namespace splitscope

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+#include "InspectorPanel.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/models/UnitPortsModel.h"
+
+#include "core/Explain.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+namespace splitscope {
+
+InspectorPanel::InspectorPanel(SplitDocument *document, QWidget *parent)
+    : QWidget(parent), m_document(document),
+      m_inputs(new UnitPortsModel(document, UnitPortsModel::Side::Inputs, this)),
+      m_outputs(new UnitPortsModel(document, UnitPortsModel::Side::Outputs, this)), m_header(new QLabel(this)),
+      m_reason(new QTextBrowser(this)), m_tabs(new QTabWidget(this))
+{
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_reason->setFrameShape(QFrame::NoFrame);
+    m_reason->setOpenLinks(false);
+    m_tabs->addTab(makeTable(m_inputs), tr("Inputs"));
+    m_tabs->addTab(makeTable(m_outputs), tr("Outputs"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_header);
+    layout->addWidget(m_reason, 2);
+    layout->addWidget(m_tabs, 3);
+    connect(document, &SplitDocument::currentUnitChanged, this, &InspectorPanel::refresh);
+    connect(document, &SplitDocument::analysisChanged, this, &InspectorPanel::refresh);
+    connect(document, &SplitDocument::pipelineReset, this, &InspectorPanel::refresh);
+    refresh();
+}
+
+QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
+{
+    auto *table = new QTableView(this);
+    table->setModel(model);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->setToolTip(tr("Double-click a row to inspect the producer or reader"));
+    connect(model, &QAbstractItemModel::modelReset, table, [table]() {
+        table->resizeColumnsToContents();
+        table->horizontalHeader()->setStretchLastSection(true);
+    });
+    connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        const UnitId peer = index.data(UnitPortsModel::kPeerUnitRole).toInt();
+        if (peer != kNoUnit)
+            m_document->setCurrentUnit(peer);
+    });
+    return table;
+}
+
+void InspectorPanel::refresh()
+{
+    const UnitId unit = m_document->currentUnit();
+    const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
+    if (!analysis || unit == kNoUnit) {
+        m_header->setText(tr("<b>No unit selected</b><br><span style='color:#495057'>Click a unit in the graph, "
+                             "or press Ctrl+F to find one.</span>"));
+        m_reason->clear();
+        m_tabs->setEnabled(false);
+        return;
+    }
+    m_tabs->setEnabled(true);
+    const PipelineGraph &graph = m_document->graph();
+    const Split &split = analysis->split;
+    const auto esc = [](const std::string &s) { return QString::fromStdString(s).toHtmlEscaped(); };
+    if (unit == graph.lossId()) {
+        m_header->setText(tr("<b style='font-size:13pt'>%1</b><br><span style='background:#e9ecef'>&nbsp;loss&nbsp;"
+                             "</span> Runs last in stage two and reads %n param(s).",
+            nullptr, static_cast<int>(graph.inputs(unit).size()))
+                              .arg(esc(graph.unitName(unit))));
+        m_reason->setHtml(tr("<p>The loss reads the final value of each of its params. Stage two must produce the "
+                             "same values as one-stage training: see the Verifier for reads that differ.</p>"));
+        m_tabs->setCurrentIndex(0);
+        return;
+    }
+    const bool trained = split.isTrained(unit);
+    QString models;
+    for (const ModelId m : graph.unitModels(unit)) {
+        const bool needsGrad = std::find(split.models.begin(), split.models.end(), graph.modelName(m))
+            != split.models.end();
+        models += needsGrad ? QStringLiteral(" <span style='background:#d9480f;color:white'>&nbsp;%1&nbsp;</span>")
+                                  .arg(esc(graph.modelName(m)))
+                            : QStringLiteral(" <span style='background:#f1f3f5'>&nbsp;%1&nbsp;</span>")
+                                  .arg(esc(graph.modelName(m)));
+    }
+    QString header = QStringLiteral("<b style='font-size:13pt'>%1</b><br>").arg(esc(graph.unitName(unit)));
+    header += trained ? tr("<span style='background:%1'>&nbsp;stage two · trained&nbsp;</span>")
+                            .arg(QLatin1String(kStageTwoColor))
+                      : tr("<span style='background:%1'>&nbsp;stage one · cached&nbsp;</span>")
+                            .arg(QLatin1String(kStageOneColor));
+    if (std::find(split.x0.begin(), split.x0.end(), unit) != split.x0.end())
+        header += tr(" &nbsp;<b>X0</b>");
+    header += QStringLiteral("<br>");
+    header += models.isEmpty() ? tr("Calls no model.") : tr("Models:%1").arg(models);
+    if (graph.isStochastic(unit))
+        header += trained ? tr("<br>Stochastic: draws fresh random numbers every step.")
+                          : tr("<br><span style='color:#c2255c'>Stochastic but cached: its random draws are frozen "
+                               "into the cache.</span>");
+    const int position = unit + 1;
+    header += tr("<br><span style='color:#495057'>Unit %1 of %2 in pipeline order.</span>")
+                  .arg(position)
+                  .arg(graph.unitCount());
+    m_header->setText(header);
+
+    const Explanation explanation = explainUnit(graph, split, unit);
+    QString html = QStringLiteral("<p><b>%1</b></p><ol style='margin-left:-18px'>")
+                       .arg(QString::fromStdString(explanation.lines.front()).toHtmlEscaped());
+    for (std::size_t i = 1; i < explanation.lines.size(); ++i) {
+        QString line = QString::fromStdString(explanation.lines[i]);
+        // explainUnit numbers the trained chain itself ("1. ..."); the list numbers it again.
+        if (trained) {
+            const int dot = line.indexOf(QStringLiteral(". "));
+            if (dot > 0 && dot < 4)
+                line = line.mid(dot + 2);
+        } else if (line.startsWith(QStringLiteral("- "))) {
+            line = line.mid(2);
+        }
+        html += QStringLiteral("<li>%1</li>").arg(line.toHtmlEscaped());
+    }
+    html += QStringLiteral("</ol>");
+    QStringList hazards;
+    for (const Hazard &h : analysis->verification.hazards) {
+        if (h.reader != unit && h.expected != unit && h.actual != unit)
+            continue;
+        auto name = [&](UnitId u) {
+            return u == kNoUnit ? tr("the external input") : QString::fromStdString(graph.unitName(u)).toHtmlEscaped();
+        };
+        hazards << tr("<li><b>%1</b>: %2 reads <i>%3</i> and sees %4's value; one-stage training gives it %5's.</li>")
+                       .arg(QString::fromLatin1(hazardKindName(h.kind)),
+                           h.reader == graph.lossId() ? tr("the loss") : name(h.reader),
+                           esc(graph.paramName(h.param)), name(h.actual), name(h.expected));
+    }
+    if (!hazards.isEmpty())
+        html += tr("<p style='color:#c2255c'><b>Hazards touching this unit</b></p><ul style='margin-left:-18px'>%1</ul>")
+                    .arg(hazards.join(QString()));
+    m_reason->setHtml(html);
+}
+
+QString InspectorPanel::headerText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_header->text());
+    return doc.toPlainText();
+}
+
+QString InspectorPanel::reasonText() const
+{
+    return m_reason->toPlainText();
+}
+
+} // namespace splitscope

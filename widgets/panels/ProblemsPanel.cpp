@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "ProblemsPanel.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/models/DiagnosticsModel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace splitscope {
+
+ProblemsPanel::ProblemsPanel(SplitDocument *document, QWidget *parent)
+    : QWidget(parent), m_document(document), m_model(new DiagnosticsModel(document, this)),
+      m_summary(new QLabel(this)), m_table(new QTableView(this))
+{
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+    m_table->setModel(m_model);
+    m_table->verticalHeader()->hide();
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_table, 1);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ProblemsPanel::refresh);
+    refresh();
+}
+
+void ProblemsPanel::refresh()
+{
+    m_table->resizeColumnsToContents();
+    const Diagnostics &d = m_document->diagnostics();
+    const auto errors = countSeverity(d, Severity::Error);
+    const auto warnings = countSeverity(d, Severity::Warning);
+    if (m_document->lastLoadFailed()) {
+        m_summary->setText(tr("<span style='color:#c92a2a'><b>%1 could not be loaded</b></span> (%2 error(s)). "
+                              "The pipeline shown is still %3.")
+                               .arg(m_document->lastAttempt().toHtmlEscaped())
+                               .arg(errors)
+                               .arg(m_document->hasPipeline() ? m_document->source().displayName().toHtmlEscaped()
+                                                              : tr("none")));
+    } else if (!m_document->hasPipeline()) {
+        m_summary->setText(tr("No pipeline open."));
+    } else if (d.empty()) {
+        m_summary->setText(tr("<span style='color:#2b8a3e'>✔ %1 loaded without problems.</span>")
+                               .arg(m_document->source().displayName().toHtmlEscaped()));
+    } else {
+        m_summary->setText(tr("%1 loaded: %2 warning(s), %3 note(s).")
+                               .arg(m_document->source().displayName().toHtmlEscaped())
+                               .arg(warnings)
+                               .arg(d.size() - warnings - errors));
+    }
+}
+
+} // namespace splitscope

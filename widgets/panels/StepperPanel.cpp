@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+#include "StepperPanel.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QIcon>
+#include <QLabel>
+#include <QSlider>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace splitscope {
+
+namespace {
+
+constexpr int kMaxChips = 24;            // more steps than this: the slider alone
+constexpr double kNormalTextPoints = 10.5;
+constexpr double kPresentationTextPoints = 22.0; // readable from the back of a classroom
+constexpr double kSpeeds[] = {0.5, 1.0, 2.0, 4.0}; // seconds per step
+
+QAction *makeAction(QWidget *owner, const QString &icon, const QString &text, const QList<QKeySequence> &keys)
+{
+    auto *action = new QAction(QIcon(icon), text, owner);
+    action->setShortcuts(keys);
+    action->setShortcutContext(Qt::WindowShortcut);
+    QStringList names;
+    for (const QKeySequence &k : keys)
+        names << k.toString(QKeySequence::NativeText);
+    action->setToolTip(names.isEmpty() ? text : QStringLiteral("%1 (%2)").arg(text, names.join(QStringLiteral(", "))));
+    owner->addAction(action);
+    return action;
+}
+
+QToolButton *buttonFor(QAction *action, QWidget *parent)
+{
+    auto *button = new QToolButton(parent);
+    button->setDefaultAction(action);
+    button->setAutoRaise(true);
+    button->setIconSize(QSize(22, 22));
+    return button;
+}
+
+} // namespace
+
+StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget *parent)
+    : QWidget(parent), m_document(document), m_cursor(cursor), m_slider(new QSlider(Qt::Horizontal, this)),
+      m_position(new QLabel(this)), m_speed(new QComboBox(this)), m_chipBox(new QWidget(this)),
+      m_chips(new QHBoxLayout(m_chipBox)), m_text(new QTextBrowser(this)), m_timer(new QTimer(this))
+{
+    m_first = makeAction(this, QStringLiteral(":/splitscope/icons/first.svg"), tr("First step (X0)"),
+        {QKeySequence(Qt::CTRL | Qt::Key_Home)});
+    m_previous = makeAction(this, QStringLiteral(":/splitscope/icons/previous.svg"), tr("Previous step"),
+        {QKeySequence(Qt::CTRL | Qt::Key_Left), QKeySequence(Qt::Key_Comma)});
+    m_play = makeAction(this, QStringLiteral(":/splitscope/icons/play.svg"), tr("Play"), {QKeySequence(Qt::Key_P)});
+    m_play->setCheckable(true);
+    m_next = makeAction(this, QStringLiteral(":/splitscope/icons/next.svg"), tr("Next step"),
+        {QKeySequence(Qt::CTRL | Qt::Key_Right), QKeySequence(Qt::Key_Period)});
+    m_last = makeAction(this, QStringLiteral(":/splitscope/icons/last.svg"), tr("Last: the split"),
+        {QKeySequence(Qt::CTRL | Qt::Key_End)});
+    m_presentationAction = makeAction(this, QStringLiteral(":/splitscope/icons/presentation.svg"),
+        tr("Presentation mode"), {QKeySequence(Qt::Key_F5)});
+    m_presentationAction->setCheckable(true);
+    for (const auto &key : {Qt::Key_Right, Qt::Key_Space, Qt::Key_PageDown}) {
+        QAction *a = makeAction(this, QString(), tr("Next step"), {QKeySequence(key)});
+        connect(a, &QAction::triggered, cursor, &TraceCursor::next);
+        a->setEnabled(false);
+        m_slideKeys.push_back(a);
+    }
+    for (const auto &key : {Qt::Key_Left, Qt::Key_PageUp}) {
+        QAction *a = makeAction(this, QString(), tr("Previous step"), {QKeySequence(key)});
+        connect(a, &QAction::triggered, cursor, &TraceCursor::previous);
+        a->setEnabled(false);
+        m_slideKeys.push_back(a);
+    }
+
+    auto *controls = new QHBoxLayout;
+    controls->setSpacing(2);
+    for (QAction *a : {m_first, m_previous, m_play, m_next, m_last})
+        controls->addWidget(buttonFor(a, this));
+    controls->addSpacing(8);
+    m_slider->setPageStep(1);
+    m_slider->setTickPosition(QSlider::TicksBelow);
+    m_slider->setTickInterval(1);
+    m_slider->setMinimumWidth(160);
+    m_slider->setToolTip(tr("Stepper position: X0, F1, U1, ... and the split"));
+    controls->addWidget(m_slider, 1);
+    m_position->setMinimumWidth(110);
+    controls->addWidget(m_position);
+    for (const double s : kSpeeds)
+        m_speed->addItem(tr("%1 s / step").arg(s), s);
+    m_speed->setCurrentIndex(1);
+    m_speed->setToolTip(tr("Play speed"));
+    controls->addWidget(m_speed);
+    controls->addWidget(buttonFor(m_presentationAction, this));
+
+    m_chips->setContentsMargins(0, 0, 0, 0);
+    m_chips->setSpacing(3);
+
+    m_text->setOpenLinks(false);
+    m_text->setFrameShape(QFrame::NoFrame);
+    m_text->setMinimumHeight(70);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 4, 6, 4);
+    layout->addLayout(controls);
+    layout->addWidget(m_chipBox);
+    layout->addWidget(m_text, 1);
+
+    connect(m_first, &QAction::triggered, cursor, &TraceCursor::first);
+    connect(m_previous, &QAction::triggered, cursor, &TraceCursor::previous);
+    connect(m_next, &QAction::triggered, cursor, &TraceCursor::next);
+    connect(m_last, &QAction::triggered, cursor, &TraceCursor::last);
+    connect(m_play, &QAction::toggled, this, &StepperPanel::setPlaying);
+    connect(m_presentationAction, &QAction::toggled, this, &StepperPanel::setPresentationMode);
+    connect(m_slider, &QSlider::valueChanged, cursor, &TraceCursor::setPosition);
+    connect(m_speed, qOverload<int>(&QComboBox::currentIndexChanged), this,
+        [this](int) { m_timer->setInterval(static_cast<int>(m_speed->currentData().toDouble() * 1000)); });
+    m_timer->setInterval(1000);
+    connect(m_timer, &QTimer::timeout, this, &StepperPanel::tick);
+    connect(cursor, &TraceCursor::stepsChanged, this, &StepperPanel::rebuildChips);
+    connect(cursor, &TraceCursor::positionChanged, this, &StepperPanel::positionChanged);
+    applyFonts();
+    rebuildChips();
+}
+
+QList<QAction *> StepperPanel::stepActions() const
+{
+    return {m_first, m_previous, m_play, m_next, m_last, m_presentationAction};
+}
+
+bool StepperPanel::isPlaying() const
+{
+    return m_timer->isActive();
+}
+
+void StepperPanel::setPlaying(bool playing)
+{
+    if (playing && m_cursor->atSplit())
+        m_cursor->first(); // play from the start, as a teacher expects
+    if (playing)
+        m_timer->start();
+    else
+        m_timer->stop();
+    m_play->blockSignals(true);
+    m_play->setChecked(playing);
+    m_play->blockSignals(false);
+    m_play->setIcon(QIcon(playing ? QStringLiteral(":/splitscope/icons/pause.svg")
+                                  : QStringLiteral(":/splitscope/icons/play.svg")));
+    m_play->setText(playing ? tr("Pause") : tr("Play"));
+}
+
+void StepperPanel::setSecondsPerStep(double seconds)
+{
+    int best = 0;
+    for (int i = 0; i < m_speed->count(); ++i) {
+        if (std::abs(m_speed->itemData(i).toDouble() - seconds) < std::abs(m_speed->itemData(best).toDouble() - seconds))
+            best = i;
+    }
+    m_speed->setCurrentIndex(best);
+}
+
+double StepperPanel::secondsPerStep() const
+{
+    return m_speed->currentData().toDouble();
+}
+
+void StepperPanel::tick()
+{
+    if (m_cursor->atSplit()) {
+        setPlaying(false);
+        return;
+    }
+    m_cursor->next();
+}
+
+void StepperPanel::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    m_presentation = on;
+    m_presentationAction->blockSignals(true);
+    m_presentationAction->setChecked(on);
+    m_presentationAction->blockSignals(false);
+    for (QAction *a : m_slideKeys)
+        a->setEnabled(on);
+    applyFonts();
+    updateExplanation();
+    Q_EMIT presentationModeChanged(on);
+}
+
+void StepperPanel::applyFonts()
+{
+    QFont font = this->font();
+    font.setPointSizeF(m_presentation ? kPresentationTextPoints : kNormalTextPoints);
+    m_text->setFont(font);
+    QFont label = this->font();
+    label.setBold(true);
+    label.setPointSizeF(m_presentation ? kPresentationTextPoints * 0.8 : this->font().pointSizeF());
+    m_position->setFont(label);
+}
+
+void StepperPanel::rebuildChips()
+{
+    while (QLayoutItem *item = m_chips->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const int steps = m_cursor->stepCount();
+    m_slider->blockSignals(true);
+    m_slider->setRange(0, steps);
+    m_slider->setValue(m_cursor->position());
+    m_slider->blockSignals(false);
+    m_chipBox->setVisible(steps > 0 && steps <= kMaxChips);
+    if (steps > 0 && steps <= kMaxChips) {
+        m_chips->addWidget(new QLabel(tr("Steps:"), m_chipBox));
+        for (int i = 0; i <= steps; ++i) {
+            auto *chip = new QToolButton(m_chipBox);
+            chip->setText(i < steps ? m_cursor->step(i).label : tr("Split"));
+            chip->setCheckable(true);
+            chip->setAutoRaise(true);
+            chip->setToolTip(i < steps ? m_cursor->step(i).title : tr("The split: every step applied"));
+            if (i < steps && m_cursor->step(i).added.empty())
+                chip->setStyleSheet(QStringLiteral("QToolButton { color: #868e96; }"));
+            connect(chip, &QToolButton::clicked, this, [this, i]() { m_cursor->setPosition(i); });
+            m_chips->addWidget(chip);
+        }
+        m_chips->addStretch(1);
+    }
+    positionChanged(m_cursor->position());
+}
+
+void StepperPanel::positionChanged(int position)
+{
+    m_slider->blockSignals(true);
+    m_slider->setValue(position);
+    m_slider->blockSignals(false);
+    const int steps = m_cursor->stepCount();
+    m_first->setEnabled(steps > 0 && position > 0);
+    m_previous->setEnabled(steps > 0 && position > 0);
+    m_next->setEnabled(position < steps);
+    m_last->setEnabled(position < steps);
+    m_play->setEnabled(steps > 0);
+    int chip = 0;
+    for (int i = 0; i < m_chips->count(); ++i) {
+        if (auto *button = qobject_cast<QToolButton *>(m_chips->itemAt(i)->widget())) {
+            button->setChecked(chip == position);
+            ++chip;
+        }
+    }
+    m_position->setText(steps == 0 ? QString()
+            : position < steps    ? tr("%1  (%2 of %3)").arg(m_cursor->step(position).label).arg(position + 1).arg(steps)
+                                  : tr("Split"));
+    updateExplanation();
+}
+
+void StepperPanel::updateExplanation()
+{
+    const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
+    if (!analysis || m_cursor->stepCount() == 0) {
+        m_text->setHtml(tr("<i>No split yet.</i>"));
+        return;
+    }
+    const int position = m_cursor->position();
+    const PipelineGraph &graph = m_document->graph();
+    QString html;
+    if (position >= m_cursor->stepCount()) {
+        const Split &split = analysis->split;
+        const int iterations = static_cast<int>(split.iterations.size());
+        html = tr("<p><b>The split</b> — %1. Stage two (trained): <b>%2</b> of %3 units. "
+                  "Stage one (cached): %4.</p>")
+                   .arg(split.mode == SplitMode::Seed
+                           ? tr("DiffSynth's fixed point, reached after %n iteration(s)", nullptr, iterations)
+                           : tr("the safe closure"))
+                   .arg(split.trainedCount())
+                   .arg(graph.unitCount())
+                   .arg(graph.unitCount() - static_cast<int>(split.trainedCount()));
+        html += tr("<p style='color:#495057'>Step through it from X0 with %1 or play it with %2.</p>")
+                    .arg(m_first->shortcut().toString(QKeySequence::NativeText),
+                        m_play->shortcut().toString(QKeySequence::NativeText));
+    } else {
+        const TracePosition &step = m_cursor->step(position);
+        const std::vector<char> members = m_cursor->membersAt(position);
+        int inX = 0;
+        for (const char m : members)
+            inX += m ? 1 : 0;
+        html = QStringLiteral("<p><b>%1</b> — %2. <span style='color:#495057'>%3</span></p>")
+                   .arg(step.label.toHtmlEscaped(), step.title.toHtmlEscaped(),
+                       tr("X now has %1 of %2 units; this step added %3.")
+                           .arg(inX)
+                           .arg(graph.unitCount())
+                           .arg(step.added.size()));
+        html += QStringLiteral("<ul style='margin-left:-20px'>");
+        for (int i = 0; i < step.explanation.size(); ++i) {
+            const QString line = step.explanation[i].toHtmlEscaped();
+            html += i == 0 ? QStringLiteral("<li><i>%1</i></li>").arg(line) : QStringLiteral("<li>%1</li>").arg(line);
+        }
+        html += QStringLiteral("</ul>");
+    }
+    m_text->setHtml(html);
+}
+
+QString StepperPanel::explanationText() const
+{
+    return m_text->toPlainText();
+}
+
+} // namespace splitscope

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+#include "TrainingPanel.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/models/ModelChoiceModel.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QRadioButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace splitscope {
+
+TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
+    : QWidget(parent), m_document(document), m_models(new ModelChoiceModel(document, this)),
+      m_presets(new QComboBox(this)), m_table(new QTableView(this)), m_lora(new QComboBox(this)),
+      m_mode(new QButtonGroup(this)), m_summary(new QLabel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_presets->setToolTip(tr("Training configurations named in the pipeline file"));
+    form->addRow(tr("&Preset:"), m_presets);
+    m_lora->setToolTip(tr("lora_base_model: the model that carries the LoRA; it needs gradients"));
+    form->addRow(tr("&LoRA base:"), m_lora);
+    layout->addLayout(form);
+
+    m_table->setModel(m_models);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(ModelChoiceModel::ModelColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(ModelChoiceModel::UnitsColumn, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(ModelChoiceModel::SizeColumn, QHeaderView::ResizeToContents);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    layout->addWidget(m_table, 1);
+
+    auto *seed = new QRadioButton(tr("&Seed: DiffSynth's fixed point"), this);
+    seed->setToolTip(tr("X ← F(X); X ← U(X) until nothing changes, exactly as DiffSynth-Studio splits"));
+    auto *safe = new QRadioButton(tr("S&afe: hazard-free closure"), this);
+    safe->setToolTip(tr("The least split containing X0 that reproduces one-stage training (rules C1, R1, R2)"));
+    m_mode->addButton(seed, static_cast<int>(SplitMode::Seed));
+    m_mode->addButton(safe, static_cast<int>(SplitMode::Safe));
+    auto *modeBox = new QVBoxLayout;
+    modeBox->setSpacing(2);
+    modeBox->addWidget(new QLabel(tr("<b>Split algorithm</b>"), this));
+    modeBox->addWidget(seed);
+    modeBox->addWidget(safe);
+    layout->addLayout(modeBox);
+
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setFrameShape(QFrame::StyledPanel);
+    m_summary->setMargin(6);
+    layout->addWidget(m_summary);
+
+    connect(m_presets, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        const auto presets = m_document->presets();
+        if (index < 0 || index >= static_cast<int>(presets.size()))
+            return;
+        TrainingChoice choice = presets[index];
+        choice.mode = m_document->training().mode;
+        m_document->setTraining(choice);
+    });
+    connect(m_lora, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        const QString model = m_lora->itemData(index).toString();
+        m_document->setLoraBase(model.isEmpty() ? std::nullopt : std::optional<std::string>(model.toStdString()));
+    });
+    connect(m_mode, &QButtonGroup::idClicked, this,
+        [this](int id) { m_document->setSplitMode(static_cast<SplitMode>(id)); });
+    connect(document, &SplitDocument::pipelineReset, this, &TrainingPanel::pipelineReset);
+    connect(document, &SplitDocument::trainingChanged, this, &TrainingPanel::trainingChanged);
+    connect(document, &SplitDocument::analysisChanged, this, &TrainingPanel::analysisChanged);
+    pipelineReset();
+}
+
+void TrainingPanel::pipelineReset()
+{
+    // Sizes are optional in the format; a column of blanks says nothing.
+    bool sizes = false;
+    if (m_document->hasPipeline()) {
+        for (const ModelSpec &m : m_document->pipeline().models)
+            sizes = sizes || m.params.has_value();
+    }
+    m_table->setColumnHidden(ModelChoiceModel::SizeColumn, !sizes);
+    m_lora->clear();
+    m_lora->addItem(tr("(none)"), QString());
+    for (const std::string &m : m_document->modelNames())
+        m_lora->addItem(QString::fromStdString(m), QString::fromStdString(m));
+    trainingChanged();
+    analysisChanged();
+}
+
+void TrainingPanel::trainingChanged()
+{
+    const TrainingChoice &choice = m_document->training();
+    const int lora = choice.loraBase ? m_lora->findData(QString::fromStdString(*choice.loraBase)) : 0;
+    m_lora->setCurrentIndex(lora < 0 ? 0 : lora);
+    if (QAbstractButton *button = m_mode->button(static_cast<int>(choice.mode)))
+        button->setChecked(true);
+
+    m_presets->clear();
+    const auto presets = m_document->presets();
+    int current = -1;
+    for (std::size_t i = 0; i < presets.size(); ++i) {
+        const QString label = QString::fromStdString(presets[i].toConfig().label());
+        m_presets->addItem(i == 0 ? tr("%1 (file)").arg(label) : label);
+        TrainingChoice same = presets[i];
+        same.mode = choice.mode;
+        if (same == choice)
+            current = static_cast<int>(i);
+    }
+    if (current < 0) {
+        m_presets->addItem(tr("custom: %1").arg(QString::fromStdString(choice.toConfig().label())));
+        current = m_presets->count() - 1;
+    }
+    m_presets->setCurrentIndex(current);
+}
+
+void TrainingPanel::analysisChanged()
+{
+    const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
+    if (!analysis) {
+        m_summary->setText(m_document->isSplitting() ? tr("Splitting…") : tr("No pipeline open."));
+        return;
+    }
+    const std::size_t trained = analysis->split.trainedCount();
+    const std::size_t cached = analysis->split.trained.size() - trained;
+    const std::size_t hazards = analysis->verification.hazards.size();
+    const std::size_t frozen = analysis->verification.frozenRandomness.size();
+    QString text = tr("<b>Stage two</b> (trained): %1 unit(s) &nbsp;·&nbsp; <b>stage one</b> (cached): %2 unit(s)"
+                      "<br>Cache: %3 param(s) read by stage two")
+                       .arg(trained)
+                       .arg(cached)
+                       .arg(analysis->cacheSet.size());
+    if (hazards == 0)
+        text += tr("<br><span style='color:#2b8a3e'>✔ no hazards: two-stage equals one-stage training</span>");
+    else
+        text += tr("<br><span style='color:#c2255c'><b>⚠ %1 hazard(s)</b>: see Verifier</span>").arg(hazards);
+    if (frozen > 0)
+        text += tr("<br><span style='color:#b35c00'>⚠ %1 stochastic unit(s) cached: randomness frozen</span>")
+                    .arg(frozen);
+    m_summary->setText(text);
+}
+
+} // namespace splitscope
