@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target for the DiffSynth importer: any bytes as a Python file. Built only
 // with SPLITSCOPE_FUZZ=ON and clang (tests/importer/CMakeLists.txt), with
-// AddressSanitizer and UndefinedBehaviorSanitizer. Run, for example:
+// AddressSanitizer and UndefinedBehaviorSanitizer. `packaging/splitscope-dev fuzz 60`
+// runs it (and CI does); by hand, for example:
+//     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSPLITSCOPE_FUZZ=ON \
+//         -DSPLITSCOPE_BUILD_GUI=OFF -DSPLITSCOPE_BUILD_ENGINE=OFF && ninja -C build-fuzz fuzz_importer
 //     mkdir -p corpus && cp tests/importer/fixtures/*.py tests/importer/fixtures/folder/*.py corpus/
 //     build-fuzz/tests/importer/fuzz_importer corpus -dict=tests/importer/fuzz_python.dict \
 //         -max_len=65536 -max_total_time=600
