@@ -41,37 +41,37 @@ ModuleSet::Found<T> ModuleSet::find(const PythonModule &from, const std::string 
     if (dottedName.empty() || hops > kMaxImportHops)
         return {};
     const std::size_t dot = dottedName.find('.');
+    const std::string head = dottedName.substr(0, dot);
+    const auto imported = from.imports().find(head);
     if (dot == std::string::npos) {
         if (const T *local = lookup(from, dottedName))
             return {&from, local};
-        const auto imported = from.imports().find(dottedName);
-        if (imported != from.imports().end() && !imported->second.name.empty()) {
-            if (const PythonModule *target = moduleForImport(imported->second.module, std::string())) {
-                if (target != &from) {
-                    if (auto found = find<T>(*target, imported->second.name, lookup, false, hops + 1))
-                        return found;
-                }
-            }
+        if (imported != from.imports().end()) {
+            // Imported by name: found in that module when it is in the set, and nowhere else.
+            if (imported->second.name.empty())
+                return {};
+            const PythonModule *target = moduleForImport(imported->second.module, std::string());
+            if (!target || target == &from)
+                return {};
+            return find<T>(*target, imported->second.name, lookup, false, hops + 1);
         }
     } else {
-        // `alias.Name`: alias is an imported module.
-        const std::string head = dottedName.substr(0, dot);
-        const auto imported = from.imports().find(head);
-        if (imported != from.imports().end()) {
-            const std::string rest = dottedName.substr(dot + 1);
-            const PythonModule *target = moduleForImport(imported->second.module, imported->second.name);
-            if (!target && imported->second.name.empty())
-                target = moduleForImport(imported->second.module + "." + rest.substr(0, rest.find('.')), std::string());
-            if (target && target != &from) {
-                if (auto found = find<T>(*target, lastComponent(rest), lookup, false, hops + 1))
-                    return found;
-            }
-        }
+        // `alias.Name`: alias is an imported module; anything else (self.x) is not a definition.
+        if (imported == from.imports().end())
+            return {};
+        const std::string rest = dottedName.substr(dot + 1);
+        const PythonModule *target = moduleForImport(imported->second.module, imported->second.name);
+        if (!target && imported->second.name.empty())
+            target = moduleForImport(imported->second.module + "." + rest.substr(0, rest.find('.')), std::string());
+        if (!target || target == &from)
+            return {};
+        return find<T>(*target, lastComponent(rest), lookup, false, hops + 1);
     }
+    // A name neither defined nor imported here (a star import brought it): the one
+    // definition of that name in the set, if there is exactly one.
     if (!globalFallback)
         return {};
-    // Last resort: the one definition of that name anywhere in the set.
-    const std::string name = lastComponent(dottedName);
+    const std::string &name = dottedName;
     Found<T> unique;
     for (const auto &m : m_modules) {
         if (const T *item = lookup(*m, name)) {

@@ -13,10 +13,12 @@ namespace splitscope::importer {
 // and name resolution across them, the way Python would find a name used in a
 // module: its own definitions first, then what it imports (`from .qwen_image import
 // QwenImageUnit_X as X`, `import diffsynth.diffusion.base_pipeline as bp` then
-// `bp.PipelineUnit`), following re-exports a bounded number of times; a name that
-// still is not found resolves to the one definition of that name in the set, if
-// there is exactly one. Module paths match files by their last component (the
-// folder's files are siblings), which is how DiffSynth's relative imports read.
+// `bp.PipelineUnit`), following re-exports a bounded number of times. A name that is
+// imported from a module outside the set is not found. A class or function name that
+// is neither defined nor imported (`from .units import *` brought it) resolves to the
+// one definition of that name in the set, if there is exactly one. Module paths match
+// files by their last component (the folder's files are siblings), which is how
+// DiffSynth's relative imports read.
 class ModuleSet {
 public:
     template <typename T>

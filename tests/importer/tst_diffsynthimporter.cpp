@@ -425,6 +425,29 @@ void TestDiffSynthImporter::checkoutLayoutAndFilter()
     QVERIFY2(QString::fromStdString(d->message).contains("did you mean 'BetaVideoPipeline'?"), d->message.c_str());
     QVERIFY(QString::fromStdString(d->message).contains("AlphaImagePipeline"));
 
+    // A star import: names neither defined nor imported resolve to their one definition
+    // in the folder; a name imported from a module outside it does not.
+    QVERIFY(QDir(checkout.path()).mkpath("star"));
+    QFile units(checkout.filePath("star/units.py"));
+    QVERIFY(units.open(QIODevice::WriteOnly));
+    units.write("from .base import PipelineUnit\n"
+                "class Starred(PipelineUnit):\n    def __init__(self):\n        super().__init__(output_params=('s',))\n"
+                "class Module(PipelineUnit):\n    def __init__(self):\n        super().__init__(output_params=('m',))\n");
+    units.close();
+    QFile star(checkout.filePath("star/star_image.py"));
+    QVERIFY(star.open(QIODevice::WriteOnly));
+    star.write("import torch\nfrom .units import *\nfrom transformers import Module\n"
+               "class StarPipeline(BasePipeline):\n    def __init__(self):\n"
+               "        self.units = [Starred(), Module(), torch.nn.Module()]\n");
+    star.close();
+    const ImportResult starred = importDiffSynthPath(checkout.filePath("star").toStdString());
+    QVERIFY(starred.ok());
+    QCOMPARE(briefs(starred.pipelines.front().pipeline), QStringList({"Starred in=- posi=- nega=- out=[s] models=-",
+                                                              "Module in=- posi=- nega=- out=- models=-",
+                                                              "Module_2 in=- posi=- nega=- out=- models=-"}));
+    QCOMPARE(problems(starred.diagnostics), QStringList({"unknown-unit-class@6", "unknown-unit-class@6",
+                                                "duplicate-unit@6", "no-model-fn@4", "no-in-iteration-models@4"}));
+
     // The empty folder and a missing path say so.
     QVERIFY(QDir(checkout.path()).mkpath("empty"));
     const ImportResult empty = importDiffSynthPath(checkout.filePath("empty").toStdString());
