@@ -221,6 +221,16 @@ void UnitReader::passToBase(const PythonModule &module, const BaseClass &base, c
 
 void UnitReader::applyPipelineUnitArguments(const PythonModule &module, const CallArguments &arguments, Unit &unit)
 {
+    // PipelineUnit.__init__ assigns every field: what is not passed gets its default,
+    // whatever `self.<field> = ...` said before the call.
+    unit.seperateCfg = false;
+    unit.takeOver = false;
+    unit.inputParams.clear();
+    unit.outputParams.clear();
+    unit.inputParamsPosi.reset();
+    unit.inputParamsNega.reset();
+    unit.onloadModelNames.reset();
+    unit.scalarListFields = kInputParamsWasNull | kOutputParamsWasNull;
     const auto &fields = fieldNames();
     for (std::size_t i = 0; i < arguments.positional.size(); ++i) {
         const Value &v = arguments.positional[i];

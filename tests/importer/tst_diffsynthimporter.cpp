@@ -278,6 +278,7 @@ void TestDiffSynthImporter::resolution()
         "Positional in=[p] posi=- nega=- out=[q] models=- take",
         "SamplingUnit in=[latents] posi=- nega=- out=[sampled] models=- stochastic",
         "AliasedUnit in=[sampled] posi=- nega=- out=[aliased] models=- stochastic",
+        "Overridden in=[read] posi=- nega=- out=- models=[dit]",
         "ReaderUnit in=[aliased,video_latents] posi=- nega=- out=[read] models=[dit]",
     }));
     QCOMPARE(*p.units[4].doc, std::string("Encodes one input with the VAE; the pipeline chooses which."));
