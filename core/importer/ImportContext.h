@@ -51,7 +51,7 @@ public:
         d.column = column;
         d.message = std::move(message);
         if (m_diagnostics.size() == kMaxDiagnostics) {
-            d.severity = Severity::Info;
+            d.severity = Severity::Warning; // visible without --verbose: the list is incomplete
             d.code = "too-many-diagnostics";
             d.jsonPath.clear();
             d.message = "more than " + std::to_string(kMaxDiagnostics) + " diagnostics; the rest are not listed";
