@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+// splitscope-cli describe / train / init-models / make-dataset / sample.
+#include "EngineCommands.h"
+
+#include "ArgParser.h"
+
+#include "core/AtomicFile.h"
+#include "core/engine/Engine.h"
+#include "core/engine/ModelFiles.h"
+#include "core/engine/SyntheticDataset.h"
+#include "core/engine/TinyQwenImage.h"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+namespace splitscope::cli {
+
+namespace {
+
+namespace engine = splitscope::engine;
+
+// Set by SIGINT/SIGTERM; the trainer polls it between samples and steps.
+std::atomic<bool> g_stopRequested{false};
+
+void onStopSignal(int signal)
+{
+    if (g_stopRequested.exchange(true)) {
+        // A second signal: stop now, the default way.
+        std::signal(signal, SIG_DFL);
+        std::raise(signal);
+        return;
+    }
+    static const char kMessage[] = "\nsplitscope-cli: stopping after the current step (again to stop at once)\n";
+    const ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+    (void)ignored;
+}
+
+int usageError(const ArgParser &parser, const std::string &command, const std::string &message)
+{
+    std::fprintf(stderr, "splitscope-cli %s: %s\n", command.c_str(), message.c_str());
+    std::fprintf(stderr, "(see 'splitscope-cli %s --help')\n", command.c_str());
+    (void)parser;
+    return kExitUsage;
+}
+
+// ArgParser's error, with a "did you mean" for a misspelt flag.
+std::string parseError(const ArgParser &parser, const std::vector<std::string> &flags)
+{
+    std::string message = parser.error();
+    const std::string prefix = "unknown flag --";
+    if (message.compare(0, prefix.size(), prefix) == 0) {
+        const std::string hint = suggestName(message.substr(prefix.size()), flags);
+        if (!hint.empty())
+            message += " (did you mean --" + hint + "?)";
+    }
+    return message;
+}
+
+bool wantsHelp(const Args &args)
+{
+    return std::find(args.begin(), args.end(), "--help") != args.end();
+}
+
+std::vector<std::string> commaList(const std::string &text)
+{
+    return splitCommaList(text);
+}
+
+} // namespace
+
+std::string engineBuiltinPipelineJson(const std::string &name)
+{
+    return engine::builtinPipelineJson(name, "sft");
+}
+
+std::vector<std::string> engineBuiltinPipelineNames()
+{
+    return engine::builtinPipelineNames();
+}
+
+int runDescribe(const Args &args)
+{
+    ArgParser p;
+    p.positional("PIPELINE", "a built-in executable pipeline (default tiny-qwen-image)", false);
+    p.option("task", "sft|direct_distill", "which loss the description carries (default sft)");
+    p.option("output", "FILE", "write to FILE (atomically) instead of standard output");
+    p.flag("help", "show this help");
+    if (wantsHelp(args)) {
+        std::printf("%s", p.usage("splitscope-cli describe").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "describe", parseError(p, {"task", "output", "help"}));
+    const std::string name = p.positionals().empty() ? std::string("tiny-qwen-image") : p.positionals().front();
+    std::string task = p.valueOr("task", "sft");
+    if (task.find(':') != std::string::npos)
+        task = task.substr(0, task.find(':'));
+    if (!engine::findPipelineDeclaration(name)) {
+        std::string names;
+        for (const auto &n : engine::builtinPipelineNames())
+            names += (names.empty() ? "" : ", ") + n;
+        return usageError(p, "describe", "no built-in executable pipeline '" + name + "' (built-in: " + names + ")");
+    }
+    const std::string json = engine::builtinPipelineJson(name, task);
+    if (json.empty())
+        return usageError(p, "describe", "--task: '" + task + "' is not sft or direct_distill");
+    if (const auto output = p.value("output")) {
+        std::string error;
+        if (!writeFileAtomically(*output, json, &error)) {
+            std::fprintf(stderr, "splitscope-cli describe: --output: %s\n", error.c_str());
+            return kExitFailure;
+        }
+        return kExitOk;
+    }
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return kExitOk;
+}
+
+int runTrain(const Args &args)
+{
+    ArgParser p;
+    // DiffSynth's train.py flags.
+    p.option("task", "TASK", "sft, sft:data_process, sft:train, direct_distill, direct_distill:data_process, direct_distill:train (default sft)");
+    p.option("dataset_base_path", "DIR", "the dataset folder; in stage two (*:train) the cache folder stage one wrote");
+    p.option("dataset_metadata_path", "CSV", "metadata.csv with image,prompt columns (default: DIR/metadata.csv)");
+    p.option("max_pixels", "N", "images larger than this are scaled down (default 1048576)");
+    p.option("height", "H", "train at this height (with --width); default from each image and --max_pixels");
+    p.option("width", "W", "train at this width (with --height)");
+    p.option("dataset_repeat", "N", "passes over the dataset per epoch (default 1)");
+    p.option("data_file_keys", "K1,K2", "metadata columns that are image files (default image)");
+    p.option("extra_inputs", "K1,K2", "metadata columns passed to the pipeline, e.g. edit_image");
+    p.option("model_id_with_origin_paths", "ID:GLOB,...", "the models, e.g. \"Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors,...\"");
+    p.option("offload_models", "ID:GLOB,...", "models this stage does not run (never loaded unless a unit of the stage calls them)");
+    p.option("model_root", "DIR", "where model ids are folders (default $SPLITSCOPE_MODEL_ROOT, else ./models)");
+    p.option("tokenizer_path", "FILE", "the tokenizer (default: tokenizer/vocab.json beside the text encoder's folder)");
+    p.option("learning_rate", "LR", "AdamW learning rate (default 1e-4)");
+    p.option("weight_decay", "WD", "AdamW weight decay (default 0.01)");
+    p.option("num_epochs", "N", "epochs (default 1)");
+    p.option("output_path", "DIR", "checkpoints, loss.csv, training_args.json; in stage one the cache (default ./models/train)");
+    p.option("remove_prefix_in_ckpt", "PREFIX", "cut this from checkpoint keys, e.g. \"pipe.dit.\"");
+    p.option("trainable_models", "M1,M2", "models trained in full (text_encoder, dit, vae)");
+    p.option("lora_base_model", "MODEL", "model trained with LoRA (e.g. dit)");
+    p.option("lora_target_modules", "M1,M2", "modules that get LoRA, by name suffix (e.g. \"to_q,to_k,to_v,...\")");
+    p.option("lora_rank", "R", "LoRA rank (default 32)");
+    p.option("lora_checkpoint", "FILE", "LoRA weights to start from");
+    p.flag("use_gradient_checkpointing", "recompute DiT block activations in the backward pass (less memory)");
+    p.option("dataset_num_workers", "N", "loader threads (0: load on the computing thread); results do not depend on it");
+    p.flag("find_unused_parameters", "accepted for DiffSynth compatibility (one process, no DDP)");
+    p.option("save_steps", "N", "a checkpoint every N steps instead of every epoch");
+    p.option("seed", "N", "seed of every random draw (default 0)");
+    // Splitscope's own.
+    p.option("num_threads", "N", "LibTorch threads (default: all cores); equal counts give equal bits");
+    p.option("events", "jsonl", "JSON Lines progress events on standard output (core/engine/Events.h)");
+    p.option("split_mode", "seed|safe", "stage one and two: DiffSynth's split (seed, default) or the hazard-free one (safe)");
+    p.flag("allow_hazards", "run a split with hazards anyway (two-stage then differs from one-stage)");
+    p.flag("cache_all_params", "stage one: cache every param, as DiffSynth does (default: only what stage two reads)");
+    p.option("cache_shard_size", "N", "stage one: samples per cache shard (default 16)");
+    p.option("num_inference_steps", "N", "direct_distill: sampling steps of the loss (default 4)");
+    p.option("max_steps", "N", "stop after N optimizer steps");
+    p.flag("resume", "continue from OUTPUT/resume.safetensors (written at every epoch end and on cancel)");
+    p.option("pipeline", "NAME", "built-in executable pipeline (default tiny-qwen-image)");
+    p.flag("help", "show this help");
+    if (wantsHelp(args)) {
+        std::printf("%s\nExit status: 0 done, 1 failed, 2 bad flags or inputs (or a cache that does not match),\n"
+                    "3 the split has hazards (see --split_mode safe, --allow_hazards), %d cancelled by SIGINT/SIGTERM\n"
+                    "(finished work kept: stage one resumes by itself, training with --resume).\n",
+            p.usage("splitscope-cli train").c_str(), kExitCancelled);
+        return kExitOk;
+    }
+    static const std::vector<std::string> kFlags = {"task", "dataset_base_path", "dataset_metadata_path", "max_pixels",
+        "height", "width", "dataset_repeat", "data_file_keys", "extra_inputs", "model_id_with_origin_paths",
+        "offload_models", "model_root", "tokenizer_path", "learning_rate", "weight_decay", "num_epochs", "output_path",
+        "remove_prefix_in_ckpt", "trainable_models", "lora_base_model", "lora_target_modules", "lora_rank",
+        "lora_checkpoint", "use_gradient_checkpointing", "dataset_num_workers", "find_unused_parameters", "save_steps",
+        "seed", "num_threads", "events", "split_mode", "allow_hazards", "cache_all_params", "cache_shard_size",
+        "num_inference_steps", "max_steps", "resume", "pipeline", "help"};
+    if (!p.parse(args))
+        return usageError(p, "train", parseError(p, kFlags));
+
+    engine::TrainParams params;
+    params.task = p.valueOr("task", params.task);
+    params.pipeline = p.valueOr("pipeline", params.pipeline);
+    params.datasetBasePath = p.valueOr("dataset_base_path", "");
+    params.datasetMetadataPath = p.valueOr("dataset_metadata_path", "");
+    params.modelIdWithOriginPaths = p.valueOr("model_id_with_origin_paths", "");
+    params.offloadModels = p.valueOr("offload_models", "");
+    params.modelRoot = p.valueOr("model_root", "");
+    params.tokenizerPath = p.valueOr("tokenizer_path", "");
+    params.outputPath = p.valueOr("output_path", params.outputPath);
+    params.removePrefixInCkpt = p.valueOr("remove_prefix_in_ckpt", "");
+    params.trainableModels = p.valueOr("trainable_models", "");
+    params.loraBaseModel = p.valueOr("lora_base_model", "");
+    params.loraTargetModules = p.valueOr("lora_target_modules", "");
+    params.loraCheckpoint = p.valueOr("lora_checkpoint", "");
+    params.useGradientCheckpointing = p.has("use_gradient_checkpointing");
+    params.findUnusedParameters = p.has("find_unused_parameters");
+    params.allowHazards = p.has("allow_hazards");
+    params.cacheAllParams = p.has("cache_all_params");
+    params.resume = p.has("resume");
+    if (p.has("data_file_keys"))
+        params.dataFileKeys = commaList(*p.value("data_file_keys"));
+    if (p.has("extra_inputs"))
+        params.extraInputs = commaList(*p.value("extra_inputs"));
+
+    long long number = 0;
+    struct IntFlag {
+        const char *name;
+        long long minimum;
+        long long maximum;
+        std::function<void(long long)> store;
+    };
+    const std::vector<IntFlag> ints = {
+        {"max_pixels", 1, 1LL << 40, [&](long long v) { params.maxPixels = v; }},
+        {"height", 16, 16384, [&](long long v) { params.height = static_cast<int>(v); }},
+        {"width", 16, 16384, [&](long long v) { params.width = static_cast<int>(v); }},
+        {"dataset_repeat", 1, 1000000, [&](long long v) { params.datasetRepeat = static_cast<int>(v); }},
+        {"num_epochs", 1, 1000000, [&](long long v) { params.numEpochs = static_cast<int>(v); }},
+        {"lora_rank", 1, 4096, [&](long long v) { params.loraRank = static_cast<int>(v); }},
+        {"dataset_num_workers", 0, 256, [&](long long v) { params.datasetNumWorkers = static_cast<int>(v); }},
+        {"save_steps", 1, 1LL << 40, [&](long long v) { params.saveSteps = static_cast<int>(v); }},
+        {"seed", 0, (1LL << 62), [&](long long v) { params.seed = static_cast<std::uint64_t>(v); }},
+        {"num_threads", 1, 1024, [&](long long v) { params.numThreads = static_cast<int>(v); }},
+        {"cache_shard_size", 1, 1000000, [&](long long v) { params.cacheShardSize = static_cast<int>(v); }},
+        {"num_inference_steps", 1, 1000, [&](long long v) { params.numInferenceSteps = static_cast<int>(v); }},
+        {"max_steps", 1, 1LL << 40, [&](long long v) { params.maxSteps = v; }},
+    };
+    for (const IntFlag &f : ints) {
+        if (!p.has(f.name))
+            continue;
+        if (!p.intValue(f.name, number, f.minimum, f.maximum))
+            return usageError(p, "train", p.error());
+        f.store(number);
+    }
+    for (const char *name : {"learning_rate", "weight_decay"}) {
+        double value = 0;
+        if (!p.has(name))
+            continue;
+        if (!p.doubleValue(name, value))
+            return usageError(p, "train", p.error());
+        if (!(value >= 0) || (std::strcmp(name, "learning_rate") == 0 && !(value > 0)))
+            return usageError(p, "train", std::string("--") + name + ": " + *p.value(name) + " must be "
+                + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));
+        (std::strcmp(name, "learning_rate") == 0 ? params.learningRate : params.weightDecay) = value;
+    }
+    const std::string splitMode = p.valueOr("split_mode", "seed");
+    if (splitMode != "seed" && splitMode != "safe")
+        return usageError(p, "train", "--split_mode: '" + splitMode + "' is not seed or safe");
+    params.splitMode = splitMode == "safe" ? SplitMode::Safe : SplitMode::Seed;
+    const std::string events = p.valueOr("events", "");
+    if (!events.empty() && events != "jsonl")
+        return usageError(p, "train", "--events: '" + events + "' is not jsonl");
+    const bool jsonl = events == "jsonl";
+
+    engine::TrainCallbacks callbacks;
+    callbacks.onEvent = [jsonl](const engine::EventRecord &record) {
+        if (jsonl) {
+            std::fwrite(record.json.data(), 1, record.json.size(), stdout);
+            std::fputc('\n', stdout);
+            std::fflush(stdout);
+        }
+        if (!record.text.empty()) {
+            std::fprintf(stderr, "[%7.1fs] %s\n", record.time, record.text.c_str());
+            std::fflush(stderr);
+        }
+    };
+    callbacks.shouldAbort = [] { return g_stopRequested.load(); };
+    g_stopRequested = false;
+    struct sigaction action {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    struct sigaction oldInt {};
+    struct sigaction oldTerm {};
+    sigaction(SIGINT, &action, &oldInt);
+    sigaction(SIGTERM, &action, &oldTerm);
+    const engine::TrainResult result = engine::train(params, callbacks);
+    sigaction(SIGINT, &oldInt, nullptr);
+    sigaction(SIGTERM, &oldTerm, nullptr);
+    return result.status;
+}
+
+int runInitModels(const Args &args)
+{
+    ArgParser p;
+    p.option("root", "DIR", "the models root (default $SPLITSCOPE_MODEL_ROOT, else ./models)");
+    p.option("model_id", "ORG/MODEL", "folder under the root (default Qwen/Qwen-Image)");
+    p.option("preset", "default|small", "model sizes (default: the README's; small: for tests)");
+    p.option("seed", "N", "seed of the weights (default 0)");
+    p.flag("overwrite", "replace existing models");
+    p.flag("help", "show this help");
+    if (wantsHelp(args)) {
+        std::printf("%s", p.usage("splitscope-cli init-models").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "init-models", parseError(p, {"root", "model_id", "preset", "seed", "overwrite", "help"}));
+    engine::InitModelsParams params;
+    params.root = engine::resolveModelRoot(p.valueOr("root", ""));
+    params.modelId = p.valueOr("model_id", params.modelId);
+    params.preset = p.valueOr("preset", params.preset);
+    params.overwrite = p.has("overwrite");
+    long long seed = 0;
+    if (!p.intValue("seed", seed, 0, 1LL << 62))
+        return usageError(p, "init-models", p.error());
+    params.seed = static_cast<std::uint64_t>(seed);
+    std::vector<std::string> written;
+    std::string error;
+    if (!engine::initModels(params, &written, &error)) {
+        std::fprintf(stderr, "splitscope-cli init-models: %s\n", error.c_str());
+        return error.find("--") != std::string::npos ? kExitUsage : kExitFailure;
+    }
+    for (const auto &f : written)
+        std::printf("%s\n", f.c_str());
+    return kExitOk;
+}
+
+int runMakeDataset(const Args &args)
+{
+    ArgParser p;
+    p.positional("DIR", "the dataset folder to write (images/, metadata.csv)");
+    p.option("count", "N", "number of images (default 64)");
+    p.option("width", "W", "image width (default 64)");
+    p.option("height", "H", "image height (default 64)");
+    p.flag("edit", "also write edit_image (the scene with another shape color, at another size)");
+    p.option("edit_width", "W", "edit image width (default 48)");
+    p.option("edit_height", "H", "edit image height (default 48)");
+    p.option("seed", "N", "seed of the scenes (default 0)");
+    p.flag("help", "show this help");
+    if (wantsHelp(args)) {
+        std::printf("%s", p.usage("splitscope-cli make-dataset").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "make-dataset",
+            parseError(p, {"count", "width", "height", "edit", "edit_width", "edit_height", "seed", "help"}));
+    engine::SyntheticDatasetOptions options;
+    options.directory = p.positionals().front();
+    options.edit = p.has("edit");
+    long long v = 0;
+    struct IntFlag {
+        const char *name;
+        long long minimum;
+        long long maximum;
+        int *target;
+    };
+    for (const IntFlag &f : {IntFlag{"count", 1, 1000000, &options.count}, IntFlag{"width", 8, 4096, &options.width},
+             IntFlag{"height", 8, 4096, &options.height}, IntFlag{"edit_width", 8, 4096, &options.editWidth},
+             IntFlag{"edit_height", 8, 4096, &options.editHeight}}) {
+        if (!p.has(f.name))
+            continue;
+        if (!p.intValue(f.name, v, f.minimum, f.maximum))
+            return usageError(p, "make-dataset", p.error());
+        *f.target = static_cast<int>(v);
+    }
+    if (!p.intValue("seed", v, 0, 1LL << 62))
+        return usageError(p, "make-dataset", p.error());
+    options.seed = p.has("seed") ? static_cast<std::uint64_t>(v) : 0;
+    std::string error;
+    if (!engine::makeSyntheticDataset(options, &error)) {
+        std::fprintf(stderr, "splitscope-cli make-dataset: %s\n", error.c_str());
+        return kExitFailure;
+    }
+    std::printf("%s/metadata.csv: %d images\n", options.directory.c_str(), options.count);
+    return kExitOk;
+}
+
+int runSample(const Args &args)
+{
+    ArgParser p;
+    p.option("model_id_with_origin_paths", "ID:GLOB,...", "the text encoder, VAE and DiT (as for train)");
+    p.option("model_root", "DIR", "models root (default $SPLITSCOPE_MODEL_ROOT, else ./models)");
+    p.option("tokenizer_path", "FILE", "the tokenizer (default beside the text encoder)");
+    p.option("lora", "FILE", "a LoRA checkpoint from train (epoch-N.safetensors)");
+    p.option("lora_target_modules", "M1,M2", "the modules the LoRA was trained on");
+    p.option("lora_rank", "R", "its rank (default 32)");
+    p.option("prompt", "TEXT", "what to draw; several prompts separated by '|'");
+    p.option("width", "W", "image width, a multiple of 16 (default 64)");
+    p.option("height", "H", "image height (default 64)");
+    p.option("steps", "N", "sampling steps (default 20)");
+    p.option("seed", "N", "noise seed (default 0)");
+    p.option("num_threads", "N", "LibTorch threads (default: all cores)");
+    p.option("output_dir", "DIR", "where sample-NNN.png go (default .)");
+    p.flag("help", "show this help");
+    if (wantsHelp(args)) {
+        std::printf("%s", p.usage("splitscope-cli sample").c_str());
+        return kExitOk;
+    }
+    if (!p.parse(args))
+        return usageError(p, "sample", parseError(p, {"model_id_with_origin_paths", "model_root", "tokenizer_path", "lora",
+                                                          "lora_target_modules", "lora_rank", "prompt", "width", "height",
+                                                          "steps", "seed", "num_threads", "output_dir", "help"}));
+    engine::SampleParams params;
+    params.modelIdWithOriginPaths = p.valueOr("model_id_with_origin_paths", "");
+    params.modelRoot = p.valueOr("model_root", "");
+    params.tokenizerPath = p.valueOr("tokenizer_path", "");
+    params.loraPath = p.valueOr("lora", "");
+    params.loraTargetModules = p.valueOr("lora_target_modules", "");
+    params.outputDirectory = p.valueOr("output_dir", ".");
+    std::string prompts = p.valueOr("prompt", "");
+    std::size_t start = 0;
+    while (start <= prompts.size() && !prompts.empty()) {
+        const std::size_t bar = std::min(prompts.find('|', start), prompts.size());
+        params.prompts.push_back(prompts.substr(start, bar - start));
+        start = bar + 1;
+    }
+    long long v = 0;
+    struct IntFlag {
+        const char *name;
+        long long minimum;
+        long long maximum;
+        int *target;
+    };
+    for (const IntFlag &f : {IntFlag{"lora_rank", 1, 4096, &params.loraRank}, IntFlag{"width", 16, 4096, &params.width},
+             IntFlag{"height", 16, 4096, &params.height}, IntFlag{"steps", 1, 1000, &params.steps},
+             IntFlag{"num_threads", 1, 1024, &params.numThreads}}) {
+        if (!p.has(f.name))
+            continue;
+        if (!p.intValue(f.name, v, f.minimum, f.maximum))
+            return usageError(p, "sample", p.error());
+        *f.target = static_cast<int>(v);
+    }
+    if (!p.intValue("seed", v, 0, 1LL << 62))
+        return usageError(p, "sample", p.error());
+    params.seed = p.has("seed") ? static_cast<std::uint64_t>(v) : 0;
+    if (params.modelIdWithOriginPaths.empty())
+        return usageError(p, "sample", "--model_id_with_origin_paths is required");
+    std::vector<std::string> written;
+    std::string error;
+    if (!engine::sampleImages(params, &written, &error)) {
+        std::fprintf(stderr, "splitscope-cli sample: %s\n", error.c_str());
+        return kExitFailure;
+    }
+    for (const auto &f : written)
+        std::printf("%s\n", f.c_str());
+    return kExitOk;
+}
+
+void addEngineCommands(std::vector<Command> &commands)
+{
+    commands.push_back({"describe", "print a built-in executable pipeline's description (tiny-qwen-image)", runDescribe});
+    commands.push_back({"train", "train with DiffSynth's flags: one-stage, or stage one / stage two of a split", runTrain});
+    commands.push_back({"init-models", "write the tiny Qwen-Image models (seeded weights) under a models root", runInitModels});
+    commands.push_back({"make-dataset", "write a captioned synthetic image set (PNG + metadata.csv)", runMakeDataset});
+    commands.push_back({"sample", "draw images with the tiny models and a trained LoRA", runSample});
+}
+
+} // namespace splitscope::cli

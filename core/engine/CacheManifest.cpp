@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+#include "CacheManifest.h"
+
+#include "Hash.h"
+
+#include <nlohmann/json.hpp>
+
+namespace splitscope::engine {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string listText(const std::vector<std::string> &items)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + items[i];
+    return out + "]";
+}
+
+} // namespace
+
+std::string CacheManifest::toJson() const
+{
+    Json doc;
+    doc["format"] = kFormat;
+    doc["complete"] = complete;
+    doc["created_by"] = createdBy;
+    doc["pipeline"] = pipeline;
+    doc["pipeline_hash"] = hashToHex(pipelineHash);
+    doc["task"] = task;
+    doc["loss"] = loss;
+    doc["split"] = {{"mode", splitMode}, {"models_require_backward", modelsRequiringBackward},
+        {"stage_one_units", stageOneUnits}, {"stage_two_units", stageTwoUnits}, {"allow_hazards", allowHazards},
+        {"hazards", hazards}};
+    doc["cache_set"] = cacheSet;
+    doc["cache_all_params"] = cacheAllParams;
+    Json models = Json::array();
+    for (const auto &m : this->models)
+        models.push_back({{"name", m.name}, {"spec", m.spec}, {"weights_hash", hashToHex(m.hash)}});
+    doc["models"] = models;
+    doc["dataset"] = {{"base_path", datasetBasePath}, {"metadata_path", datasetMetadataPath},
+        {"fingerprint", hashToHex(datasetFingerprint)}, {"samples", samples}};
+    Json settingsJson = Json::object();
+    for (const auto &[key, value] : settings)
+        settingsJson[key] = value;
+    doc["settings"] = settingsJson;
+    Json shardList = Json::array();
+    for (const auto &s : shards) {
+        shardList.push_back({{"process", s.process}, {"file", s.file}, {"first", s.first}, {"count", s.count},
+            {"bytes", s.bytes}, {"checksum", hashToHex(s.checksum)}});
+    }
+    doc["shards"] = shardList;
+    return doc.dump(1) + "\n";
+}
+
+bool CacheManifest::parse(const std::string &text, const std::string &label, CacheManifest &manifest, std::string *error)
+{
+    auto fail = [&](const std::string &message) {
+        if (error)
+            *error = label + ": " + message;
+        return false;
+    };
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception &e) {
+        return fail(std::string("not valid JSON (") + e.what() + ")");
+    }
+    if (!doc.is_object())
+        return fail("not a JSON object");
+    if (doc.value("format", "") != kFormat)
+        return fail(std::string("\"format\" is not \"") + kFormat + "\" (not a Splitscope cache, or a newer one)");
+    CacheManifest m;
+    try {
+        auto hex = [&](const nlohmann::json &value, const std::string &key, std::uint64_t &out) {
+            if (!value.is_string() || !hashFromHex(value.get<std::string>(), out))
+                throw std::runtime_error(key + " is not a 16-digit hex hash");
+        };
+        m.complete = doc.at("complete").get<bool>();
+        m.createdBy = doc.value("created_by", "");
+        m.pipeline = doc.at("pipeline").get<std::string>();
+        hex(doc.at("pipeline_hash"), "pipeline_hash", m.pipelineHash);
+        m.task = doc.at("task").get<std::string>();
+        m.loss = doc.at("loss").get<std::string>();
+        const auto &split = doc.at("split");
+        m.splitMode = split.at("mode").get<std::string>();
+        m.modelsRequiringBackward = split.at("models_require_backward").get<std::vector<std::string>>();
+        m.stageOneUnits = split.at("stage_one_units").get<std::vector<std::string>>();
+        m.stageTwoUnits = split.at("stage_two_units").get<std::vector<std::string>>();
+        m.allowHazards = split.at("allow_hazards").get<bool>();
+        m.hazards = split.at("hazards").get<std::vector<std::string>>();
+        m.cacheSet = doc.at("cache_set").get<std::vector<std::string>>();
+        m.cacheAllParams = doc.at("cache_all_params").get<bool>();
+        for (const auto &model : doc.at("models")) {
+            CacheModelRecord record;
+            record.name = model.at("name").get<std::string>();
+            record.spec = model.at("spec").get<std::string>();
+            hex(model.at("weights_hash"), "models[].weights_hash", record.hash);
+            m.models.push_back(record);
+        }
+        const auto &dataset = doc.at("dataset");
+        m.datasetBasePath = dataset.at("base_path").get<std::string>();
+        m.datasetMetadataPath = dataset.at("metadata_path").get<std::string>();
+        hex(dataset.at("fingerprint"), "dataset.fingerprint", m.datasetFingerprint);
+        m.samples = dataset.at("samples").get<std::size_t>();
+        for (auto it = doc.at("settings").begin(); it != doc.at("settings").end(); ++it)
+            m.settings[it.key()] = it.value().get<std::string>();
+        for (const auto &shard : doc.at("shards")) {
+            CacheShard s;
+            s.process = shard.at("process").get<int>();
+            s.file = shard.at("file").get<std::string>();
+            s.first = shard.at("first").get<std::size_t>();
+            s.count = shard.at("count").get<std::size_t>();
+            s.bytes = shard.at("bytes").get<std::uint64_t>();
+            hex(shard.at("checksum"), "shards[].checksum", s.checksum);
+            if (s.file.empty() || s.file.find("..") != std::string::npos || s.file.front() == '/')
+                throw std::runtime_error("shards[].file '" + s.file + "' is not a path inside the cache");
+            m.shards.push_back(s);
+        }
+    } catch (const nlohmann::json::exception &e) {
+        return fail(std::string("missing or malformed key (") + e.what() + ")");
+    } catch (const std::runtime_error &e) {
+        return fail(e.what());
+    }
+    manifest = std::move(m);
+    return true;
+}
+
+const CacheModelRecord *CacheManifest::model(const std::string &name) const
+{
+    for (const auto &m : models) {
+        if (m.name == name)
+            return &m;
+    }
+    return nullptr;
+}
+
+std::uint64_t CacheManifest::shardBytes() const
+{
+    std::uint64_t total = 0;
+    for (const auto &s : shards)
+        total += s.bytes;
+    return total;
+}
+
+std::size_t CacheManifest::finishedSamples() const
+{
+    std::size_t total = 0;
+    for (const auto &s : shards)
+        total += s.count;
+    return total;
+}
+
+std::vector<std::string> compareCacheSettings(const CacheManifest &existing, const CacheManifest &wanted)
+{
+    std::vector<std::string> diffs;
+    auto compare = [&](const std::string &what, const std::string &a, const std::string &b) {
+        if (a != b)
+            diffs.push_back(what + ": the cache has " + a + ", this run " + b);
+    };
+    compare("pipeline", existing.pipeline, wanted.pipeline);
+    compare("pipeline description (hash)", hashToHex(existing.pipelineHash), hashToHex(wanted.pipelineHash));
+    compare("task", existing.task + " (" + existing.loss + ")", wanted.task + " (" + wanted.loss + ")");
+    compare("models requiring backward", listText(existing.modelsRequiringBackward), listText(wanted.modelsRequiringBackward));
+    compare("stage-one units", listText(existing.stageOneUnits), listText(wanted.stageOneUnits));
+    compare("stored params", listText(existing.cacheSet), listText(wanted.cacheSet));
+    compare("--cache_all_params", existing.cacheAllParams ? "on" : "off", wanted.cacheAllParams ? "on" : "off");
+    for (const auto &m : wanted.models) {
+        const CacheModelRecord *old = existing.model(m.name);
+        compare(m.name + " weights", old ? hashToHex(old->hash) : "none", hashToHex(m.hash));
+    }
+    for (const auto &m : existing.models) {
+        if (!wanted.model(m.name))
+            diffs.push_back(m.name + " weights: the cache used " + m.name + ", this run does not");
+    }
+    compare("dataset fingerprint (metadata.csv and image files)", hashToHex(existing.datasetFingerprint),
+        hashToHex(wanted.datasetFingerprint));
+    compare("samples", std::to_string(existing.samples), std::to_string(wanted.samples));
+    for (const auto &[key, value] : wanted.settings) {
+        const auto it = existing.settings.find(key);
+        compare(key, it == existing.settings.end() ? "(none)" : it->second, value);
+    }
+    return diffs;
+}
+
+} // namespace splitscope::engine

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+#include "Dataset.h"
+
+#include "Hash.h"
+#include "core/AtomicFile.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sys/stat.h>
+
+namespace splitscope::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// At most this many bad rows are listed in one error; the count says how many more.
+constexpr std::size_t kMaxListedRows = 10;
+
+} // namespace
+
+bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &rows, std::vector<int> &lines,
+    std::string *error)
+{
+    rows.clear();
+    lines.clear();
+    std::vector<std::string> row;
+    std::string cell;
+    bool quoted = false;
+    bool rowHasContent = false;
+    int line = 1;
+    int rowLine = 1;
+    int quoteLine = 0;
+    std::size_t i = 0;
+    // A UTF-8 byte order mark is not part of the first column's name.
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+        i = 3;
+    auto endRow = [&]() {
+        if (rowHasContent || !cell.empty() || !row.empty()) {
+            row.push_back(cell);
+            rows.push_back(row);
+            lines.push_back(rowLine);
+        }
+        row.clear();
+        cell.clear();
+        rowHasContent = false;
+    };
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"') {
+                if (i + 1 < text.size() && text[i + 1] == '"') {
+                    cell.push_back('"');
+                    ++i;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                if (c == '\n')
+                    ++line;
+                cell.push_back(c);
+            }
+            continue;
+        }
+        if (c == '"') {
+            quoted = true;
+            quoteLine = line;
+            rowHasContent = true;
+        } else if (c == ',') {
+            row.push_back(cell);
+            cell.clear();
+            rowHasContent = true;
+        } else if (c == '\n' || c == '\r') {
+            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+                ++i;
+            endRow();
+            ++line;
+            rowLine = line;
+        } else {
+            if (!rowHasContent && cell.empty())
+                rowLine = line;
+            cell.push_back(c);
+        }
+    }
+    if (quoted) {
+        if (error)
+            *error = "line " + std::to_string(quoteLine) + ": a quoted field is never closed";
+        return false;
+    }
+    endRow();
+    return true;
+}
+
+int ImageDataset::column(const std::string &name) const
+{
+    const auto it = std::find(m_header.begin(), m_header.end(), name);
+    return it == m_header.end() ? -1 : static_cast<int>(it - m_header.begin());
+}
+
+std::string ImageDataset::resolvePath(const std::string &cell) const
+{
+    const fs::path p(cell);
+    return p.is_absolute() ? cell : (fs::path(m_options.basePath) / p).string();
+}
+
+bool ImageDataset::open(const DatasetOptions &options, std::string *error)
+{
+    m_options = options;
+    m_rows.clear();
+    auto fail = [&](const std::string &message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (options.basePath.empty())
+        return fail("--dataset_base_path is required");
+    std::error_code ec;
+    if (!fs::is_directory(options.basePath, ec))
+        return fail("--dataset_base_path: '" + options.basePath + "' is not a folder");
+    m_metadataPath = options.metadataPath.empty() ? (fs::path(options.basePath) / "metadata.csv").string()
+                                                  : options.metadataPath;
+    std::string text;
+    std::string readError;
+    if (!readWholeFile(m_metadataPath, text, &readError)) {
+        return fail((options.metadataPath.empty() ? "no --dataset_metadata_path and " : "--dataset_metadata_path: ")
+            + readError);
+    }
+    std::vector<std::vector<std::string>> cells;
+    std::vector<int> lines;
+    std::string csvError;
+    if (!parseCsv(text, cells, lines, &csvError))
+        return fail(m_metadataPath + ": " + csvError);
+    if (cells.empty())
+        return fail(m_metadataPath + ": empty file (expected a header line such as 'image,prompt')");
+    m_header = cells.front();
+    for (auto &h : m_header) {
+        const auto first = h.find_first_not_of(" \t");
+        const auto last = h.find_last_not_of(" \t");
+        h = first == std::string::npos ? std::string() : h.substr(first, last - first + 1);
+    }
+    std::vector<std::string> required = {"image", "prompt"};
+    for (const auto &k : options.dataFileKeys) {
+        if (std::find(required.begin(), required.end(), k) == required.end() && std::find(options.extraInputs.begin(),
+                options.extraInputs.end(), k) != options.extraInputs.end())
+            required.push_back(k);
+    }
+    for (const auto &k : options.extraInputs) {
+        if (std::find(required.begin(), required.end(), k) == required.end())
+            required.push_back(k);
+    }
+    for (const auto &name : required) {
+        if (column(name) < 0) {
+            std::string header;
+            for (const auto &h : m_header)
+                header += (header.empty() ? "" : ",") + h;
+            return fail(m_metadataPath + ":1: no '" + name + "' column (header: '" + header + "')");
+        }
+    }
+
+    Hasher fingerprint;
+    fingerprint.updateField(text);
+    std::vector<std::string> bad;
+    std::size_t badCount = 0;
+    for (std::size_t r = 1; r < cells.size(); ++r) {
+        Row row{lines[r], cells[r]};
+        std::string problem;
+        if (row.cells.size() != m_header.size()) {
+            problem = std::to_string(row.cells.size()) + " fields, the header has " + std::to_string(m_header.size());
+        } else {
+            for (const auto &key : required) {
+                const bool isFile = key == "image"
+                    || std::find(options.dataFileKeys.begin(), options.dataFileKeys.end(), key) != options.dataFileKeys.end();
+                const std::string &cell = row.cells[static_cast<std::size_t>(column(key))];
+                if (!isFile)
+                    continue;
+                if (cell.empty()) {
+                    problem = "empty '" + key + "'";
+                    break;
+                }
+                const std::string path = resolvePath(cell);
+                struct stat st {};
+                if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+                    problem = "'" + key + "' file '" + cell + "' not found (looked for '" + path + "')";
+                    break;
+                }
+                fingerprint.updateField(path);
+                fingerprint.updateU64(static_cast<std::uint64_t>(st.st_size));
+                fingerprint.updateU64(static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ULL
+                    + static_cast<std::uint64_t>(st.st_mtim.tv_nsec));
+            }
+        }
+        if (!problem.empty()) {
+            ++badCount;
+            if (bad.size() < kMaxListedRows)
+                bad.push_back(m_metadataPath + ":" + std::to_string(row.line) + ": " + problem);
+            continue;
+        }
+        m_rows.push_back(std::move(row));
+    }
+    if (badCount > 0) {
+        std::string message = std::to_string(badCount) + " bad row" + (badCount == 1 ? "" : "s") + " in the dataset:";
+        for (const auto &b : bad)
+            message += "\n  " + b;
+        if (badCount > bad.size())
+            message += "\n  ... and " + std::to_string(badCount - bad.size()) + " more";
+        return fail(message);
+    }
+    if (m_rows.empty())
+        return fail(m_metadataPath + ": no data rows after the header");
+    m_fingerprint = fingerprint.digest();
+    return true;
+}
+
+bool ImageDataset::load(std::size_t row, DatasetSample &sample, std::string *error) const
+{
+    const Row &r = m_rows.at(row);
+    sample = DatasetSample{};
+    sample.row = row;
+    sample.line = r.line;
+    auto where = [&]() { return m_metadataPath + ":" + std::to_string(r.line) + ": "; };
+    std::string decodeError;
+    Image original;
+    if (!readPngFile(resolvePath(r.cells[static_cast<std::size_t>(column("image"))]), original, &decodeError)) {
+        if (error)
+            *error = where() + decodeError;
+        return false;
+    }
+    int width = m_options.width;
+    int height = m_options.height;
+    if (width <= 0 || height <= 0) {
+        const auto fitted = fitMaxPixels(original.width, original.height, m_options.maxPixels, m_options.divisionFactor);
+        width = fitted.first;
+        height = fitted.second;
+    }
+    sample.image = cropAndResize(original, width, height);
+    sample.prompt = r.cells[static_cast<std::size_t>(column("prompt"))];
+    for (const auto &key : m_options.extraInputs) {
+        const std::string &cell = r.cells[static_cast<std::size_t>(column(key))];
+        const bool isFile = std::find(m_options.dataFileKeys.begin(), m_options.dataFileKeys.end(), key)
+            != m_options.dataFileKeys.end();
+        if (!isFile) {
+            sample.texts[key] = cell;
+            continue;
+        }
+        Image extra;
+        if (!readPngFile(resolvePath(cell), extra, &decodeError)) {
+            if (error)
+                *error = where() + decodeError;
+            return false;
+        }
+        sample.images[key] = std::move(extra);
+    }
+    return true;
+}
+
+} // namespace splitscope::engine

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace splitscope::engine {
+
+// Progress events of `splitscope-cli train --events jsonl` (DESIGN.md §3).
+//
+// Every event is ONE line of JSON on stdout: an object with at least
+//   "event"  the kind (below)          "time"  seconds since the run started (float)
+// Human-readable logs go to stderr, never stdout. Fields appear only where they
+// apply; consumers must ignore fields they do not know (more may be added).
+//
+//   event       fields (besides event, time)
+//   ----------  -----------------------------------------------------------------
+//   start       task, pipeline, stage ("one_stage" | "data_process" | "train"),
+//               split_mode, models_require_backward [..], stage_one_units [..],
+//               stage_two_units [..], cache_set [..] (params), output_path,
+//               num_threads, pid, seed, resumed (bool)
+//   stage       stage, total_samples (stage one) or total_steps, epochs, message
+//   unit        stage, sample, unit, unit_index (the unit running now; stage one
+//               and one-stage; throttled to about 20 per second)
+//   progress    stage, done, total, samples_per_s, eta_s, cache_bytes_written
+//               (stage one, after each sample; throttled to about 10 per second,
+//               the last sample always reported)
+//   step        stage, epoch (0-based), step (global, 1-based), epoch_step,
+//               total_steps, loss, samples_per_s, eta_s, cache_bytes_read,
+//               read_wait_s (time stage two waited for the cache reader)
+//   epoch       epoch, mean_loss, steps
+//   checkpoint  kind ("epoch" | "step" | "final" | "resume" | "shard"), path,
+//               epoch, step; for shards: shard, samples, bytes
+//   memory      rss_bytes, peak_rss_bytes, model_bytes {model: bytes of loaded
+//               weights}, materialized [models], cache_bytes_written, cache_bytes_read
+//   log         message
+//   warning     message, code (e.g. "frozen-randomness", "hazards-allowed")
+//   error       message, code (e.g. "hazards", "manifest-mismatch", "bad-flag",
+//               "dataset", "model", "corrupt-shard", "io"), hazards [{kind,
+//               mechanism, reader, param, expected_producer, actual_producer}]
+//   done        ok (bool), cancelled (bool), exit_status, wall_s, steps, samples,
+//               final_loss, outputs {name: path}
+//
+// The last line of every run is `done` (unless the process is killed).
+//
+// Exit statuses of `train` (and `done.exit_status`): 0 finished; 1 failed (I/O,
+// corrupt cache, training error); 2 bad flags or inputs (including a cache that
+// does not match this run); 3 the split has hazards (refused; --allow_hazards
+// forces it); 4 cancelled by SIGINT/SIGTERM with everything finished kept (stage
+// one: finished shards; stage two and one-stage: a resume checkpoint, continue with
+// the same command plus --resume).
+
+namespace events {
+constexpr const char *kStart = "start";
+constexpr const char *kStage = "stage";
+constexpr const char *kUnit = "unit";
+constexpr const char *kProgress = "progress";
+constexpr const char *kStep = "step";
+constexpr const char *kEpoch = "epoch";
+constexpr const char *kCheckpoint = "checkpoint";
+constexpr const char *kMemory = "memory";
+constexpr const char *kLog = "log";
+constexpr const char *kWarning = "warning";
+constexpr const char *kError = "error";
+constexpr const char *kDone = "done";
+} // namespace events
+
+// JSON string literal of `text` (quotes included, escapes per RFC 8259).
+std::string jsonQuote(std::string_view text);
+// JSON number (9 significant digits for doubles); NaN and infinities become null.
+std::string jsonNumber(double value);
+// ["a","b"]
+std::string jsonStringArray(const std::vector<std::string> &items);
+
+// One event, built field by field. Values are stored as JSON text.
+class Event {
+public:
+    explicit Event(std::string name);
+    Event &set(const std::string &key, double value);
+    Event &set(const std::string &key, std::int64_t value);
+    Event &set(const std::string &key, std::uint64_t value);
+    Event &set(const std::string &key, int value) { return set(key, static_cast<std::int64_t>(value)); }
+    Event &set(const std::string &key, bool value);
+    Event &set(const std::string &key, const std::string &value);
+    Event &set(const std::string &key, const char *value) { return set(key, std::string(value)); }
+    Event &setRaw(const std::string &key, std::string json); // already JSON
+    // The line shown to people on stderr; empty: not shown.
+    Event &text(std::string line);
+
+    const std::string &name() const { return m_name; }
+    const std::string &humanText() const { return m_text; }
+    std::string json(double time) const;
+
+private:
+    std::string m_name;
+    std::vector<std::pair<std::string, std::string>> m_fields;
+    std::string m_text;
+};
+
+struct EventRecord {
+    std::string name;
+    std::string json; // one line, no newline
+    std::string text; // for people; may be empty
+    double time = 0;
+};
+using EventCallback = std::function<void(const EventRecord &)>;
+
+// Stamps events with the time since construction and hands them to the callback,
+// one at a time. Thread-safe: emit() may be called from any thread.
+class EventSink {
+public:
+    explicit EventSink(EventCallback callback);
+    void emit(const Event &event);
+    double elapsed() const;
+
+    void log(const std::string &message);
+    void warning(const std::string &code, const std::string &message);
+
+private:
+    EventCallback m_callback;
+    std::chrono::steady_clock::time_point m_start;
+    std::mutex m_mutex;
+};
+
+} // namespace splitscope::engine

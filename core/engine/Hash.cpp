@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+#include "Hash.h"
+
+#include "MappedFile.h"
+
+#include <cstring>
+
+namespace splitscope::engine {
+
+namespace {
+
+// Multipliers from the splitmix64 / xxHash family: odd, with well-spread bits.
+constexpr std::uint64_t kPrime1 = 0x9E3779B185EBCA87ULL;
+constexpr std::uint64_t kPrime2 = 0xC2B2AE3D27D4EB4FULL;
+constexpr std::uint64_t kPrime3 = 0x165667B19E3779F9ULL;
+
+std::uint64_t rotateLeft(std::uint64_t value, int bits)
+{
+    return (value << bits) | (value >> (64 - bits));
+}
+
+// splitmix64's finalizer: every input bit affects every output bit.
+std::uint64_t avalanche(std::uint64_t value)
+{
+    value ^= value >> 30;
+    value *= 0xBF58476D1CE4E5B9ULL;
+    value ^= value >> 27;
+    value *= 0x94D049BB133111EBULL;
+    value ^= value >> 31;
+    return value;
+}
+
+std::uint64_t loadLittleEndian(const unsigned char *bytes)
+{
+    std::uint64_t word = 0;
+    for (int i = 7; i >= 0; --i)
+        word = (word << 8) | bytes[i];
+    return word;
+}
+
+} // namespace
+
+Hasher::Hasher(std::uint64_t seed)
+    : m_state(seed ^ kPrime3)
+{
+}
+
+void Hasher::mixWord(std::uint64_t word)
+{
+    m_state ^= rotateLeft(word * kPrime2, 31) * kPrime1;
+    m_state = rotateLeft(m_state, 27) * kPrime1 + kPrime3;
+}
+
+void Hasher::update(const void *data, std::size_t size)
+{
+    const auto *bytes = static_cast<const unsigned char *>(data);
+    m_length += size;
+    if (m_pendingSize > 0) {
+        const std::size_t take = std::min(size, sizeof(m_pending) - m_pendingSize);
+        std::memcpy(m_pending + m_pendingSize, bytes, take);
+        m_pendingSize += take;
+        bytes += take;
+        size -= take;
+        if (m_pendingSize < sizeof(m_pending))
+            return;
+        mixWord(loadLittleEndian(m_pending));
+        m_pendingSize = 0;
+    }
+    while (size >= 8) {
+        mixWord(loadLittleEndian(bytes));
+        bytes += 8;
+        size -= 8;
+    }
+    std::memcpy(m_pending, bytes, size);
+    m_pendingSize = size;
+}
+
+void Hasher::updateField(std::string_view text)
+{
+    updateU64(text.size());
+    update(text);
+}
+
+void Hasher::updateU64(std::uint64_t value)
+{
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; ++i)
+        bytes[i] = static_cast<unsigned char>(value >> (8 * i));
+    update(bytes, sizeof(bytes));
+}
+
+std::uint64_t Hasher::digest() const
+{
+    std::uint64_t state = m_state;
+    // The tail goes in byte by byte, then the length, so that trailing zero bytes count.
+    for (std::size_t i = 0; i < m_pendingSize; ++i)
+        state = rotateLeft(state ^ (m_pending[i] * kPrime3), 11) * kPrime1;
+    return avalanche(state ^ (m_length * kPrime2));
+}
+
+std::uint64_t hashBytes(const void *data, std::size_t size, std::uint64_t seed)
+{
+    Hasher hasher(seed);
+    hasher.update(data, size);
+    return hasher.digest();
+}
+
+std::string hashToHex(std::uint64_t hash)
+{
+    static const char kDigits[] = "0123456789abcdef";
+    std::string text(16, '0');
+    for (int i = 15; i >= 0; --i) {
+        text[static_cast<std::size_t>(i)] = kDigits[hash & 0xF];
+        hash >>= 4;
+    }
+    return text;
+}
+
+bool hashFromHex(std::string_view text, std::uint64_t &hash)
+{
+    if (text.size() != 16)
+        return false;
+    std::uint64_t value = 0;
+    for (const char c : text) {
+        int digit = -1;
+        if (c >= '0' && c <= '9')
+            digit = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            digit = c - 'a' + 10;
+        if (digit < 0)
+            return false;
+        value = (value << 4) | static_cast<std::uint64_t>(digit);
+    }
+    hash = value;
+    return true;
+}
+
+bool hashFile(const std::string &path, std::uint64_t &hash, std::string *error)
+{
+    MappedFile file;
+    if (!file.open(path, error))
+        return false;
+    hash = hashBytes(file.data(), file.size());
+    return true;
+}
+
+} // namespace splitscope::engine

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace splitscope::engine {
+
+// A fast 64-bit content hash for manifests and checksums: it detects accidental
+// change (a different weight file, a truncated or corrupted shard), not tampering.
+// Incremental: feeding the same bytes in any chunking gives the same digest.
+class Hasher {
+public:
+    explicit Hasher(std::uint64_t seed = 0);
+    void update(const void *data, std::size_t size);
+    void update(std::string_view text) { update(text.data(), text.size()); }
+    // Feeds a length-prefixed string, so that ("ab","c") and ("a","bc") differ.
+    void updateField(std::string_view text);
+    void updateU64(std::uint64_t value);
+    std::uint64_t digest() const;
+
+private:
+    void mixWord(std::uint64_t word);
+
+    std::uint64_t m_state;
+    std::uint64_t m_length = 0;
+    unsigned char m_pending[8] = {};
+    std::size_t m_pendingSize = 0;
+};
+
+std::uint64_t hashBytes(const void *data, std::size_t size, std::uint64_t seed = 0);
+// 16 lowercase hex digits.
+std::string hashToHex(std::uint64_t hash);
+// Parses hashToHex's output; false when `text` is not 16 hex digits.
+bool hashFromHex(std::string_view text, std::uint64_t &hash);
+// Hashes a whole file through mmap; false with `error` naming the path on failure.
+bool hashFile(const std::string &path, std::uint64_t &hash, std::string *error = nullptr);
+
+} // namespace splitscope::engine

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+#include "ModelConfig.h"
+
+#include <nlohmann/json.hpp>
+
+namespace splitscope::engine {
+
+namespace {
+
+// Reads `key` as a positive integer (or a number for doubles); a missing key keeps
+// the default, a wrong one is an error naming the key.
+class ConfigReader {
+public:
+    ConfigReader(const std::string &json, const std::string &label, std::string *error)
+        : m_label(label)
+        , m_error(error)
+    {
+        try {
+            m_doc = nlohmann::json::parse(json);
+            if (!m_doc.is_object())
+                fail("", "is not a JSON object");
+        } catch (const nlohmann::json::exception &e) {
+            fail("", std::string("is not valid JSON (") + e.what() + ")");
+        }
+    }
+    bool ok() const { return m_ok; }
+    void integer(const char *key, int &value, int minimum = 1)
+    {
+        if (!m_ok || !m_doc.contains(key))
+            return;
+        const auto &v = m_doc[key];
+        if (!v.is_number_integer() || v.get<long long>() < minimum || v.get<long long>() > 1000000) {
+            fail(key, "must be an integer >= " + std::to_string(minimum));
+            return;
+        }
+        value = v.get<int>();
+    }
+    void number(const char *key, double &value)
+    {
+        if (!m_ok || !m_doc.contains(key))
+            return;
+        const auto &v = m_doc[key];
+        if (!v.is_number() || v.get<double>() <= 0) {
+            fail(key, "must be a positive number");
+            return;
+        }
+        value = v.get<double>();
+    }
+    void integers(const char *key, std::vector<int> &value)
+    {
+        if (!m_ok || !m_doc.contains(key))
+            return;
+        const auto &v = m_doc[key];
+        std::vector<int> out;
+        if (v.is_array()) {
+            for (const auto &item : v) {
+                if (!item.is_number_integer() || item.get<long long>() < 1 || item.get<long long>() > 64) {
+                    out.clear();
+                    break;
+                }
+                out.push_back(item.get<int>());
+            }
+        }
+        if (out.empty()) {
+            fail(key, "must be a non-empty array of integers in 1..64");
+            return;
+        }
+        value = out;
+    }
+    void fail(const std::string &key, const std::string &message)
+    {
+        if (!m_ok)
+            return;
+        m_ok = false;
+        if (m_error)
+            *m_error = m_label + ": " + (key.empty() ? std::string() : "\"" + key + "\" ") + message;
+    }
+    const nlohmann::json &doc() const { return m_doc; }
+
+private:
+    nlohmann::json m_doc;
+    std::string m_label;
+    std::string *m_error;
+    bool m_ok = true;
+};
+
+} // namespace
+
+const char *modelKindName(ModelKind kind)
+{
+    switch (kind) {
+    case ModelKind::TextEncoder:
+        return "text_encoder";
+    case ModelKind::Vae:
+        return "vae";
+    case ModelKind::Dit:
+        return "dit";
+    }
+    return "?";
+}
+
+bool parseModelKind(const std::string &name, ModelKind &kind)
+{
+    for (const ModelKind k : {ModelKind::TextEncoder, ModelKind::Vae, ModelKind::Dit}) {
+        if (name == modelKindName(k)) {
+            kind = k;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool modelPreset(const std::string &name, ModelPreset &preset)
+{
+    ModelPreset p;
+    p.name = name;
+    if (name == "default") {
+        preset = p;
+        return true;
+    }
+    if (name == "small") {
+        // Tests: the same architecture, a few times cheaper.
+        p.textEncoder.hiddenSize = 64;
+        p.textEncoder.numLayers = 2;
+        p.textEncoder.numHeads = 2;
+        p.textEncoder.intermediateSize = 128;
+        p.textEncoder.maxLength = 16;
+        p.vae.baseChannels = 8;
+        p.vae.channelMultipliers = {1, 2, 2};
+        p.vae.groups = 4;
+        p.vae.latentChannels = 4;
+        p.dit.numLayers = 2;
+        p.dit.numHeads = 2;
+        p.dit.headDim = 16;
+        p.dit.latentChannels = 4;
+        p.dit.jointAttentionDim = 64;
+        preset = p;
+        return true;
+    }
+    return false;
+}
+
+std::vector<std::string> modelPresetNames()
+{
+    return {"default", "small"};
+}
+
+std::string textEncoderConfigJson(const TextEncoderConfig &c)
+{
+    nlohmann::ordered_json doc;
+    doc["splitscope_model"] = "text_encoder";
+    doc["_class_name"] = "TinyQwen2VLTextEncoder";
+    doc["vocab_size"] = c.vocabSize;
+    doc["hidden_size"] = c.hiddenSize;
+    doc["num_hidden_layers"] = c.numLayers;
+    doc["num_attention_heads"] = c.numHeads;
+    doc["intermediate_size"] = c.intermediateSize;
+    doc["max_length"] = c.maxLength;
+    doc["vision_patch_size"] = c.visionPatchSize;
+    doc["rope_theta"] = c.ropeTheta;
+    doc["rms_norm_eps"] = c.rmsNormEps;
+    return doc.dump(2) + "\n";
+}
+
+std::string vaeConfigJson(const VaeConfig &c)
+{
+    nlohmann::ordered_json doc;
+    doc["splitscope_model"] = "vae";
+    doc["_class_name"] = "TinyAutoencoderKLQwenImage";
+    doc["base_channels"] = c.baseChannels;
+    doc["channel_multipliers"] = c.channelMultipliers;
+    doc["num_res_blocks"] = c.numResBlocks;
+    doc["latent_channels"] = c.latentChannels;
+    doc["norm_num_groups"] = c.groups;
+    doc["scaling_factor"] = c.scalingFactor;
+    return doc.dump(2) + "\n";
+}
+
+std::string ditConfigJson(const DitConfig &c)
+{
+    nlohmann::ordered_json doc;
+    doc["splitscope_model"] = "dit";
+    doc["_class_name"] = "TinyQwenImageTransformer2DModel";
+    doc["num_layers"] = c.numLayers;
+    doc["num_attention_heads"] = c.numHeads;
+    doc["attention_head_dim"] = c.headDim;
+    doc["patch_size"] = c.patchSize;
+    doc["latent_channels"] = c.latentChannels;
+    doc["joint_attention_dim"] = c.jointAttentionDim;
+    doc["mlp_ratio"] = c.mlpRatio;
+    return doc.dump(2) + "\n";
+}
+
+bool parseModelKindOf(const std::string &json, const std::string &label, ModelKind &kind, std::string *error)
+{
+    ConfigReader reader(json, label, error);
+    if (!reader.ok())
+        return false;
+    const auto it = reader.doc().find("splitscope_model");
+    if (it == reader.doc().end() || !it->is_string() || !parseModelKind(it->get<std::string>(), kind)) {
+        reader.fail("splitscope_model", "must be \"text_encoder\", \"vae\" or \"dit\" (it says which model the weights beside it are)");
+        return false;
+    }
+    return true;
+}
+
+bool parseTextEncoderConfig(const std::string &json, const std::string &label, TextEncoderConfig &config, std::string *error)
+{
+    ConfigReader r(json, label, error);
+    r.integer("vocab_size", config.vocabSize);
+    r.integer("hidden_size", config.hiddenSize);
+    r.integer("num_hidden_layers", config.numLayers);
+    r.integer("num_attention_heads", config.numHeads);
+    r.integer("intermediate_size", config.intermediateSize);
+    r.integer("max_length", config.maxLength);
+    r.integer("vision_patch_size", config.visionPatchSize);
+    r.number("rope_theta", config.ropeTheta);
+    r.number("rms_norm_eps", config.rmsNormEps);
+    if (r.ok() && (config.hiddenSize % config.numHeads != 0 || (config.hiddenSize / config.numHeads) % 2 != 0))
+        r.fail("hidden_size", "must be a multiple of num_attention_heads with an even head size");
+    return r.ok();
+}
+
+bool parseVaeConfig(const std::string &json, const std::string &label, VaeConfig &config, std::string *error)
+{
+    ConfigReader r(json, label, error);
+    r.integer("base_channels", config.baseChannels);
+    r.integers("channel_multipliers", config.channelMultipliers);
+    r.integer("num_res_blocks", config.numResBlocks);
+    r.integer("latent_channels", config.latentChannels);
+    r.integer("norm_num_groups", config.groups);
+    r.number("scaling_factor", config.scalingFactor);
+    if (r.ok()) {
+        for (const int m : config.channelMultipliers) {
+            if ((config.baseChannels * m) % config.groups != 0) {
+                r.fail("norm_num_groups", "must divide every level's channel count (base_channels x multiplier)");
+                break;
+            }
+        }
+    }
+    return r.ok();
+}
+
+bool parseDitConfig(const std::string &json, const std::string &label, DitConfig &config, std::string *error)
+{
+    ConfigReader r(json, label, error);
+    r.integer("num_layers", config.numLayers);
+    r.integer("num_attention_heads", config.numHeads);
+    r.integer("attention_head_dim", config.headDim);
+    r.integer("patch_size", config.patchSize);
+    r.integer("latent_channels", config.latentChannels);
+    r.integer("joint_attention_dim", config.jointAttentionDim);
+    r.integer("mlp_ratio", config.mlpRatio);
+    if (r.ok() && config.innerDim() % 4 != 0)
+        r.fail("attention_head_dim", "num_attention_heads x attention_head_dim must be a multiple of 4 (positions)");
+    return r.ok();
+}
+
+} // namespace splitscope::engine

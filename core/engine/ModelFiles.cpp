@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "ModelFiles.h"
+
+#include "Hash.h"
+#include "MappedFile.h"
+#include "core/AtomicFile.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fnmatch.h>
+
+namespace splitscope::engine {
+
+namespace fs = std::filesystem;
+
+std::string resolveModelRoot(const std::string &flagValue)
+{
+    if (!flagValue.empty())
+        return flagValue;
+    if (const char *env = std::getenv(kModelRootEnv); env && *env)
+        return env;
+    return "./models";
+}
+
+bool parseModelPathSpecs(const std::string &list, const std::string &flag, std::vector<ModelPathSpec> &specs,
+    std::string *error)
+{
+    specs.clear();
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t end = list.find(',', start);
+        if (end == std::string::npos)
+            end = list.size();
+        const std::string entry = list.substr(start, end - start);
+        start = end + 1;
+        if (entry.find_first_not_of(" \t") == std::string::npos)
+            continue;
+        const auto colon = entry.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size()
+            || entry.find(':', colon + 1) != std::string::npos) {
+            if (error)
+                *error = "--" + flag + ": '" + entry + "' is not MODEL_ID:FILE_PATTERN (e.g. \"Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors\")";
+            return false;
+        }
+        ModelPathSpec spec{entry, entry.substr(0, colon), entry.substr(colon + 1)};
+        if (spec.modelId.find("..") != std::string::npos || spec.pattern.find("..") != std::string::npos
+            || spec.pattern.front() == '/') {
+            if (error)
+                *error = "--" + flag + ": '" + entry + "' leaves the models root ('..' or an absolute path)";
+            return false;
+        }
+        specs.push_back(std::move(spec));
+    }
+    return true;
+}
+
+bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &specs,
+    std::vector<ResolvedModel> &models, std::string *error)
+{
+    models.clear();
+    for (const ModelPathSpec &spec : specs) {
+        const fs::path base = fs::path(root) / spec.modelId;
+        std::error_code ec;
+        if (!fs::is_directory(base, ec)) {
+            if (error)
+                *error = "model '" + spec.text + "': no folder '" + base.string()
+                    + "' (models root '" + root + "' from --model_root, $" + kModelRootEnv
+                    + " or ./models; 'splitscope-cli init-models --root " + root + "' writes the tiny models)";
+            return false;
+        }
+        std::vector<std::string> matches;
+        for (auto it = fs::recursive_directory_iterator(base, ec); !ec && it != fs::recursive_directory_iterator();
+             it.increment(ec)) {
+            if (!it->is_regular_file(ec))
+                continue;
+            const std::string relative = fs::relative(it->path(), base, ec).generic_string();
+            if (::fnmatch(spec.pattern.c_str(), relative.c_str(), FNM_PATHNAME) == 0)
+                matches.push_back(it->path().string());
+        }
+        if (matches.empty()) {
+            if (error)
+                *error = "model '" + spec.text + "': no file matches '" + spec.pattern + "' under '" + base.string() + "'";
+            return false;
+        }
+        std::sort(matches.begin(), matches.end());
+        ResolvedModel model;
+        model.spec = spec;
+        model.directory = fs::path(matches.front()).parent_path().string();
+        for (const auto &m : matches) {
+            if (fs::path(m).parent_path().string() != model.directory) {
+                if (error)
+                    *error = "model '" + spec.text + "': the matching files lie in different folders ('"
+                        + model.directory + "', '" + fs::path(m).parent_path().string() + "')";
+                return false;
+            }
+            model.fileBytes += static_cast<std::uint64_t>(fs::file_size(m, ec));
+        }
+        model.files = std::move(matches);
+        model.configPath = (fs::path(model.directory) / "config.json").string();
+        if (!readWholeFile(model.configPath, model.configJson, nullptr)) {
+            if (error)
+                *error = "model '" + spec.text + "': no config.json beside the weights (looked for '" + model.configPath + "')";
+            return false;
+        }
+        if (!parseModelKindOf(model.configJson, model.configPath, model.kind, error))
+            return false;
+        model.name = modelKindName(model.kind);
+        for (const ResolvedModel &other : models) {
+            if (other.kind == model.kind) {
+                if (error)
+                    *error = "models '" + other.spec.text + "' and '" + spec.text + "' are both the " + model.name;
+                return false;
+            }
+        }
+        models.push_back(std::move(model));
+    }
+    return true;
+}
+
+bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error)
+{
+    Hasher hasher;
+    for (const auto &file : model.files) {
+        MappedFile mapped;
+        if (!mapped.open(file, error))
+            return false;
+        hasher.updateField(fs::path(file).filename().string());
+        hasher.updateU64(mapped.size());
+        hasher.update(mapped.data(), mapped.size());
+    }
+    hash = hasher.digest();
+    return true;
+}
+
+} // namespace splitscope::engine

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+#include "Trainer.h"
+
+#include "Dataset.h"
+#include "Hash.h"
+#include "ModelSet.h"
+#include "ProcessMemory.h"
+#include "SeedSequence.h"
+#include "UnitRuntime.h"
+#include "core/Verifier.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <thread>
+#include <unistd.h>
+
+namespace splitscope::engine {
+
+namespace {
+
+std::string joinNames(const std::vector<std::string> &names)
+{
+    std::string out;
+    for (const auto &n : names)
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+std::string producerName(const PipelineGraph &graph, UnitId unit)
+{
+    return unit == kNoUnit ? std::string("the external input") : graph.unitName(unit);
+}
+
+} // namespace
+
+Trainer::Trainer(const TrainParams &params, const TrainCallbacks &callbacks, EventSink &events)
+    : m_params(params)
+    , m_callbacks(callbacks)
+    , m_events(events)
+{
+}
+
+Trainer::~Trainer() = default;
+
+bool Trainer::aborted() const
+{
+    return m_callbacks.shouldAbort && m_callbacks.shouldAbort();
+}
+
+TrainResult Trainer::fail(const Failure &failure)
+{
+    Event e(events::kError);
+    e.set("code", failure.code).set("message", failure.message).text("error: " + failure.message);
+    if (failure.code == "hazards" && m_graph) {
+        std::string list = "[";
+        for (const Hazard &h : m_verification.hazards) {
+            list += (list.size() > 1 ? "," : "");
+            list += "{\"kind\":" + jsonQuote(hazardKindName(h.kind)) + ",\"mechanism\":" + jsonQuote(hazardKindName(h.mechanism))
+                + ",\"reader\":" + jsonQuote(m_graph->unitName(h.reader)) + ",\"param\":" + jsonQuote(m_graph->paramName(h.param))
+                + ",\"expected_producer\":" + (h.expected == kNoUnit ? "null" : jsonQuote(m_graph->unitName(h.expected)))
+                + ",\"actual_producer\":" + (h.actual == kNoUnit ? "null" : jsonQuote(m_graph->unitName(h.actual))) + "}";
+        }
+        e.setRaw("hazards", list + "]");
+    }
+    m_events.emit(e);
+    TrainResult result;
+    result.status = failure.status;
+    result.message = failure.message;
+    return result;
+}
+
+std::optional<Trainer::Failure> Trainer::prepare()
+{
+    auto bad = [](const std::string &code, const std::string &message) {
+        return Failure{kTrainBadInput, code, message};
+    };
+    std::string error;
+    if (!parseTask(m_params.task, m_task, &error))
+        return bad("bad-flag", error);
+    m_declaration = findPipelineDeclaration(m_params.pipeline);
+    if (!m_declaration)
+        return bad("bad-flag", "--pipeline: no built-in executable pipeline '" + m_params.pipeline + "' (built-in: "
+            + joinNames(builtinPipelineNames()) + ")");
+    m_loss = m_declaration->loss(m_task.loss);
+    if (!m_loss)
+        return bad("bad-flag", "--task: " + m_params.pipeline + " has no loss for " + m_task.loss);
+
+    // Numbers the command line checks too; the API gets the same messages.
+    struct Range {
+        const char *flag;
+        long long value;
+        long long minimum;
+    };
+    for (const Range &r : {Range{"num_epochs", m_params.numEpochs, 1}, Range{"dataset_repeat", m_params.datasetRepeat, 1},
+             Range{"lora_rank", m_params.loraRank, 1}, Range{"dataset_num_workers", m_params.datasetNumWorkers, 0},
+             Range{"save_steps", m_params.saveSteps, 0}, Range{"num_threads", m_params.numThreads, 0},
+             Range{"cache_shard_size", m_params.cacheShardSize, 1}, Range{"num_inference_steps", m_params.numInferenceSteps, 1},
+             Range{"max_steps", m_params.maxSteps, 0}, Range{"max_pixels", m_params.maxPixels, 0},
+             Range{"height", m_params.height, 0}, Range{"width", m_params.width, 0}}) {
+        if (r.value < r.minimum)
+            return bad("bad-flag", std::string("--") + r.flag + " must be at least " + std::to_string(r.minimum)
+                + " (got " + std::to_string(r.value) + ")");
+    }
+    if (!(m_params.learningRate > 0) || !(m_params.weightDecay >= 0))
+        return bad("bad-flag", "--learning_rate must be positive and --weight_decay non-negative");
+    if ((m_params.height > 0) != (m_params.width > 0))
+        return bad("bad-flag", "--height and --width go together (or neither, to use --max_pixels)");
+    if (m_params.outputPath.empty())
+        return bad("bad-flag", "--output_path is required");
+
+    m_pipeline = describePipeline(*m_declaration, m_task.loss);
+    m_graph = std::make_unique<PipelineGraph>(m_pipeline);
+
+    TrainingConfig training;
+    if (!m_params.trainableModels.empty())
+        training.trainableModels = m_params.trainableModels;
+    if (!m_params.loraBaseModel.empty())
+        training.loraBaseModel = m_params.loraBaseModel;
+    m_modelsRequiringBackward = training.modelsRequiringBackward();
+    for (const auto &model : m_modelsRequiringBackward) {
+        if (std::find(m_declaration->models.begin(), m_declaration->models.end(), model) == m_declaration->models.end()) {
+            const std::string flag = model == m_params.loraBaseModel ? "--lora_base_model" : "--trainable_models";
+            return bad("bad-flag", flag + ": '" + model + "' is not a model of " + m_declaration->name + " (models: "
+                + joinNames(m_declaration->models) + ")");
+        }
+    }
+    if (!m_params.loraBaseModel.empty() && splitCommaList(m_params.loraTargetModules).empty() && m_task.stage != Stage::DataProcess)
+        return bad("bad-flag", "--lora_target_modules is required with --lora_base_model (e.g. \"to_q,to_k,to_v\")");
+    if (m_modelsRequiringBackward.empty() && m_task.stage != Stage::DataProcess)
+        return bad("bad-flag", "nothing to train: give --lora_base_model and/or --trainable_models");
+
+    // The split comes from the core: the same code that `splitscope-cli split` shows.
+    const std::size_t unitCount = m_declaration->units.size();
+    if (m_task.stage == Stage::OneStage) {
+        m_split = Split{};
+        m_split.trained.assign(unitCount, 1);
+        for (std::size_t i = 0; i < unitCount; ++i)
+            m_units.push_back(static_cast<int>(i));
+    } else {
+        m_split = computeSplit(*m_graph, m_modelsRequiringBackward, m_params.splitMode);
+        m_verification = verifySplit(*m_graph, m_split);
+        if (!m_verification.hazards.empty()) {
+            std::string list;
+            for (const Hazard &h : m_verification.hazards) {
+                list += "\n  " + std::string(hazardKindName(h.kind)) + ": " + m_graph->unitName(h.reader) + " reads "
+                    + m_graph->paramName(h.param) + "; one-stage training gives it the value of "
+                    + producerName(*m_graph, h.expected) + ", two-stage training that of " + producerName(*m_graph, h.actual);
+            }
+            const std::string what = std::string("the ") + splitModeName(m_params.splitMode) + " split for "
+                + training.label() + " has " + std::to_string(m_verification.hazards.size())
+                + " hazard(s): two-stage training would not equal one-stage training" + list;
+            if (!m_params.allowHazards) {
+                return Failure{kTrainHazards, "hazards",
+                    what + "\nuse --split_mode safe (the safe split has no hazards), or force this split with --allow_hazards"};
+            }
+            m_events.warning("hazards-allowed", what + "\n(forced with --allow_hazards)");
+        }
+        for (const UnitId unit : m_verification.frozenRandomness) {
+            m_events.warning("frozen-randomness", m_graph->unitName(unit)
+                + " draws random numbers and runs in stage one: its draw is cached once per sample. (Here it draws "
+                  "from the per-sample `seed` input, so one-stage training draws the same numbers.)");
+        }
+        const auto units = m_task.stage == Stage::DataProcess ? m_split.v2() : m_split.v1();
+        for (const UnitId u : units)
+            m_units.push_back(u);
+        for (const CacheEntry &entry : computeCacheSet(*m_graph, m_split.trained))
+            m_cacheSet.push_back(m_graph->paramName(entry.param));
+    }
+
+    // Models: resolved against the root now, loaded only when a unit calls them.
+    if (m_params.modelIdWithOriginPaths.empty())
+        return bad("model", "--model_id_with_origin_paths is required (e.g. \"Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors,...\")");
+    std::vector<ModelPathSpec> specs;
+    if (!parseModelPathSpecs(m_params.modelIdWithOriginPaths, "model_id_with_origin_paths", specs, &error))
+        return bad("bad-flag", error);
+    if (!resolveModels(resolveModelRoot(m_params.modelRoot), specs, m_models, &error))
+        return bad("model", error);
+    std::vector<ModelPathSpec> offloadSpecs;
+    if (!parseModelPathSpecs(m_params.offloadModels, "offload_models", offloadSpecs, &error))
+        return bad("bad-flag", error);
+    for (const auto &spec : offloadSpecs) {
+        bool found = false;
+        for (const auto &model : m_models) {
+            if (model.spec.text == spec.text) {
+                m_offloaded.insert(model.name);
+                found = true;
+            }
+        }
+        if (!found)
+            return bad("bad-flag", "--offload_models: '" + spec.text + "' is not one of --model_id_with_origin_paths");
+    }
+
+    m_threads = m_params.numThreads > 0 ? m_params.numThreads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Debian's LibTorch starts with one thread; the count also fixes the reduction
+    // order, so equal counts give equal bits.
+    torch::set_num_threads(m_threads);
+    return std::nullopt;
+}
+
+std::vector<std::string> Trainer::stageModels(const std::vector<int> &units, bool withLoss) const
+{
+    std::vector<std::string> models;
+    auto add = [&](const std::vector<std::string> &list) {
+        for (const auto &m : list) {
+            if (std::find(models.begin(), models.end(), m) == models.end())
+                models.push_back(m);
+        }
+    };
+    for (const int u : units)
+        add(m_declaration->units[static_cast<std::size_t>(u)].models);
+    if (withLoss)
+        add(m_loss->models);
+    return models;
+}
+
+std::optional<Trainer::Failure> Trainer::openDataset(ImageDataset &dataset) const
+{
+    DatasetOptions options;
+    options.basePath = m_params.datasetBasePath;
+    options.metadataPath = m_params.datasetMetadataPath;
+    options.maxPixels = m_params.maxPixels;
+    options.height = m_params.height;
+    options.width = m_params.width;
+    options.dataFileKeys = m_params.dataFileKeys;
+    options.extraInputs = m_params.extraInputs;
+    std::string error;
+    if (!dataset.open(options, &error))
+        return Failure{kTrainBadInput, "dataset", error};
+    return std::nullopt;
+}
+
+ValueMap Trainer::pipelineInputs(const DatasetSample &sample) const
+{
+    ValueMap values;
+    values["input_image"] = Value::ofImage(sample.image);
+    values["height"] = Value::ofInt(sample.image.height);
+    values["width"] = Value::ofInt(sample.image.width);
+    values["prompt"] = Value::ofText(sample.prompt);
+    // The per-sample seed NoiseInitializer draws from; it belongs to the row, not to
+    // an epoch (what stage one caches, one-stage training draws alike).
+    const std::uint64_t seed = deriveSeed(m_params.seed, kDataEpoch, sample.row, RandomPurpose::SampleSeed) >> 1;
+    values["seed"] = Value::ofInt(static_cast<std::int64_t>(seed));
+    // DiffSynth's edit training sets edit_image_auto_resize on.
+    values["edit_image_auto_resize"] = Value::ofBool(true);
+    values["num_inference_steps"] = Value::ofInt(m_params.numInferenceSteps);
+    for (const auto &[key, image] : sample.images)
+        values[key] = Value::ofImage(image);
+    for (const auto &[key, text] : sample.texts)
+        values[key] = Value::ofText(text);
+    return values;
+}
+
+std::string Trainer::settingsJson() const
+{
+    nlohmann::ordered_json doc;
+    const TrainParams &p = m_params;
+    doc["task"] = p.task;
+    doc["pipeline"] = p.pipeline;
+    doc["dataset_base_path"] = p.datasetBasePath;
+    doc["dataset_metadata_path"] = p.datasetMetadataPath;
+    doc["max_pixels"] = p.maxPixels;
+    doc["height"] = p.height;
+    doc["width"] = p.width;
+    doc["dataset_repeat"] = p.datasetRepeat;
+    doc["data_file_keys"] = p.dataFileKeys;
+    doc["extra_inputs"] = p.extraInputs;
+    doc["model_root"] = resolveModelRoot(p.modelRoot);
+    doc["model_id_with_origin_paths"] = p.modelIdWithOriginPaths;
+    doc["offload_models"] = p.offloadModels;
+    doc["tokenizer_path"] = p.tokenizerPath;
+    doc["learning_rate"] = p.learningRate;
+    doc["weight_decay"] = p.weightDecay;
+    doc["num_epochs"] = p.numEpochs;
+    doc["output_path"] = p.outputPath;
+    doc["remove_prefix_in_ckpt"] = p.removePrefixInCkpt;
+    doc["trainable_models"] = p.trainableModels;
+    doc["lora_base_model"] = p.loraBaseModel;
+    doc["lora_target_modules"] = p.loraTargetModules;
+    doc["lora_rank"] = p.loraRank;
+    doc["lora_checkpoint"] = p.loraCheckpoint;
+    doc["use_gradient_checkpointing"] = p.useGradientCheckpointing;
+    doc["dataset_num_workers"] = p.datasetNumWorkers;
+    doc["find_unused_parameters"] = p.findUnusedParameters;
+    doc["save_steps"] = p.saveSteps;
+    doc["seed"] = p.seed;
+    doc["num_threads"] = m_threads;
+    doc["num_inference_steps"] = p.numInferenceSteps;
+    doc["max_steps"] = p.maxSteps;
+    doc["split_mode"] = splitModeName(p.splitMode);
+    doc["allow_hazards"] = p.allowHazards;
+    doc["cache_all_params"] = p.cacheAllParams;
+    doc["cache_shard_size"] = p.cacheShardSize;
+    return doc.dump(2) + "\n";
+}
+
+void Trainer::emitStart(const std::string &stage)
+{
+    std::vector<std::string> one;
+    std::vector<std::string> two;
+    for (std::size_t i = 0; i < m_declaration->units.size(); ++i)
+        (m_split.trained[i] ? two : one).push_back(m_declaration->units[i].name);
+    Event e(events::kStart);
+    e.set("task", m_params.task)
+        .set("pipeline", m_declaration->name)
+        .set("stage", stage)
+        .set("split_mode", m_task.stage == Stage::OneStage ? std::string("none") : std::string(splitModeName(m_params.splitMode)))
+        .setRaw("models_require_backward", jsonStringArray(m_modelsRequiringBackward))
+        .setRaw("stage_one_units", jsonStringArray(one))
+        .setRaw("stage_two_units", jsonStringArray(two))
+        .setRaw("cache_set", jsonStringArray(m_cacheSet))
+        .set("output_path", m_params.outputPath)
+        .set("num_threads", m_threads)
+        .set("pid", static_cast<std::int64_t>(::getpid()))
+        .set("seed", static_cast<std::uint64_t>(m_params.seed))
+        .set("resumed", m_params.resume);
+    std::string text = m_params.task + " (" + stage + ") with " + std::to_string(m_threads) + " thread(s)";
+    if (m_task.stage != Stage::OneStage)
+        text += "; stage one: [" + joinNames(one) + "], stage two: [" + joinNames(two) + "]";
+    m_events.emit(e.text(text));
+}
+
+void Trainer::emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std::uint64_t cacheRead)
+{
+    std::string bytes = "{";
+    std::vector<std::string> names;
+    for (const auto &[name, size] : models.loadedBytes()) {
+        bytes += (bytes.size() > 1 ? "," : "") + jsonQuote(name) + ":" + std::to_string(size);
+        names.push_back(name);
+    }
+    Event e(events::kMemory);
+    e.set("rss_bytes", currentRssBytes())
+        .set("peak_rss_bytes", peakRssBytes())
+        .setRaw("model_bytes", bytes + "}")
+        .setRaw("materialized", jsonStringArray(names))
+        .set("cache_bytes_written", cacheWritten)
+        .set("cache_bytes_read", cacheRead);
+    m_events.emit(e);
+}
+
+TrainResult Trainer::run()
+{
+    if (auto failure = prepare())
+        return fail(*failure);
+    switch (m_task.stage) {
+    case Stage::DataProcess:
+        return runDataProcess();
+    case Stage::OneStage:
+    case Stage::Train:
+        return runTraining();
+    }
+    return {};
+}
+
+TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
+{
+    EventSink events(callbacks.onEvent);
+    TrainResult result;
+    Trainer trainer(params, callbacks, events);
+    auto reportFailure = [&](const std::string &code, const std::string &message) {
+        result = TrainResult{};
+        result.status = kTrainFailed;
+        result.message = message;
+        events.emit(Event(events::kError).set("code", code).set("message", message).text("error: " + message));
+    };
+    try {
+        result = trainer.run();
+    } catch (const EngineError &e) {
+        reportFailure(std::string(e.what()).find("corrupt cache shard") != std::string::npos ? "corrupt-shard" : "engine", e.what());
+    } catch (const c10::Error &e) {
+        // LibTorch's messages carry a backtrace after the first line; people need the line.
+        const std::string what = e.what_without_backtrace();
+        reportFailure("torch", "LibTorch: " + what.substr(0, what.find('\n')));
+    } catch (const std::exception &e) {
+        reportFailure("internal", e.what());
+    }
+    result.wallSeconds = events.elapsed();
+    result.peakRssBytes = peakRssBytes();
+    std::string outputs = "{";
+    for (const auto &[name, path] : result.outputs)
+        outputs += (outputs.size() > 1 ? "," : "") + jsonQuote(name) + ":" + jsonQuote(path);
+    Event done(events::kDone);
+    done.set("ok", result.status == kTrainOk)
+        .set("cancelled", result.status == kTrainCancelled)
+        .set("exit_status", result.status)
+        .set("wall_s", result.wallSeconds)
+        .set("steps", result.steps)
+        .set("samples", result.samples)
+        .set("final_loss", result.finalLoss)
+        .set("peak_rss_bytes", result.peakRssBytes)
+        .setRaw("outputs", outputs + "}");
+    const char *verdict = result.status == kTrainOk ? "done" : result.status == kTrainCancelled ? "cancelled" : "failed";
+    events.emit(done.text(std::string(verdict) + " in " + std::to_string(static_cast<int>(result.wallSeconds)) + " s"));
+    return result;
+}
+
+} // namespace splitscope::engine

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "CacheManifest.h"
+#include "Engine.h"
+#include "FlowMatchScheduler.h"
+#include "ModelFiles.h"
+#include "TinyQwenImage.h"
+#include "Values.h"
+#include "core/PipelineGraph.h"
+#include "core/Split.h"
+#include "core/Verifier.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+
+namespace splitscope::engine {
+
+class Dataset;
+class ImageDataset;
+class ModelSet;
+struct DatasetSample;
+
+// One run of `train`: checks the flags, computes the split with the core, then runs
+// the task's stage (one-stage training, stage one, or stage two). Private to the
+// engine; train() (Engine.h) is the public face.
+class Trainer {
+public:
+    Trainer(const TrainParams &params, const TrainCallbacks &callbacks, EventSink &events);
+    ~Trainer();
+    TrainResult run();
+
+private:
+    // A failure with its status and error-event code (user input -> kTrainBadInput).
+    struct Failure {
+        int status;
+        std::string code;
+        std::string message;
+    };
+    std::optional<Failure> prepare();
+    TrainResult runDataProcess();
+    TrainResult runTraining();
+
+    // The pipeline inputs of one dataset row (DiffSynth's get_pipeline_inputs).
+    ValueMap pipelineInputs(const DatasetSample &sample) const;
+    std::optional<Failure> openDataset(ImageDataset &dataset) const;
+    std::vector<std::string> stageModels(const std::vector<int> &units, bool withLoss) const;
+    CacheManifest wantedManifest(const ImageDataset &dataset, const std::vector<std::pair<std::string, std::uint64_t>> &hashes) const;
+    std::optional<Failure> checkManifest(const CacheManifest &manifest);
+    std::string settingsJson() const;
+    void emitStart(const std::string &stage);
+    void emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std::uint64_t cacheRead);
+    bool aborted() const;
+    TrainResult fail(const Failure &failure);
+
+    const TrainParams &m_params;
+    const TrainCallbacks &m_callbacks;
+    EventSink &m_events;
+    TaskSpec m_task;
+    const PipelineDeclaration *m_declaration = nullptr;
+    const LossDeclaration *m_loss = nullptr;
+    Pipeline m_pipeline;
+    std::unique_ptr<PipelineGraph> m_graph;
+    std::vector<std::string> m_modelsRequiringBackward;
+    Split m_split;
+    Verification m_verification;
+    std::vector<int> m_units; // what this stage runs, in pipeline order
+    std::vector<std::string> m_cacheSet;
+    std::vector<ResolvedModel> m_models;
+    std::set<std::string> m_offloaded;
+    int m_threads = 1;
+};
+
+} // namespace splitscope::engine

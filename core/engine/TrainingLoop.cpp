@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+// Trainer::runTraining: one-stage training (`sft`, `direct_distill`) and stage two
+// (`*:train`). The same loop; only where a step's inputs come from differs (the
+// dataset through every unit, or the cache through the stage-two units).
+#include "CacheReader.h"
+#include "Dataset.h"
+#include "Hash.h"
+#include "ModelSet.h"
+#include "OrderedPrefetcher.h"
+#include "Runner.h"
+#include "SeedSequence.h"
+#include "Trainer.h"
+#include "TrainingState.h"
+#include "UnitRuntime.h"
+#include "core/AtomicFile.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace splitscope::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kPrefetchPerWorker = 2;
+// Seconds between human progress lines on stderr, and between memory events.
+constexpr double kTextInterval = 1.0;
+constexpr double kMemoryEventInterval = 1.0;
+
+struct StepInput {
+    ValueMap values;
+    std::string error;
+    double readSeconds = 0;
+};
+
+std::string listText(const std::vector<std::string> &items)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + items[i];
+    return out + "]";
+}
+
+// loss.csv as DiffSynth's CSVLogger writes it: "step,key,value", one row a step.
+// On resume, rows past the resumed step (from a run killed after its last saved
+// state) are dropped, so every step appears once.
+class LossLog {
+public:
+    LossLog(const std::string &path, bool resume, std::uint64_t keepSteps)
+        : m_path(path)
+    {
+        std::string kept = "step,key,value\n";
+        if (resume) {
+            std::ifstream in(path);
+            std::string line;
+            std::getline(in, line);
+            while (std::getline(in, line)) {
+                const auto comma = line.find(',');
+                if (comma != std::string::npos && std::strtoull(line.c_str(), nullptr, 10) <= keepSteps)
+                    kept += line + "\n";
+            }
+        }
+        std::string error;
+        if (!writeFileAtomically(path, kept, &error))
+            throw EngineError(error);
+        m_file = std::fopen(path.c_str(), "a");
+        if (!m_file)
+            throw EngineError("cannot append to '" + path + "'");
+    }
+    ~LossLog()
+    {
+        if (m_file)
+            std::fclose(m_file);
+    }
+    void add(std::uint64_t step, double loss)
+    {
+        std::fprintf(m_file, "%llu,loss,%.9g\n", static_cast<unsigned long long>(step), loss);
+        std::fflush(m_file);
+    }
+
+private:
+    std::string m_path;
+    std::FILE *m_file = nullptr;
+};
+
+} // namespace
+
+std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &manifest)
+{
+    std::vector<std::string> diffs;
+    auto compare = [&](const std::string &what, const std::string &cache, const std::string &run) {
+        if (cache != run)
+            diffs.push_back(what + ": the cache has " + cache + ", this run " + run);
+    };
+    compare("pipeline", manifest.pipeline, m_declaration->name);
+    compare("task (loss)", manifest.task + " (" + manifest.loss + ")", m_task.loss + " (" + m_loss->name + ")");
+    if (manifest.pipeline == m_declaration->name && manifest.task == m_task.loss)
+        compare("pipeline description (hash)", hashToHex(manifest.pipelineHash), hashToHex(pipelineHash(m_pipeline)));
+    compare("models requiring backward (--lora_base_model, --trainable_models)", listText(manifest.modelsRequiringBackward),
+        listText(m_modelsRequiringBackward));
+    std::vector<std::string> one;
+    for (std::size_t i = 0; i < m_declaration->units.size(); ++i) {
+        if (!m_split.trained[i])
+            one.push_back(m_declaration->units[i].name);
+    }
+    compare("stage-one units (the split)", listText(manifest.stageOneUnits), listText(one));
+    if (!manifest.cacheAllParams) {
+        for (const auto &param : m_cacheSet) {
+            if (std::find(manifest.cacheSet.begin(), manifest.cacheSet.end(), param) == manifest.cacheSet.end())
+                diffs.push_back("cached params: the cache lacks '" + param + "', which stage two reads");
+        }
+    }
+    for (const CacheModelRecord &record : manifest.models) {
+        const ResolvedModel *resolved = nullptr;
+        for (const auto &r : m_models) {
+            if (r.name == record.name)
+                resolved = &r;
+        }
+        if (!resolved) {
+            m_events.warning("unchecked-weights", "stage one ran " + record.name + " ('" + record.spec
+                + "'); this run's --model_id_with_origin_paths does not name it, so its weights cannot be compared");
+            continue;
+        }
+        std::uint64_t hash = 0;
+        std::string error;
+        if (!hashModelWeights(*resolved, hash, &error))
+            return Failure{kTrainFailed, "io", error};
+        if (hash != record.hash) {
+            diffs.push_back(record.name + " weights: the cache was made with " + hashToHex(record.hash) + " ('" + record.spec
+                + "'), this run has " + hashToHex(hash) + " ('" + resolved->spec.text + "')");
+        }
+    }
+    if (!diffs.empty()) {
+        std::string message = "the cache at '" + m_params.datasetBasePath + "' does not match this run:";
+        for (const auto &d : diffs)
+            message += "\n  " + d;
+        return Failure{kTrainBadInput, "manifest-mismatch",
+            message + "\nrun stage one (" + m_task.loss + ":data_process) again with these settings, or match them"};
+    }
+    if (!manifest.complete) {
+        return Failure{kTrainBadInput, "manifest-mismatch", "the cache at '" + m_params.datasetBasePath + "' is incomplete ("
+            + std::to_string(manifest.finishedSamples()) + " of " + std::to_string(manifest.samples)
+            + " samples): rerun its stage-one command to finish it"};
+    }
+    for (const auto &key : {std::string("num_inference_steps")}) {
+        const auto it = manifest.settings.find(key);
+        if (it != manifest.settings.end() && it->second != std::to_string(m_params.numInferenceSteps)
+            && std::find(m_cacheSet.begin(), m_cacheSet.end(), key) != m_cacheSet.end()) {
+            m_events.warning("cached-setting", "--" + key + " " + std::to_string(m_params.numInferenceSteps)
+                + " is ignored: the cache holds " + it->second + " (stage two reads its inputs from the cache)");
+        }
+    }
+    return std::nullopt;
+}
+
+TrainResult Trainer::runTraining()
+{
+    const bool stageTwo = m_task.stage == Stage::Train;
+    const std::string stage = stageTwo ? "train" : "one_stage";
+
+    // Where a step's inputs come from.
+    ImageDataset dataset;
+    std::unique_ptr<CacheReader> reader;
+    std::size_t samples = 0;
+    if (stageTwo) {
+        const std::string manifestPath = (fs::path(m_params.datasetBasePath) / "manifest.json").string();
+        std::string text;
+        std::string error;
+        if (!readWholeFile(manifestPath, text, &error)) {
+            return fail({kTrainBadInput, "dataset", "--dataset_base_path '" + m_params.datasetBasePath
+                + "' holds no readable manifest.json: " + m_params.task + " reads the cache that stage one ("
+                + m_task.loss + ":data_process) wrote to its --output_path"});
+        }
+        CacheManifest manifest;
+        if (!CacheManifest::parse(text, manifestPath, manifest, &error))
+            return fail({kTrainBadInput, "manifest-mismatch", error});
+        if (!m_params.datasetMetadataPath.empty())
+            m_events.warning("ignored-flag", "--dataset_metadata_path is ignored in stage two (the cache is the dataset)");
+        if (auto failure = checkManifest(manifest))
+            return fail(*failure);
+        std::error_code sameError;
+        if (fs::equivalent(m_params.datasetBasePath, m_params.outputPath, sameError))
+            return fail({kTrainBadInput, "bad-flag", "--output_path must not be the cache folder (--dataset_base_path)"});
+        samples = manifest.samples;
+        reader = std::make_unique<CacheReader>(m_params.datasetBasePath, manifest);
+    } else {
+        if (auto failure = openDataset(dataset))
+            return fail(*failure);
+        samples = dataset.size();
+    }
+
+    std::error_code ec;
+    fs::create_directories(m_params.outputPath, ec);
+    if (ec)
+        return fail({kTrainFailed, "io", "cannot create --output_path '" + m_params.outputPath + "': " + ec.message()});
+    const std::string settings = settingsJson();
+    const std::string argsPath = (fs::path(m_params.outputPath) / "training_args.json").string();
+    std::string error;
+    if (!writeFileAtomically(argsPath, settings, &error))
+        return fail({kTrainFailed, "io", error});
+
+    ModelSet models(m_models, m_offloaded, m_params.tokenizerPath, &m_events);
+    ModelSet::TrainingSetup setup;
+    for (const auto &m : splitCommaList(m_params.trainableModels))
+        setup.trainable.insert(m);
+    setup.loraBaseModel = m_params.loraBaseModel;
+    setup.loraTargets = splitCommaList(m_params.loraTargetModules);
+    setup.loraRank = m_params.loraRank;
+    setup.seed = m_params.seed;
+    setup.loraCheckpoint = m_params.loraCheckpoint;
+    models.setTrainingSetup(setup);
+    emitStart(stage);
+    // Trainable models load now (the optimizer needs their parameters); the rest on
+    // first use, if this stage uses them at all.
+    for (const auto &name : m_modelsRequiringBackward)
+        models.module(name, "training (--trainable_models / --lora_base_model)");
+    const NamedTensors trainable = models.trainableParameters();
+    std::vector<torch::Tensor> parameters;
+    for (const auto &p : trainable)
+        parameters.push_back(p.second);
+    torch::optim::AdamW optimizer(parameters, torch::optim::AdamWOptions(m_params.learningRate).weight_decay(m_params.weightDecay));
+
+    ResumePoint point;
+    if (m_params.resume) {
+        if (!TrainingState::load(m_params.outputPath, trainable, optimizer, point, settings, &error))
+            return fail({kTrainBadInput, "resume", error});
+        m_events.emit(Event(events::kCheckpoint)
+                          .set("kind", "resume")
+                          .set("path", TrainingState::path(m_params.outputPath))
+                          .set("epoch", static_cast<std::uint64_t>(point.epoch))
+                          .set("step", point.step)
+                          .text("resuming at epoch " + std::to_string(point.epoch) + ", step " + std::to_string(point.step)));
+    }
+
+    const std::size_t perEpoch = samples * static_cast<std::size_t>(m_params.datasetRepeat);
+    std::uint64_t totalSteps = static_cast<std::uint64_t>(perEpoch) * static_cast<std::uint64_t>(m_params.numEpochs);
+    if (m_params.maxSteps > 0)
+        totalSteps = std::min<std::uint64_t>(totalSteps, static_cast<std::uint64_t>(m_params.maxSteps));
+    m_events.emit(Event(events::kStage)
+                      .set("stage", stage)
+                      .set("total_steps", totalSteps)
+                      .set("epochs", m_params.numEpochs)
+                      .set("samples", static_cast<std::uint64_t>(samples))
+                      .set("message", std::string(stageTwo ? "stage two" : "one-stage training") + ": " + std::to_string(totalSteps) + " steps")
+                      .text(std::string(stageTwo ? "stage two" : "one-stage training") + ": " + std::to_string(m_params.numEpochs)
+                          + " epoch(s) x " + std::to_string(perEpoch) + " steps"));
+
+    LossLog lossLog((fs::path(m_params.outputPath) / "loss.csv").string(), m_params.resume, point.step);
+    const FlowMatchScheduler trainingScheduler(FlowMatchScheduler::kTrainTimesteps);
+    const Runner runner(*m_declaration, *m_loss, models);
+    RunContext context;
+    context.models = &models;
+    context.trainingScheduler = &trainingScheduler;
+    context.seed = m_params.seed;
+    context.checkpointing = m_params.useGradientCheckpointing;
+
+    TrainResult result;
+    result.outputs = {{"training_args", argsPath}, {"loss_csv", (fs::path(m_params.outputPath) / "loss.csv").string()}};
+    std::uint64_t step = point.step;
+    const std::uint64_t firstStep = step;
+    const double start = m_events.elapsed();
+    double lastText = -1;
+    double lastMemory = -1;
+    double readSeconds = 0;
+    double waitSeconds = 0;
+    std::string lastCheckpoint;
+    auto checkpointNamed = [&](const std::string &file, const std::string &kind, std::uint64_t epoch) {
+        const std::string path = (fs::path(m_params.outputPath) / file).string();
+        saveCheckpoint(path, models.trainableParameters(), m_params.removePrefixInCkpt);
+        lastCheckpoint = path;
+        m_events.emit(Event(events::kCheckpoint)
+                          .set("kind", kind)
+                          .set("path", path)
+                          .set("epoch", epoch)
+                          .set("step", step)
+                          .text("saved " + path));
+    };
+    bool stop = false;
+    std::uint64_t lastEpoch = point.epoch;
+    for (std::uint64_t epoch = point.epoch; epoch < static_cast<std::uint64_t>(m_params.numEpochs) && !stop; ++epoch) {
+        lastEpoch = epoch;
+        const auto order = shuffledOrder(perEpoch, deriveSeed(m_params.seed, epoch, 0, RandomPurpose::Shuffle));
+        const std::size_t first = epoch == point.epoch ? static_cast<std::size_t>(point.position) : 0;
+        const int workers = m_params.datasetNumWorkers;
+        OrderedPrefetcher<StepInput> prefetcher(perEpoch - first, workers,
+            kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)), [&](std::size_t i) {
+                StepInput input;
+                const auto t0 = std::chrono::steady_clock::now();
+                const std::size_t row = order[first + i] % samples;
+                try {
+                    if (reader) {
+                        input.values = reader->read(row);
+                    } else {
+                        DatasetSample sample;
+                        if (dataset.load(row, sample, &input.error))
+                            input.values = pipelineInputs(sample);
+                    }
+                } catch (const std::exception &e) {
+                    input.error = e.what();
+                }
+                input.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                return input;
+            });
+        double epochLoss = 0;
+        std::uint64_t epochSteps = 0;
+        for (std::size_t position = first; position < perEpoch; ++position) {
+            StepInput input = prefetcher.take();
+            if (!input.error.empty()) {
+                if (reader)
+                    throw EngineError(input.error);
+                return fail({kTrainBadInput, "dataset", input.error});
+            }
+            readSeconds += input.readSeconds;
+            context.epoch = epoch;
+            context.sampleIndex = order[position];
+            runner.runUnits(m_units, input.values, context);
+            const torch::Tensor loss = runner.runLoss(input.values, context);
+            const double lossValue = loss.item<double>();
+            if (!std::isfinite(lossValue)) {
+                throw EngineError("the loss is " + std::to_string(lossValue) + " at epoch " + std::to_string(epoch) + ", step "
+                    + std::to_string(step + 1) + " (a lower --learning_rate may help)");
+            }
+            optimizer.zero_grad();
+            loss.backward();
+            optimizer.step();
+            ++step;
+            ++epochSteps;
+            epochLoss += lossValue;
+            result.finalLoss = lossValue;
+            lossLog.add(step, lossValue);
+
+            const double now = m_events.elapsed();
+            const double rate = static_cast<double>(step - firstStep) / std::max(1e-9, now - start);
+            const double eta = static_cast<double>(totalSteps - step) / std::max(1e-9, rate);
+            Event e(events::kStep);
+            e.set("stage", stage)
+                .set("epoch", static_cast<std::uint64_t>(epoch))
+                .set("step", step)
+                .set("epoch_step", static_cast<std::uint64_t>(position + 1))
+                .set("total_steps", totalSteps)
+                .set("loss", lossValue)
+                .set("samples_per_s", rate)
+                .set("eta_s", eta)
+                .set("cache_bytes_read", reader ? reader->bytesRead() : 0)
+                .set("read_wait_s", waitSeconds + prefetcher.waitSeconds());
+            if (now - lastText >= kTextInterval || step == totalSteps) {
+                lastText = now;
+                char line[160];
+                std::snprintf(line, sizeof(line), "epoch %llu/%d step %llu/%llu loss %.4f  %.1f steps/s  eta %.0f s",
+                    static_cast<unsigned long long>(epoch + 1), m_params.numEpochs, static_cast<unsigned long long>(step),
+                    static_cast<unsigned long long>(totalSteps), lossValue, rate, eta);
+                e.text(line);
+            }
+            m_events.emit(e);
+            if (now - lastMemory >= kMemoryEventInterval) {
+                lastMemory = now;
+                emitMemory(models, 0, reader ? reader->bytesRead() : 0);
+            }
+            if (m_params.saveSteps > 0 && step % static_cast<std::uint64_t>(m_params.saveSteps) == 0)
+                checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
+            if (m_params.maxSteps > 0 && step >= static_cast<std::uint64_t>(m_params.maxSteps)) {
+                stop = true;
+                break;
+            }
+            if (aborted() && !(epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == perEpoch)) {
+                // Finish this step, keep its weights and a state to resume from, then stop.
+                checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
+                TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
+                    ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step}, settings);
+                m_events.emit(Event(events::kCheckpoint)
+                                  .set("kind", "resume")
+                                  .set("path", TrainingState::path(m_params.outputPath))
+                                  .set("epoch", static_cast<std::uint64_t>(epoch))
+                                  .set("step", step)
+                                  .text("cancelled: state saved; the same command with --resume continues"));
+                result.status = kTrainCancelled;
+                result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
+                result.outputs.emplace_back("checkpoint", lastCheckpoint);
+                result.steps = step;
+                result.readWaitSeconds = waitSeconds + prefetcher.waitSeconds();
+                result.cacheReadSeconds = readSeconds;
+                return result;
+            }
+        }
+        waitSeconds += prefetcher.waitSeconds();
+        if (stop)
+            break;
+        if (m_params.saveSteps == 0)
+            checkpointNamed("epoch-" + std::to_string(epoch) + ".safetensors", "epoch", epoch);
+        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, ResumePoint{epoch + 1, 0, step}, settings);
+        m_events.emit(Event(events::kEpoch)
+                          .set("epoch", static_cast<std::uint64_t>(epoch))
+                          .set("mean_loss", epochSteps ? epochLoss / static_cast<double>(epochSteps) : 0.0)
+                          .set("steps", epochSteps)
+                          .text("epoch " + std::to_string(epoch + 1) + " done, mean loss "
+                              + std::to_string(epochSteps ? epochLoss / static_cast<double>(epochSteps) : 0.0)));
+    }
+    if (m_params.saveSteps > 0 && step % static_cast<std::uint64_t>(m_params.saveSteps) != 0)
+        checkpointNamed("step-" + std::to_string(step) + ".safetensors", "final", lastEpoch);
+    if (stop && m_params.saveSteps == 0)
+        checkpointNamed("step-" + std::to_string(step) + ".safetensors", "final", lastEpoch);
+    emitMemory(models, 0, reader ? reader->bytesRead() : 0);
+    fs::remove(TrainingState::path(m_params.outputPath), ec);
+    result.steps = step;
+    result.readWaitSeconds = waitSeconds;
+    result.cacheReadSeconds = readSeconds;
+    if (!lastCheckpoint.empty())
+        result.outputs.emplace_back("checkpoint", lastCheckpoint);
+    return result;
+}
+
+} // namespace splitscope::engine
