@@ -179,20 +179,9 @@ int ExpressionParser::expressionList(bool allowStar)
     std::vector<int> items;
     bool sawComma = false;
     while (true) {
-        int item = -1;
-        if (allowStar && peek().isOperator("*")) {
-            const Token &star = peek();
-            ++m_pos;
-            const int inner = binary(0);
-            if (inner < 0)
-                return -1;
-            item = makeNode(ExprKind::Starred, star, "*");
-            m_arena.at(item).items.push_back(inner);
-        } else {
-            item = namedExpression();
-            if (item < 0)
-                return -1;
-        }
+        const int item = allowStar ? starredOrNamed() : namedExpression();
+        if (item < 0)
+            return -1;
         items.push_back(item);
         if (!acceptOperator(","))
             break;
@@ -205,6 +194,21 @@ int ExpressionParser::expressionList(bool allowStar)
     const int tuple = makeNode(ExprKind::Tuple, start);
     m_arena.at(tuple).items = std::move(items);
     return tuple;
+}
+
+// `*expr` (a Starred node), or a named expression.
+int ExpressionParser::starredOrNamed()
+{
+    if (!peek().isOperator("*"))
+        return namedExpression();
+    const Token &star = peek();
+    ++m_pos;
+    const int inner = binary(0);
+    if (inner < 0)
+        return -1;
+    const int node = makeNode(ExprKind::Starred, star, "*");
+    m_arena.at(node).items.push_back(inner);
+    return node;
 }
 
 int ExpressionParser::namedExpression()
@@ -522,20 +526,9 @@ int ExpressionParser::display(const char *close, ExprKind kind)
     std::vector<int> items;
     bool sawComma = false;
     while (!peek().isOperator(close)) {
-        int item = -1;
-        if (peek().isOperator("*")) {
-            const Token &star = peek();
-            ++m_pos;
-            const int inner = binary(0);
-            if (inner < 0)
-                return -1;
-            item = makeNode(ExprKind::Starred, star, "*");
-            m_arena.at(item).items.push_back(inner);
-        } else {
-            item = namedExpression();
-            if (item < 0)
-                return -1;
-        }
+        const int item = starredOrNamed();
+        if (item < 0)
+            return -1;
         if (items.empty() && !sawComma && (peek().isName("for") || peek().isName("async"))) {
             if (!comprehensionTail())
                 return -1;

@@ -93,6 +93,7 @@ private:
     int makeNode(ExprKind kind, const Token &at, std::string text = {});
 
     int expressionList(bool allowStar);
+    int starredOrNamed();
     int namedExpression();
     int test();
     int lambda();
