@@ -6,6 +6,7 @@
 #include "PipelineSource.h"
 
 #include "core/AtomicFile.h"
+#include "core/NameSuggestion.h"
 #include "core/SplitReport.h"
 #include "resources/Examples.h"
 
@@ -21,23 +22,6 @@ int usageError(const ArgParser &parser, const std::string &command, const std::s
     std::fprintf(stderr, "splitscope-cli %s: %s\n", command.c_str(), message.c_str());
     std::fprintf(stderr, "%s", parser.usage("splitscope-cli " + command).c_str());
     return kExitUsage;
-}
-
-std::size_t editDistance(const std::string &a, const std::string &b)
-{
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
 }
 
 bool writeOutput(const std::string &text, const std::optional<std::string> &path)
@@ -60,22 +44,7 @@ bool writeOutput(const std::string &text, const std::optional<std::string> &path
 
 std::string suggestName(const std::string &name, const std::vector<std::string> &candidates)
 {
-    std::string best;
-    std::size_t bestDistance = name.size() / 2 + 2;
-    for (const auto &c : candidates) {
-        const std::size_t d = editDistance(name, c);
-        if (d < bestDistance) {
-            bestDistance = d;
-            best = c;
-        }
-    }
-    if (best.empty()) {
-        for (const auto &c : candidates) {
-            if (!name.empty() && c.find(name) != std::string::npos)
-                return c;
-        }
-    }
-    return best;
+    return closestName(name, candidates);
 }
 
 int runSplit(const Args &args)

@@ -2,7 +2,7 @@
 #include "DiffSynthImporter.h"
 
 #include "ImportContext.h"
-#include "NameSuggestion.h"
+#include "core/NameSuggestion.h"
 #include "PipelineReader.h"
 #include "UnitReader.h"
 

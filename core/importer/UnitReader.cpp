@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "UnitReader.h"
 
-#include "NameSuggestion.h"
+#include "core/NameSuggestion.h"
 
 #include <algorithm>
 #include <array>

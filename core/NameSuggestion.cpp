@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace splitscope::importer {
+namespace splitscope {
 
 namespace {
 
@@ -40,7 +40,13 @@ std::string closestName(const std::string &name, const std::vector<std::string> 
             best = c;
         }
     }
+    if (best.empty() && !name.empty()) {
+        for (const std::string &c : candidates) {
+            if (c.find(name) != std::string::npos)
+                return c;
+        }
+    }
     return best;
 }
 
-} // namespace splitscope::importer
+} // namespace splitscope
