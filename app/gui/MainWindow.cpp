@@ -105,7 +105,13 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     pipelineReset();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Every view observes the document: they go first (as children they would go
+    // after it, in the order they were made).
+    delete m_workspace;
+    qDeleteAll(findChildren<QDockWidget *>(QString(), Qt::FindDirectChildrenOnly));
+}
 
 QDockWidget *MainWindow::addPanel(QWidget *panel, const QString &title, const QString &objectName,
     Qt::DockWidgetArea area)
@@ -304,8 +310,14 @@ void MainWindow::importDiffSynth()
             tr("Python (*.py);;All files (*)"));
     else if (ask.clickedButton() == folderButton)
         path = QFileDialog::getExistingDirectory(this, tr("DiffSynth pipelines folder"));
-    if (path.isEmpty())
-        return;
+    if (!path.isEmpty())
+        importDiffSynthPath(path);
+#endif
+}
+
+bool MainWindow::importDiffSynthPath(const QString &path)
+{
+#ifdef SPLITSCOPE_HAVE_IMPORTER
     QApplication::setOverrideCursor(Qt::WaitCursor);
     importer::ImportResult result = importer::importDiffSynthPath(path.toStdString());
     QApplication::restoreOverrideCursor();
@@ -313,7 +325,7 @@ void MainWindow::importDiffSynth()
         m_document->reportLoadFailure(path, result.diagnostics);
         m_problemsDock->show();
         m_problemsDock->raise();
-        return;
+        return false;
     }
     int chosen = 0;
     if (result.pipelines.size() > 1) {
@@ -325,7 +337,7 @@ void MainWindow::importDiffSynth()
         const QString choice = QInputDialog::getItem(this, tr("Import DiffSynth source"),
             tr("%1 pipelines found. Open which one?").arg(names.size()), names, 0, false, &ok);
         if (!ok)
-            return;
+            return false;
         chosen = static_cast<int>(names.indexOf(choice));
     }
     PipelineSource source;
@@ -334,6 +346,10 @@ void MainWindow::importDiffSynth()
     statusBar()->showMessage(tr("Imported %1; File ▸ Save pipeline as… writes it as JSON")
                                  .arg(QString::fromStdString(m_document->pipeline().name)),
         kStatusMessageMs);
+    return true;
+#else
+    Q_UNUSED(path);
+    return false;
 #endif
 }
 

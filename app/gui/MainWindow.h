@@ -52,6 +52,10 @@ public Q_SLOTS:
     // shows the errors. Returns whether the pipeline was replaced.
     bool openSource(const QString &pathOrExample);
     void setPresentationMode(bool on);
+    // Imports a DiffSynth-Studio pipeline source (.py file or folder) and shows it;
+    // asks which one when there are several. False (errors shown) when nothing was
+    // imported or the importer is not built.
+    bool importDiffSynthPath(const QString &path);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;

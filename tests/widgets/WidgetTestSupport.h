@@ -42,8 +42,13 @@ inline bool waitForGraph(GraphWorkspace &workspace, int timeoutMs = 30000)
         return true;
     QSignalSpy spy(workspace.scene(), &SplitGraphScene::layoutApplied);
     while (!ready()) {
-        if (!spy.wait(timeoutMs))
+        if (!spy.wait(timeoutMs)) {
+            const auto layout = layouts->layout();
+            qWarning("waitForGraph: busy %d, layout %d, provisional %d, ok %d, drawn %d", layouts->isBusy(),
+                layout != nullptr, layout && layout->provisional, layout && layout->ok(),
+                workspace.scene()->hasGraph());
             return false;
+        }
     }
     return true;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "SplitDocument.h"
 
+#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -223,7 +224,13 @@ void SplitDocument::resplit()
         return;
     }
     setSplitting(true);
-    QtConcurrent::run(std::move(work)).then(this, [this, job](Results r) { apply(job, r); });
+    // Reported through the event loop (see LayoutController::relayout for why).
+    auto *watcher = new QFutureWatcher<Results>(this);
+    connect(watcher, &QFutureWatcher<Results>::finished, this, [this, watcher, job]() {
+        apply(job, watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 
 void SplitDocument::apply(quint64 job, const Results &results)

@@ -45,14 +45,16 @@ QSizeF pictureSize(const SplitGraphScene &scene)
     return QSizeF(std::max(graph.width(), legend.width() + 2 * kMargin), graph.height() + legend.height() + kMargin);
 }
 
-void paintPicture(const SplitGraphScene &scene, QPainter *painter, double scale)
+void paintPicture(SplitGraphScene &scene, QPainter *painter, double scale)
 {
     const QRectF graph = scene.graphRect().adjusted(-kMargin, -kMargin, kMargin, kMargin);
     const QSizeF size = pictureSize(scene);
     painter->fillRect(QRectF(QPointF(0, 0), size * scale), GraphStyle::standard().background);
-    // QGraphicsScene::render is not const, but rendering does not change the scene.
-    auto &mutableScene = const_cast<SplitGraphScene &>(scene);
-    mutableScene.render(painter, QRectF(0, 0, graph.width() * scale, graph.height() * scale), graph);
+    // Boxes paint themselves, not their screen-resolution cache: vector text in SVG,
+    // sharp text in a 2x PNG.
+    scene.setNodeCaching(false);
+    scene.render(painter, QRectF(0, 0, graph.width() * scale, graph.height() * scale), graph);
+    scene.setNodeCaching(true);
     painter->save();
     painter->scale(scale, scale);
     GraphLegend(scene.legendContext()).paint(painter, QPointF(kMargin, graph.height()));
@@ -63,7 +65,7 @@ void paintPicture(const SplitGraphScene &scene, QPainter *painter, double scale)
 
 namespace GraphExporter {
 
-bool writePng(const SplitGraphScene &scene, const QString &path, QString *error, double scale)
+bool writePng(SplitGraphScene &scene, const QString &path, QString *error, double scale)
 {
     if (!scene.hasGraph())
         return fail(error, QStringLiteral("%1: nothing to export (no graph is laid out)").arg(path));
@@ -86,7 +88,7 @@ bool writePng(const SplitGraphScene &scene, const QString &path, QString *error,
     return writeBytes(path, bytes, error);
 }
 
-bool writeSvg(const SplitGraphScene &scene, const QString &path, QString *error)
+bool writeSvg(SplitGraphScene &scene, const QString &path, QString *error)
 {
     if (!scene.hasGraph())
         return fail(error, QStringLiteral("%1: nothing to export (no graph is laid out)").arg(path));

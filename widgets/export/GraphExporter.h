@@ -16,8 +16,8 @@ namespace GraphExporter {
 // The drawing as the scene shows it (colors, highlights), with the legend. PNG is
 // rendered at `scale` pixels per scene point, reduced for huge graphs so that no
 // side exceeds kMaxPngSide pixels.
-bool writePng(const SplitGraphScene &scene, const QString &path, QString *error = nullptr, double scale = 2.0);
-bool writeSvg(const SplitGraphScene &scene, const QString &path, QString *error = nullptr);
+bool writePng(SplitGraphScene &scene, const QString &path, QString *error = nullptr, double scale = 2.0);
+bool writeSvg(SplitGraphScene &scene, const QString &path, QString *error = nullptr);
 // The split as Graphviz DOT (splitToDot) and as JSON in the command line's schema
 // (splitToJson, with the current unit's explanation when one is selected).
 bool writeDot(const SplitDocument &document, const QString &path, QString *error = nullptr, bool edgeLabels = true);

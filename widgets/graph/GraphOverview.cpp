@@ -30,7 +30,7 @@ GraphOverview::GraphOverview(GraphView *view) : QWidget(view), m_view(view)
 
 QSize GraphOverview::preferredSize(const QSize &viewport) const
 {
-    const QRectF graph = m_view->graphScene()->graphRect();
+    const QRectF graph = m_view->graphScene() ? m_view->graphScene()->graphRect() : QRectF();
     const int maxW = std::min(kMaxWidth, viewport.width() / 3);
     const int maxH = std::min(kMaxHeight, viewport.height() / 3);
     if (graph.isEmpty())
@@ -42,7 +42,7 @@ QSize GraphOverview::preferredSize(const QSize &viewport) const
 
 QTransform GraphOverview::sceneToOverview() const
 {
-    const QRectF graph = m_view->graphScene()->graphRect();
+    const QRectF graph = m_view->graphScene() ? m_view->graphScene()->graphRect() : QRectF();
     if (graph.isEmpty())
         return QTransform();
     const double scale = std::min((width() - 2 * kInset) / graph.width(), (height() - 2 * kInset) / graph.height());
@@ -59,6 +59,8 @@ void GraphOverview::paintEvent(QPaintEvent *)
     painter.setBrush(QColor(255, 255, 255, 235));
     painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
     const SplitGraphScene *scene = m_view->graphScene();
+    if (!scene)
+        return;
     const QTransform toOverview = sceneToOverview();
     const GraphStyle &style = GraphStyle::standard();
     painter.setPen(Qt::NoPen);

@@ -85,6 +85,8 @@ void GraphView::resetZoom()
 void GraphView::zoomToFit()
 {
     m_fitted = true;
+    if (!scene())
+        return;
     const QRectF target = m_scene->graphRect().adjusted(-12, -12, 12, 12);
     if (target.isEmpty() || viewport()->width() < 10 || viewport()->height() < 10)
         return;
@@ -97,7 +99,7 @@ void GraphView::zoomToFit()
 
 void GraphView::centerOnUnit(UnitId unit)
 {
-    QGraphicsItem *item = m_scene->nodeItem(unit);
+    QGraphicsItem *item = scene() ? m_scene->nodeItem(unit) : nullptr;
     if (!item)
         return;
     if (zoom() < kReadableZoom) {
@@ -174,7 +176,7 @@ void GraphView::keyPressEvent(QKeyEvent *event)
 void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
 {
     QGraphicsView::drawForeground(painter, rect);
-    if (!m_legend || !m_scene->hasGraph())
+    if (!m_legend || !scene() || !m_scene->hasGraph())
         return;
     // The legend stays put on screen: paint it in viewport pixels.
     painter->save();
@@ -212,6 +214,8 @@ void GraphView::scrollContentsBy(int dx, int dy)
 
 void GraphView::layoutApplied()
 {
+    if (!scene())
+        return;
     // A different pipeline is always fitted; a reload of the same one keeps the user's zoom.
     const SplitDocument *document = m_scene->document();
     const QString source = document->hasPipeline() ? document->source().path + QLatin1Char('|')
@@ -241,6 +245,10 @@ void GraphView::placeOverview()
 void GraphView::updateOverviewVisibility()
 {
     // Only useful when part of the graph is off screen.
+    if (!scene()) {
+        m_overview->hide();
+        return;
+    }
     const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
     const bool needed = m_scene->hasGraph() && !visible.contains(m_scene->graphRect().adjusted(4, 4, -4, -4));
     const bool show = m_overviewEnabled && needed;

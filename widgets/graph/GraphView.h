@@ -22,7 +22,8 @@ class GraphView : public QGraphicsView {
 public:
     explicit GraphView(SplitGraphScene *scene, QWidget *parent = nullptr);
 
-    SplitGraphScene *graphScene() const { return m_scene; }
+    // The scene shown, or null once it is gone.
+    SplitGraphScene *graphScene() const { return scene() ? m_scene : nullptr; }
     double zoom() const;
     bool legendVisible() const { return m_legend; }
     bool overviewEnabled() const { return m_overviewEnabled; }

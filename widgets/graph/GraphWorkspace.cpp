@@ -179,6 +179,13 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     pipelineReset();
 }
 
+GraphWorkspace::~GraphWorkspace()
+{
+    // Views before the scenes they show (the scenes were made first, so as children
+    // they would go first).
+    delete m_splitter;
+}
+
 void GraphWorkspace::pipelineReset()
 {
     QStringList names;

@@ -43,6 +43,7 @@ public:
     };
 
     GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWidget *parent = nullptr);
+    ~GraphWorkspace() override;
 
     const Actions &actions() const { return m_actions; }
     LayoutController *layouts() const { return m_layouts; }

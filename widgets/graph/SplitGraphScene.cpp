@@ -14,6 +14,7 @@
 #include <QGraphicsSceneMouseEvent>
 #include <QToolTip>
 #include <QGraphicsSimpleTextItem>
+#include <QGraphicsView>
 
 #include <algorithm>
 #include <map>
@@ -60,11 +61,24 @@ SplitGraphScene::~SplitGraphScene()
 {
     // Items go with the scene; stop reacting to the selection changes their removal causes.
     disconnect(this, &QGraphicsScene::selectionChanged, this, &SplitGraphScene::selectionFromScene);
+    // Views let go while this object is still whole (QGraphicsScene's destructor
+    // would detach them when only its base part is left).
+    for (QGraphicsView *view : views())
+        view->setScene(nullptr);
+}
+
+bool SplitGraphScene::hasGraph() const
+{
+    return !m_nodes.empty() && m_itemsGraph && m_itemsGraph == m_document->sharedGraph();
 }
 
 void SplitGraphScene::pipelineReset()
 {
     m_focusedHazard = -1;
+    if (m_layouts->layout() && m_layouts->layoutGraph() == m_document->sharedGraph()) {
+        layoutReady(); // the layout of the new graph is already there
+        return;
+    }
     const int units = m_document->graph().unitCount();
     showPlaceholder(tr("Laying out %n unit(s) with Graphviz dot…", nullptr, units));
 }
@@ -75,6 +89,7 @@ void SplitGraphScene::showPlaceholder(const QString &text)
     clear();
     m_syncingSelection = false;
     m_nodes.clear();
+    m_itemsGraph.reset();
     m_edges.clear();
     m_edgeList.clear();
     m_chainLinks.clear();
@@ -115,6 +130,7 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
     m_chainLinks.clear();
     m_causeLinks.clear();
 
+    m_itemsGraph = m_document->sharedGraph();
     const PipelineGraph &graph = m_document->graph();
     const GraphStyle &style = GraphStyle::standard();
     m_nodes.assign(static_cast<std::size_t>(graph.lossId()) + 1, nullptr);
@@ -157,13 +173,15 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
 
 UnitNodeItem *SplitGraphScene::nodeItem(UnitId unit) const
 {
-    if (unit < 0 || unit >= static_cast<UnitId>(m_nodes.size()))
+    if (!hasGraph() || unit < 0 || unit >= static_cast<UnitId>(m_nodes.size()))
         return nullptr;
     return m_nodes[unit];
 }
 
 DataEdgeItem *SplitGraphScene::edgeItem(UnitId source, UnitId target) const
 {
+    if (!hasGraph())
+        return nullptr;
     const auto found = m_edges.find(edgeKey(source, target));
     return found == m_edges.end() ? nullptr : found->second;
 }
@@ -192,6 +210,14 @@ void SplitGraphScene::setDiffDisplay(DiffDisplay display)
     refresh();
 }
 
+void SplitGraphScene::setNodeCaching(bool on)
+{
+    for (UnitNodeItem *item : m_nodes) {
+        if (item)
+            item->setCacheMode(on ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
+    }
+}
+
 void SplitGraphScene::setFocusedHazard(int index)
 {
     m_focusedHazard = index;
@@ -203,7 +229,7 @@ void SplitGraphScene::rebuildChainLinks()
     for (ChainLinkItem *link : m_chainLinks)
         delete link;
     m_chainLinks.clear();
-    if (!m_showChains || m_nodes.empty())
+    if (!m_showChains || !hasGraph())
         return;
     const PipelineGraph &graph = m_document->graph();
     // One arc per pair of consecutive rewriters, labelled with every param they share.
@@ -231,7 +257,8 @@ void SplitGraphScene::rebuildChainLinks()
 
 void SplitGraphScene::refresh()
 {
-    if (m_nodes.empty() || !m_document->hasPipeline())
+    // Between a new pipeline and its layout the items belong to the old graph.
+    if (!hasGraph())
         return;
     const PipelineGraph &graph = m_document->graph();
     const std::size_t slots = static_cast<std::size_t>(graph.lossId()) + 1;

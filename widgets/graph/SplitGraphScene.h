@@ -43,7 +43,8 @@ public:
 
     Role role() const { return m_role; }
     SplitDocument *document() const { return m_document; }
-    bool hasGraph() const { return !m_nodes.empty(); }
+    // Items are drawn, and for the document's current graph.
+    bool hasGraph() const;
     // The drawing's extent (boxes, edges and labels), in scene coordinates.
     QRectF graphRect() const { return m_graphRect; }
 
@@ -54,6 +55,9 @@ public:
     void setHighlightLineage(bool on);
     DiffDisplay diffDisplay() const { return m_diffDisplay; }
     void setDiffDisplay(DiffDisplay display);
+    // Boxes cache their pictures at screen resolution (fast panning); exports turn
+    // the cache off to paint vectors.
+    void setNodeCaching(bool on);
     // Emphasises hazard `index` of the shown split (-1: none): reader, producers and
     // the edge stand out, the rest is dimmed.
     int focusedHazard() const { return m_focusedHazard; }
@@ -99,6 +103,7 @@ private:
     LayoutController *m_layouts;
     TraceCursor *m_cursor;
     Role m_role;
+    std::shared_ptr<const PipelineGraph> m_itemsGraph; // the graph the items were made for
     std::vector<UnitNodeItem *> m_nodes; // by unit id, the loss last (when shown)
     std::unordered_map<quint64, DataEdgeItem *> m_edges; // key: source << 32 | target
     std::vector<DataEdgeItem *> m_edgeList;

@@ -7,6 +7,7 @@
 
 #include "widgets/document/SplitDocument.h"
 
+#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace splitscope {
@@ -50,10 +51,15 @@ void LayoutController::relayout()
         m_layoutGraph = graph;
         Q_EMIT layoutReady(job);
     }
-    // The continuation runs on this object's thread and is dropped if the controller
-    // is destroyed first.
-    QtConcurrent::run([request = std::move(request)]() { return computeGraphvizLayout(request); })
-        .then(this, [this, job, graph](GraphLayout layout) { finished(job, graph, std::move(layout)); });
+    // The watcher reports through the event loop, even when the job is done before
+    // the watcher is connected, so observers of pipelineReset always see it first;
+    // destroying the controller destroys the watcher and drops the result.
+    auto *watcher = new QFutureWatcher<GraphLayout>(this);
+    connect(watcher, &QFutureWatcher<GraphLayout>::finished, this, [this, watcher, job, graph]() {
+        finished(job, graph, watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([request = std::move(request)]() { return computeGraphvizLayout(request); }));
 }
 
 void LayoutController::finished(quint64 job, std::shared_ptr<const PipelineGraph> graph, GraphLayout layout)

@@ -34,7 +34,7 @@ int DiagnosticsModel::columnCount(const QModelIndex &parent) const
 
 QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Diagnostic &d = m_diagnostics[index.row()];
     if (role == Qt::DisplayRole) {

@@ -37,7 +37,7 @@ int FindingsModel::columnCount(const QModelIndex &parent) const
 
 QVariant FindingsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const auto analysis = m_document->analysis();
     if (!analysis)

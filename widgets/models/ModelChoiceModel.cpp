@@ -42,7 +42,7 @@ int ModelChoiceModel::columnCount(const QModelIndex &parent) const
 
 QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const std::string &model = m_models[index.row()];
     const PipelineGraph &graph = m_document->graph();
@@ -100,7 +100,7 @@ QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
 
 bool ModelChoiceModel::setData(const QModelIndex &index, const QVariant &value, int role)
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
         || index.column() != ModelColumn || role != Qt::CheckStateRole)
         return false;
     const bool on = value.toInt() == Qt::Checked;
@@ -111,7 +111,7 @@ bool ModelChoiceModel::setData(const QModelIndex &index, const QVariant &value, 
 
 Qt::ItemFlags ModelChoiceModel::flags(const QModelIndex &index) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
     if (index.column() == ModelColumn)

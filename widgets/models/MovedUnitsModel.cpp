@@ -77,7 +77,7 @@ int MovedUnitsModel::rowOfUnit(UnitId unit) const
 
 QVariant MovedUnitsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const auto diff = m_document->diff();
     if (!diff)

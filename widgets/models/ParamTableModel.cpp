@@ -61,7 +61,7 @@ int ParamTableModel::rowOf(ParamId param) const
 
 QVariant ParamTableModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const ParamId p = m_params[index.row()];
     if (role == kParamIdRole)

@@ -106,7 +106,7 @@ int UnitPortsModel::columnCount(const QModelIndex &parent) const
 
 QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row &row = m_rows[index.row()];
     if (role == kPeerUnitRole)

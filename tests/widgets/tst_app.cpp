@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// The desktop app: the main window in process (examples menu, drag and drop,
+// recent files, presentation mode, command-line options, import) and the
+// `splitscope` program's headless screenshot mode as a separate process.
+#include "WidgetTestSupport.h"
+
+#include "GuiOptions.h"
+#include "MainWindow.h"
+#include "StartupOptions.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+#include "widgets/graph/GraphView.h"
+#include "widgets/panels/ComparePanel.h"
+#include "widgets/panels/StepperPanel.h"
+
+#include <QDockWidget>
+#include <QImage>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolBar>
+#include <QUrl>
+
+using namespace splitscope;
+using namespace splitscope::test;
+
+namespace {
+
+constexpr int kProcessTimeoutMs = 60000;
+
+struct Run {
+    int exitCode = -1;
+    QString stdErr;
+};
+
+Run runApp(const QStringList &arguments)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(SPLITSCOPE_GUI), arguments);
+    Run run;
+    if (!process.waitForFinished(kProcessTimeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        run.stdErr = QStringLiteral("timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.stdErr = QString::fromLocal8Bit(process.readAllStandardError());
+    return run;
+}
+
+QAction *findAction(QMenu *menu, const QString &text)
+{
+    for (QAction *a : menu->actions()) {
+        if (a->text().remove(QLatin1Char('&')) == text)
+            return a;
+        if (a->menu()) {
+            if (QAction *inner = findAction(a->menu(), text))
+                return inner;
+        }
+    }
+    return nullptr;
+}
+
+QAction *menuAction(QMainWindow &window, const QString &text)
+{
+    for (QAction *top : window.menuBar()->actions()) {
+        if (QAction *a = findAction(top->menu(), text))
+            return a;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestApp : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void examplesMenuOpensEachExample();
+    void dropAFileToOpenIt();
+    void startupOptionsApply();
+    void startupOptionsRejectBadValues_data();
+    void startupOptionsRejectBadValues();
+    void presentationModeShowsGraphAndStepper();
+    void importsADiffSynthSource();
+    void screenshotWritesThePicture();
+    void screenshotOfAStepAndAComparison();
+    void screenshotRefusesBadInput_data();
+    void screenshotRefusesBadInput();
+};
+
+void TestApp::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // never touch the user's settings
+}
+
+void TestApp::examplesMenuOpensEachExample()
+{
+    MainWindow window(false);
+    window.show();
+    for (const QString &name : exampleNames()) {
+        QAction *action = menuAction(window, name);
+        QVERIFY2(action, qPrintable(name));
+        action->trigger();
+        QCOMPARE(window.document()->source().exampleName, name);
+        QVERIFY(window.windowTitle().contains(name));
+    }
+    QVERIFY(waitForGraph(*window.workspace()));
+}
+
+void TestApp::dropAFileToOpenIt()
+{
+    MainWindow window(false);
+    window.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(examplePath(QStringLiteral("krea2")))});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QCOMPARE(window.document()->source().path, examplePath(QStringLiteral("krea2")));
+    // The file is now first in Open Recent.
+    QAction *recent = menuAction(window, QStringLiteral("krea2.json"));
+    QVERIFY(recent);
+    QCOMPARE(recent->toolTip(), examplePath(QStringLiteral("krea2")));
+}
+
+void TestApp::startupOptionsApply()
+{
+    MainWindow window(false);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("qwen_image")));
+    const GuiOptionsResult parsed = parseGuiOptions({QStringLiteral("splitscope"), QStringLiteral("qwen_image"),
+        QStringLiteral("--trainable"), QStringLiteral("vae,text_encoder"), QStringLiteral("--lora-base"),
+        QStringLiteral("none"), QStringLiteral("--mode"), QStringLiteral("safe"), QStringLiteral("--select"),
+        QStringLiteral("QwenImageUnit_PromptEmbedder"), QStringLiteral("--compare"), QStringLiteral("other"),
+        QStringLiteral("--step"), QStringLiteral("X0"), QStringLiteral("--chains")});
+    QVERIFY2(parsed.error.isEmpty(), qPrintable(parsed.error));
+    QCOMPARE(applyStartupOptions(window, parsed.options), QString());
+    SplitDocument *document = window.document();
+    QCOMPARE(document->training().trainable, (std::vector<std::string>{"text_encoder", "vae"}));
+    QVERIFY(!document->training().loraBase);
+    QCOMPARE(document->training().mode, SplitMode::Safe);
+    QCOMPARE(document->currentUnit(), document->graph().findUnit("QwenImageUnit_PromptEmbedder"));
+    QCOMPARE(document->compareKind(), SplitDocument::CompareKind::OtherMode);
+    QCOMPARE(window.cursor()->position(), 0);
+    QVERIFY(window.workspace()->actions().chains->isChecked());
+}
+
+void TestApp::startupOptionsRejectBadValues_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("flag");
+    QTest::newRow("unknown model") << QStringList{QStringLiteral("--trainable"), QStringLiteral("unet")}
+                                   << QStringLiteral("--trainable: unknown model 'unet'");
+    QTest::newRow("unknown lora") << QStringList{QStringLiteral("--lora-base"), QStringLiteral("x")}
+                                  << QStringLiteral("--lora-base");
+    QTest::newRow("bad step") << QStringList{QStringLiteral("--step"), QStringLiteral("U9")}
+                              << QStringLiteral("--step: 'U9'");
+    QTest::newRow("bad unit") << QStringList{QStringLiteral("--select"), QStringLiteral("Nope")}
+                              << QStringLiteral("--select: no unit named 'Nope'");
+    QTest::newRow("bad preset") << QStringList{QStringLiteral("--compare"), QStringLiteral("7")}
+                                << QStringLiteral("--compare: preset 7");
+}
+
+void TestApp::startupOptionsRejectBadValues()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, flag);
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("qwen_image")));
+    const GuiOptionsResult parsed = parseGuiOptions(QStringList{QStringLiteral("splitscope")} + arguments);
+    QVERIFY(parsed.error.isEmpty());
+    const QString error = applyStartupOptions(window, parsed.options);
+    QVERIFY2(error.startsWith(flag), qPrintable(error));
+}
+
+void TestApp::presentationModeShowsGraphAndStepper()
+{
+    MainWindow window(false);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    QList<QDockWidget *> visibleBefore;
+    for (QDockWidget *dock : window.findChildren<QDockWidget *>()) {
+        if (dock->isVisible())
+            visibleBefore << dock;
+    }
+    QVERIFY(visibleBefore.size() >= 3);
+    window.stepper()->stepActions().last()->trigger(); // F5
+    QVERIFY(window.presentationMode());
+    QVERIFY(window.stepper()->presentationMode());
+    for (QDockWidget *dock : window.findChildren<QDockWidget *>())
+        QCOMPARE(dock->isVisible(), dock->widget() == window.stepper());
+    for (QToolBar *bar : window.findChildren<QToolBar *>())
+        QVERIFY(!bar->isVisible());
+    window.setPresentationMode(false);
+    QVERIFY(!window.stepper()->presentationMode());
+    for (QDockWidget *dock : visibleBefore)
+        QVERIFY2(dock->isVisible(), qPrintable(dock->windowTitle()));
+}
+
+void TestApp::importsADiffSynthSource()
+{
+#ifdef SPLITSCOPE_HAVE_IMPORTER
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("krea2")));
+    QVERIFY(window.importDiffSynthPath(QStringLiteral(SPLITSCOPE_SOURCE_DIR "/tests/importer/fixtures/qwen_image.py")));
+    SplitDocument *document = window.document();
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("qwen_image"));
+    QVERIFY(document->source().path.isEmpty());
+    QVERIFY(document->source().displayName().contains(QStringLiteral("qwen_image.py")));
+    // A file that is not a pipeline: errors shown, the pipeline stays.
+    QVERIFY(!window.importDiffSynthPath(QStringLiteral("/nonexistent/thing.py")));
+    QVERIFY(document->lastLoadFailed());
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("qwen_image"));
+#else
+    QSKIP("the importer (splitscope_importer) is not built");
+#endif
+}
+
+void TestApp::screenshotWritesThePicture()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("shot.png"));
+    const Run run = runApp({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("1200x800"),
+        QStringLiteral("qwen_image"), QStringLiteral("--trainable"), QStringLiteral("vae")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QImage image;
+    QVERIFY(image.load(out, "PNG"));
+    QCOMPARE(image.size(), QSize(1200, 800));
+    // The stage colors made it into the picture.
+    int stageTwo = 0;
+    const QRgb color = GraphStyle::standard().stageTwo.rgb();
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2)
+            stageTwo += image.pixel(x, y) == color ? 1 : 0;
+    }
+    QVERIFY(stageTwo > 100);
+}
+
+void TestApp::screenshotOfAStepAndAComparison()
+{
+    QTemporaryDir dir;
+    const QString step = dir.filePath(QStringLiteral("step.png"));
+    Run run = runApp({QStringLiteral("--screenshot"), step, QStringLiteral("wan_video"), QStringLiteral("--trainable"),
+        QStringLiteral("vae"), QStringLiteral("--step"), QStringLiteral("U1"), QStringLiteral("--presentation")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QVERIFY(QImage(step).width() == 1600);
+    const QString compare = dir.filePath(QStringLiteral("compare.png"));
+    run = runApp({QStringLiteral("--screenshot"), compare, examplePath(QStringLiteral("counterexample_write_after_read")),
+        QStringLiteral("--compare"), QStringLiteral("safe"), QStringLiteral("--side-by-side")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QVERIFY(!QImage(compare).isNull());
+}
+
+void TestApp::screenshotRefusesBadInput_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing file") << QStringList{QStringLiteral("/nonexistent/p.json")} << 2
+                                  << QStringLiteral("/nonexistent/p.json");
+    QTest::newRow("bad mode") << QStringList{QStringLiteral("qwen_image"), QStringLiteral("--mode"), QStringLiteral("fast")}
+                              << 2 << QStringLiteral("--mode: expected seed or safe, got 'fast'");
+    QTest::newRow("bad size") << QStringList{QStringLiteral("qwen_image"), QStringLiteral("--size"), QStringLiteral("big")}
+                              << 2 << QStringLiteral("--size");
+    QTest::newRow("bad step") << QStringList{QStringLiteral("qwen_image"), QStringLiteral("--step"), QStringLiteral("F7")}
+                              << 2 << QStringLiteral("--step: 'F7'");
+    QTest::newRow("unwritable output") << QStringList{QStringLiteral("qwen_image")} << 1 << QStringLiteral("no/such/dir");
+}
+
+void TestApp::screenshotRefusesBadInput()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(exitCode == 1 ? QStringLiteral("no/such/dir/x.png") : QStringLiteral("x.png"));
+    const Run run = runApp(QStringList{QStringLiteral("--screenshot"), out} + arguments);
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY2(run.stdErr.contains(message), qPrintable(run.stdErr));
+    QVERIFY(!QFile::exists(out));
+}
+
+QTEST_MAIN(TestApp)
+#include "tst_app.moc"

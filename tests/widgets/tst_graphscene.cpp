@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: MIT
+// The graph as the user sees it: node colors against the core's split after
+// changing the trainable set, the stepper's highlighted sets against the core's
+// trace, search, click highlighting, hazards shown, comparisons marked, a broken
+// file that keeps the old graph, and exports that write valid PNG, SVG, DOT and JSON.
+#include "WidgetTestSupport.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+#include "widgets/export/GraphExporter.h"
+#include "widgets/graph/DataEdgeItem.h"
+#include "widgets/graph/GraphStyle.h"
+#include "widgets/graph/GraphView.h"
+#include "widgets/models/ModelChoiceModel.h"
+#include "widgets/panels/LoadErrorBanner.h"
+#include "widgets/panels/VerifierPanel.h"
+
+#include "core/SplitReport.h"
+
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPainter>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <set>
+
+using namespace splitscope;
+using namespace splitscope::test;
+
+namespace {
+
+// A document, its stepper cursor and the central workspace, shown at a fixed size.
+struct Fixture {
+    SplitDocument document;
+    TraceCursor cursor{&document};
+    GraphWorkspace workspace{&document, &cursor};
+    Fixture()
+    {
+        workspace.resize(1200, 800);
+        workspace.show();
+    }
+    SplitGraphScene &scene() { return *workspace.scene(); }
+};
+
+// The color painted at a point inside a unit's box, away from its text.
+QColor paintedFill(SplitGraphScene &scene, UnitId unit)
+{
+    UnitNodeItem *item = scene.nodeItem(unit);
+    const QRectF box = item->mapRectToScene(item->boxRect());
+    const QPointF probe(box.left() + 6, box.center().y()); // in the left padding: no text, no border
+    QImage image(8, 8, QImage::Format_ARGB32);
+    image.fill(Qt::black);
+    QPainter painter(&image);
+    scene.render(&painter, QRectF(0, 0, 8, 8), QRectF(probe - QPointF(1, 1), QSizeF(2, 2)));
+    painter.end();
+    return image.pixelColor(4, 4);
+}
+
+std::vector<UnitId> units(const std::vector<UnitId> &list)
+{
+    return sorted(list);
+}
+
+} // namespace
+
+class TestGraphScene : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void drawsEachExample_data();
+    void drawsEachExample();
+    void trainableChangesRecolor_data();
+    void trainableChangesRecolor();
+    void stepperHighlightsTheTrace_data();
+    void stepperHighlightsTheTrace();
+    void searchSelectsAndCenters();
+    void clickHighlightsUpstreamAndDownstream();
+    void hazardsAreMarkedAndShown();
+    void comparisonMarksMovedUnits();
+    void brokenFileKeepsTheGraph();
+    void exportsWriteValidFiles();
+    void chainsOnDemand();
+};
+
+void TestGraphScene::drawsEachExample_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const QString &name : exampleNames())
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestGraphScene::drawsEachExample()
+{
+    QFETCH(QString, name);
+    Fixture f;
+    QVERIFY(f.document.openExample(name));
+    QVERIFY(waitForGraph(f.workspace));
+    const PipelineGraph &graph = f.document.graph();
+    for (UnitId u = 0; u <= graph.lossId(); ++u)
+        QVERIFY2(f.scene().nodeItem(u), qPrintable(QStringLiteral("unit %1 not drawn").arg(u)));
+    for (UnitId u = 0; u < graph.unitCount(); ++u) {
+        for (const PipelineGraph::Edge &e : graph.inEdges(u)) {
+            DataEdgeItem *edge = f.scene().edgeItem(e.source, e.target);
+            QVERIFY(edge);
+            QVERIFY(edge->carries(e.param));
+        }
+    }
+    QCOMPARE(units(f.scene().unitsInStage(UnitNodeItem::Stage::Two)), f.document.analysis()->split.v1());
+    // The whole graph is in view after opening.
+    const QRectF visible = f.workspace.view()->mapToScene(f.workspace.view()->viewport()->rect()).boundingRect();
+    QVERIFY(visible.adjusted(-2, -2, 2, 2).contains(f.scene().graphRect()));
+}
+
+void TestGraphScene::trainableChangesRecolor_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QStringList>("trainable");
+    QTest::newRow("qwen_image vae") << QStringLiteral("qwen_image") << QStringList{QStringLiteral("vae")};
+    QTest::newRow("qwen_image text_encoder+vae")
+        << QStringLiteral("qwen_image") << QStringList{QStringLiteral("text_encoder"), QStringLiteral("vae")};
+    QTest::newRow("wan_video image_encoder") << QStringLiteral("wan_video") << QStringList{QStringLiteral("image_encoder")};
+    QTest::newRow("flux2_image text_encoder") << QStringLiteral("flux2_image") << QStringList{QStringLiteral("text_encoder")};
+}
+
+void TestGraphScene::trainableChangesRecolor()
+{
+    QFETCH(QString, name);
+    QFETCH(QStringList, trainable);
+    Fixture f;
+    QVERIFY(f.document.openExample(name));
+    QVERIFY(waitForGraph(f.workspace));
+    // Check the boxes as the training panel's check boxes do.
+    ModelChoiceModel models(&f.document);
+    for (const QString &m : trainable) {
+        int row = 0;
+        while (row < models.rowCount() && QString::fromStdString(models.modelName(row)) != m)
+            ++row;
+        QVERIFY(row < models.rowCount());
+        QVERIFY(models.setData(models.index(row, ModelChoiceModel::ModelColumn), Qt::Checked, Qt::CheckStateRole));
+    }
+    std::vector<std::string> w;
+    for (const QString &m : trainable)
+        w.push_back(m.toStdString());
+    const auto lora = f.document.pipeline().trainingOrDefault().loraBaseModel;
+    if (lora)
+        w.push_back(*lora);
+    const Split expected = computeSeedSplit(f.document.graph(), w);
+    QCOMPARE(f.document.analysis()->split.trained, expected.trained);
+    // Every box is painted in its stage's color (the scene recolored at once, no relayout).
+    const GraphStyle &style = GraphStyle::standard();
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u) {
+        const QColor want = expected.isTrained(u) ? style.stageTwo : style.stageOne;
+        QCOMPARE(f.scene().nodeItem(u)->look().stage, expected.isTrained(u) ? UnitNodeItem::Stage::Two
+                                                                             : UnitNodeItem::Stage::One);
+        QCOMPARE(paintedFill(f.scene(), u).name(), want.name());
+    }
+    // X0 marked: exactly the core's X0.
+    std::vector<UnitId> x0;
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u) {
+        if (f.scene().nodeItem(u)->look().x0)
+            x0.push_back(u);
+    }
+    QCOMPARE(x0, expected.x0);
+}
+
+void TestGraphScene::stepperHighlightsTheTrace_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("model");
+    QTest::newRow("wan_video vae") << QStringLiteral("wan_video") << QStringLiteral("vae");
+    QTest::newRow("qwen_image_edit text_encoder") << QStringLiteral("qwen_image_edit") << QStringLiteral("text_encoder");
+    QTest::newRow("ltx2 vae") << QStringLiteral("ltx2_audio_video") << QStringLiteral("vae");
+}
+
+void TestGraphScene::stepperHighlightsTheTrace()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, model);
+    Fixture f;
+    QVERIFY(f.document.openExample(name));
+    f.document.setModelTrainable(model.toStdString(), true);
+    QVERIFY(waitForGraph(f.workspace));
+    const Split &split = f.document.analysis()->split;
+    const auto steps = traceSteps(split);
+    const int n = f.document.graph().unitCount();
+    for (int k = 0; k < static_cast<int>(steps.size()); ++k) {
+        f.cursor.setPosition(k);
+        QCOMPARE(units(f.scene().unitsInStage(UnitNodeItem::Stage::Two)),
+            trainedUnits(membersAfterSteps(split, k + 1, n)));
+        QCOMPARE(units(f.scene().addedUnits()), units(steps[k].added));
+        // What caused each addition is highlighted: its data edge, or an arc for a chain.
+        std::size_t arcs = 0;
+        for (const UnitId u : steps[k].added) {
+            const Reason &r = split.reasons[u];
+            if (r.rule == Reason::Rule::Forward) {
+                DataEdgeItem *edge = f.scene().edgeItem(r.cause, u);
+                QVERIFY(edge && edge->look().cause);
+                QVERIFY(f.scene().nodeItem(r.cause)->look().cause);
+            } else if (r.rule == Reason::Rule::Update) {
+                ++arcs;
+                QVERIFY(f.scene().nodeItem(r.cause)->look().cause);
+            }
+        }
+        QCOMPARE(f.scene().causeLinks().size(), arcs);
+        QVERIFY(f.scene().legendContext().stepping);
+    }
+    // At the end: the split, nothing highlighted.
+    f.cursor.last();
+    QCOMPARE(units(f.scene().unitsInStage(UnitNodeItem::Stage::Two)), split.v1());
+    QVERIFY(f.scene().addedUnits().empty());
+    QVERIFY(f.scene().causeLinks().empty());
+}
+
+void TestGraphScene::searchSelectsAndCenters()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("wan_video")));
+    QVERIFY(waitForGraph(f.workspace));
+    f.workspace.view()->setZoom(3.0); // far in: most units off screen
+    QVERIFY(f.workspace.findUnit(QStringLiteral("wanvideounit_promptembedder"))); // case-insensitive
+    const UnitId unit = f.document.graph().findUnit("WanVideoUnit_PromptEmbedder");
+    QCOMPARE(f.document.currentUnit(), unit);
+    QVERIFY(f.scene().nodeItem(unit)->isSelected());
+    QCOMPARE(f.scene().selectedItems().size(), 1);
+    const QRectF visible = f.workspace.view()->mapToScene(f.workspace.view()->viewport()->rect()).boundingRect();
+    QVERIFY(visible.contains(f.scene().nodeItem(unit)->sceneBoundingRect().center()));
+    // A fragment cycles through every match.
+    QSet<UnitId> found;
+    for (int i = 0; i < 10; ++i) {
+        QVERIFY(f.workspace.findUnit(QStringLiteral("Embedder")));
+        found.insert(f.document.currentUnit());
+    }
+    int matches = 0;
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u)
+        matches += QString::fromStdString(f.document.graph().unitName(u)).contains(QStringLiteral("Embedder")) ? 1 : 0;
+    QCOMPARE(found.size(), std::min(matches, 10));
+    QVERIFY(!f.workspace.findUnit(QStringLiteral("no such unit")));
+}
+
+void TestGraphScene::clickHighlightsUpstreamAndDownstream()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("wan_video")));
+    QVERIFY(waitForGraph(f.workspace));
+    const PipelineGraph &graph = f.document.graph();
+    const UnitId unit = graph.findUnit("WanVideoUnit_ImageEmbedderVAE");
+    QVERIFY(unit != kNoUnit);
+    // Click the box in the view.
+    GraphView *view = f.workspace.view();
+    view->centerOnUnit(unit);
+    const QPoint at = view->mapFromScene(f.scene().nodeItem(unit)->sceneBoundingRect().center());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+    QCOMPARE(f.document.currentUnit(), unit);
+    // Expected: the unit, everything it reads from transitively, everything that reads it.
+    std::set<UnitId> expected{unit};
+    std::vector<UnitId> stack{unit};
+    while (!stack.empty()) {
+        const UnitId u = stack.back();
+        stack.pop_back();
+        for (const auto &e : graph.inEdges(u)) {
+            if (expected.insert(e.source).second)
+                stack.push_back(e.source);
+        }
+    }
+    std::set<UnitId> down{unit};
+    stack = {unit};
+    while (!stack.empty()) {
+        const UnitId u = stack.back();
+        stack.pop_back();
+        for (const auto &e : graph.outEdges(u)) {
+            if (down.insert(e.target).second)
+                stack.push_back(e.target);
+        }
+        for (const auto &e : graph.inEdges(graph.lossId())) {
+            if (e.source == u)
+                down.insert(graph.lossId());
+        }
+    }
+    expected.insert(down.begin(), down.end());
+    const std::vector<UnitId> lit = f.scene().undimmedUnits();
+    QCOMPARE(std::set<UnitId>(lit.begin(), lit.end()), expected);
+    QVERIFY(lit.size() < static_cast<std::size_t>(graph.lossId()) + 1); // something is dimmed
+    // Clicking the background clears it.
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, QPoint(3, 3));
+    QCOMPARE(f.document.currentUnit(), kNoUnit);
+    QCOMPARE(f.scene().undimmedUnits().size(), static_cast<std::size_t>(graph.lossId()) + 1);
+}
+
+void TestGraphScene::hazardsAreMarkedAndShown()
+{
+    Fixture f;
+    VerifierPanel verifier(&f.document);
+    QObject::connect(&verifier, &VerifierPanel::hazardRequested, &f.workspace, &GraphWorkspace::showHazard);
+    QVERIFY(f.document.openExample(QStringLiteral("counterexample_write_after_read")));
+    QVERIFY(waitForGraph(f.workspace));
+    const auto analysis = f.document.analysis();
+    QVERIFY(!analysis->verification.hazards.empty());
+    const Hazard &h = analysis->verification.hazards.front();
+    for (const UnitId u : {h.reader, h.expected, h.actual})
+        QVERIFY(f.scene().nodeItem(u)->look().hazard);
+    QVERIFY(f.scene().edgeItem(h.expected, h.reader)->look().hazard);
+    QVERIFY(f.scene().legendContext().hazards);
+    // "Show" selects the reader and dims everything but the hazard.
+    verifier.showRow(0);
+    QCOMPARE(f.document.currentUnit(), h.reader);
+    QCOMPARE(f.scene().focusedHazard(), 0);
+    std::set<UnitId> lit;
+    for (const UnitId u : f.scene().undimmedUnits())
+        lit.insert(u);
+    std::set<UnitId> expected{h.reader};
+    for (const UnitId u : {h.expected, h.actual}) {
+        if (u != kNoUnit)
+            expected.insert(u);
+    }
+    QCOMPARE(lit, expected);
+    QVERIFY(f.scene().edgeItem(h.expected, h.reader)->look().hazardFocus);
+    // The safe split has none.
+    f.document.setSplitMode(SplitMode::Safe);
+    QCOMPARE(f.scene().focusedHazard(), -1);
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u)
+        QVERIFY(!f.scene().nodeItem(u)->look().hazard);
+}
+
+void TestGraphScene::comparisonMarksMovedUnits()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("counterexample_write_after_read")));
+    QVERIFY(waitForGraph(f.workspace));
+    f.document.setComparison(SplitDocument::CompareKind::OtherMode);
+    const auto diff = f.document.diff();
+    QVERIFY(diff && !diff->moved.empty());
+    std::set<UnitId> moved;
+    for (const MovedUnit &m : diff->moved)
+        moved.insert(m.unit);
+    const Split &b = f.document.comparison()->split;
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u) {
+        const auto &look = f.scene().nodeItem(u)->look();
+        QCOMPARE(look.moved, moved.count(u) == 1);
+        // Overlaid: B's stage painted into the box.
+        QCOMPARE(look.otherStage, b.isTrained(u) ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One);
+    }
+    // Side by side: the second scene colors by B and marks the same units.
+    f.workspace.setSideBySide(true);
+    QVERIFY(f.workspace.comparisonView()->isVisible());
+    SplitGraphScene &sceneB = *f.workspace.comparisonScene();
+    QVERIFY(sceneB.hasGraph());
+    QCOMPARE(units(sceneB.unitsInStage(UnitNodeItem::Stage::Two)), b.v1());
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u) {
+        QCOMPARE(sceneB.nodeItem(u)->look().moved, moved.count(u) == 1);
+        QCOMPARE(f.scene().nodeItem(u)->look().otherStage, UnitNodeItem::Stage::Unknown); // marks only
+    }
+    // Both views show the same part of the graph.
+    f.workspace.view()->setZoom(2.0);
+    QCOMPARE(f.workspace.comparisonView()->zoom(), 2.0);
+}
+
+void TestGraphScene::brokenFileKeepsTheGraph()
+{
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    {
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\n \"format\": \"splitscope.pipeline/1\",\n \"name\": \"bad\",\n \"units\": 7\n}\n");
+    }
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("qwen_image")));
+    QVERIFY(waitForGraph(f.workspace));
+    UnitNodeItem *before = f.scene().nodeItem(0);
+    QVERIFY(!f.workspace.banner()->isVisible());
+    QVERIFY(!f.document.openFile(bad));
+    // The old graph stays, untouched; the banner names the file, the line and the JSON path.
+    QCOMPARE(f.scene().nodeItem(0), before);
+    QVERIFY(!f.workspace.layouts()->isBusy());
+    QVERIFY(f.workspace.banner()->isVisible());
+    const QString text = f.workspace.banner()->text();
+    QVERIFY2(text.contains(QStringLiteral("bad.json")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral(":4:")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("units")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("qwen_image")), qPrintable(text));
+    QVERIFY(f.document.openExample(QStringLiteral("krea2")));
+    QVERIFY(!f.workspace.banner()->isVisible());
+}
+
+void TestGraphScene::exportsWriteValidFiles()
+{
+    QTemporaryDir dir;
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("qwen_image")));
+    f.document.setModelTrainable("vae", true);
+    QVERIFY(waitForGraph(f.workspace));
+    QString error;
+
+    const QString png = dir.filePath(QStringLiteral("g.png"));
+    QVERIFY2(GraphExporter::writePng(f.scene(), png, &error), qPrintable(error));
+    QImage image;
+    QVERIFY(image.load(png, "PNG"));
+    QVERIFY(image.width() >= f.scene().graphRect().width() && image.height() >= f.scene().graphRect().height());
+    // The picture has both stage colors in it.
+    bool one = false, two = false;
+    const QRgb stageOne = GraphStyle::standard().stageOne.rgb(), stageTwo = GraphStyle::standard().stageTwo.rgb();
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2) {
+            const QRgb p = image.pixel(x, y);
+            one = one || p == stageOne;
+            two = two || p == stageTwo;
+        }
+    }
+    QVERIFY(one && two);
+
+    const QString svg = dir.filePath(QStringLiteral("g.svg"));
+    QVERIFY2(GraphExporter::writeSvg(f.scene(), svg, &error), qPrintable(error));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QVERIFY(renderer.defaultSize().width() > 100);
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&svgFile);
+    QVERIFY(xml.readNextStartElement());
+    QCOMPARE(xml.name(), QLatin1String("svg"));
+    const QByteArray svgText = (svgFile.seek(0), svgFile.readAll());
+    QVERIFY(svgText.contains(">PromptEmbedder<")); // vector text, not a picture of it
+    QVERIFY(!svgText.contains("<image"));
+
+    const QString dot = dir.filePath(QStringLiteral("g.dot"));
+    QVERIFY2(GraphExporter::writeDot(f.document, dot, &error), qPrintable(error));
+    QFile dotFile(dot);
+    QVERIFY(dotFile.open(QIODevice::ReadOnly));
+    const QByteArray dotText = dotFile.readAll();
+    QVERIFY(dotText.startsWith("digraph"));
+    QCOMPARE(dotText.toStdString(), splitToDot(f.document.graph(), *f.document.analysis()));
+
+    const QString json = dir.filePath(QStringLiteral("split.json"));
+    f.document.setCurrentUnit(f.document.graph().findUnit("QwenImageUnit_PromptEmbedder"));
+    QVERIFY2(GraphExporter::writeSplitJson(f.document, json, &error), qPrintable(error));
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    QJsonParseError parse;
+    const QJsonDocument doc = QJsonDocument::fromJson(jsonFile.readAll(), &parse);
+    QCOMPARE(parse.error, QJsonParseError::NoError);
+    QCOMPARE(doc.object().value(QStringLiteral("format")).toString(), QStringLiteral("splitscope.split/1"));
+    QCOMPARE(doc.object().value(QStringLiteral("explain")).toObject().value(QStringLiteral("unit")).toString(),
+        QStringLiteral("QwenImageUnit_PromptEmbedder"));
+    QCOMPARE(doc.object().value(QStringLiteral("v1")).toArray().size(),
+        static_cast<qsizetype>(f.document.analysis()->split.trainedCount()));
+
+    // A path that cannot be written gives an error naming it and writes nothing.
+    const QString nowhere = dir.filePath(QStringLiteral("missing/dir/g.png"));
+    QVERIFY(!GraphExporter::writePng(f.scene(), nowhere, &error));
+    QVERIFY2(error.contains(QStringLiteral("missing/dir")), qPrintable(error));
+    QVERIFY(!QFile::exists(nowhere));
+}
+
+void TestGraphScene::chainsOnDemand()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("wan_video")));
+    QVERIFY(waitForGraph(f.workspace));
+    QVERIFY(f.scene().chainLinks().empty());
+    f.workspace.actions().chains->setChecked(true);
+    const PipelineGraph &graph = f.document.graph();
+    std::set<std::pair<UnitId, UnitId>> links;
+    for (ParamId p = 0; p < graph.paramCount(); ++p) {
+        const Span<UnitId> chain = graph.chain(p);
+        for (std::size_t i = 1; i < chain.size(); ++i) {
+            if (chain[i - 1] != chain[i])
+                links.insert({chain[i - 1], chain[i]});
+        }
+    }
+    QVERIFY(!links.empty());
+    QCOMPARE(f.scene().chainLinks().size(), links.size());
+    QVERIFY(f.scene().legendContext().chains);
+    f.workspace.actions().chains->setChecked(false);
+    QVERIFY(f.scene().chainLinks().empty());
+}
+
+QTEST_MAIN(TestGraphScene)
+#include "tst_graphscene.moc"

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+// The panels driven as a user drives them: the stepper's buttons, slider, chips,
+// shortcuts, play and presentation mode; the training panel's LoRA choice, mode
+// and presets; the comparison panel; the inspector's explanation.
+#include "WidgetTestSupport.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/document/TraceCursor.h"
+#include "widgets/models/ModelChoiceModel.h"
+#include "widgets/models/MovedUnitsModel.h"
+#include "widgets/panels/ComparePanel.h"
+#include "widgets/panels/InspectorPanel.h"
+#include "widgets/panels/ProblemsPanel.h"
+#include "widgets/panels/StepperPanel.h"
+#include "widgets/panels/TrainingPanel.h"
+
+#include "core/Explain.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QRadioButton>
+#include <QSlider>
+#include <QTest>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QTreeView>
+
+using namespace splitscope;
+using namespace splitscope::test;
+
+namespace {
+
+template <typename T>
+T *findByText(QWidget *parent, const QString &text)
+{
+    for (T *w : parent->findChildren<T *>()) {
+        if (w->text().remove(QLatin1Char('&')) == text)
+            return w;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestPanels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void stepperButtonsSliderAndChips();
+    void stepperShortcutsAndPresentationMode();
+    void stepperPlaysToTheEnd();
+    void trainingPanelChangesTheSplit();
+    void comparePanelDrivesTheComparison();
+    void inspectorExplainsTheCurrentUnit();
+    void problemsPanelSaysWhatFailed();
+};
+
+void TestPanels::stepperButtonsSliderAndChips()
+{
+    SplitDocument document;
+    TraceCursor cursor(&document);
+    StepperPanel panel(&document, &cursor);
+    QVERIFY(document.openExample(QStringLiteral("wan_video")));
+    document.setModelTrainable("vae", true);
+    const Split &split = document.analysis()->split;
+    const auto steps = traceSteps(split);
+    QCOMPARE(panel.slider()->maximum(), static_cast<int>(steps.size()));
+    QCOMPARE(panel.slider()->value(), static_cast<int>(steps.size())); // rests on the split
+    const QList<QAction *> actions = panel.stepActions(); // first, previous, play, next, last, presentation
+    actions[0]->trigger();
+    QCOMPARE(cursor.position(), 0);
+    QCOMPARE(panel.slider()->value(), 0);
+    QVERIFY(!actions[0]->isEnabled() && !actions[1]->isEnabled());
+    actions[3]->trigger();
+    QCOMPARE(cursor.position(), 1);
+    // The explanation is the core's, line by line.
+    const auto lines = describeStep(document.graph(), split, steps[1]);
+    for (const std::string &line : lines)
+        QVERIFY2(panel.explanationText().contains(QString::fromStdString(line)), line.c_str());
+    actions[1]->trigger();
+    QCOMPARE(cursor.position(), 0);
+    panel.slider()->setValue(2);
+    QCOMPARE(cursor.position(), 2);
+    // One chip per step plus "Split"; clicking one moves there.
+    QToolButton *chip = findByText<QToolButton>(&panel, QString::fromStdString(steps[1].label()));
+    QVERIFY(chip);
+    QTest::mouseClick(chip, Qt::LeftButton);
+    QCOMPARE(cursor.position(), 1);
+    QVERIFY(chip->isChecked());
+    actions[4]->trigger();
+    QVERIFY(cursor.atSplit());
+    QVERIFY(panel.explanationText().contains(QStringLiteral("The split")));
+}
+
+void TestPanels::stepperShortcutsAndPresentationMode()
+{
+    SplitDocument document;
+    TraceCursor cursor(&document);
+    StepperPanel panel(&document, &cursor);
+    panel.show();
+    QApplication::setActiveWindow(&panel);
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    QVERIFY(document.openExample(QStringLiteral("wan_video")));
+    document.setModelTrainable("vae", true);
+    QTest::keyClick(&panel, Qt::Key_Home, Qt::ControlModifier);
+    QCOMPARE(cursor.position(), 0);
+    QTest::keyClick(&panel, Qt::Key_Period);
+    QCOMPARE(cursor.position(), 1);
+    QTest::keyClick(&panel, Qt::Key_Right, Qt::ControlModifier);
+    QCOMPARE(cursor.position(), 2);
+    QTest::keyClick(&panel, Qt::Key_Comma);
+    QCOMPARE(cursor.position(), 1);
+    // Plain arrows only step in presentation mode.
+    QTest::keyClick(&panel, Qt::Key_Right);
+    QCOMPARE(cursor.position(), 1);
+    const double normal = panel.findChild<QTextBrowser *>()->font().pointSizeF();
+    QSignalSpy presentation(&panel, &StepperPanel::presentationModeChanged);
+    QTest::keyClick(&panel, Qt::Key_F5);
+    QCOMPARE(presentation.count(), 1);
+    QVERIFY(panel.presentationMode());
+    QVERIFY(panel.findChild<QTextBrowser *>()->font().pointSizeF() >= 2 * normal);
+    QTest::keyClick(&panel, Qt::Key_Right);
+    QCOMPARE(cursor.position(), 2);
+    QTest::keyClick(&panel, Qt::Key_Space);
+    QCOMPARE(cursor.position(), 3);
+    QTest::keyClick(&panel, Qt::Key_PageUp);
+    QCOMPARE(cursor.position(), 2);
+    panel.setPresentationMode(false);
+    QCOMPARE(panel.findChild<QTextBrowser *>()->font().pointSizeF(), normal);
+    QTest::keyClick(&panel, Qt::Key_End, Qt::ControlModifier);
+    QVERIFY(cursor.atSplit());
+}
+
+void TestPanels::stepperPlaysToTheEnd()
+{
+    SplitDocument document;
+    TraceCursor cursor(&document);
+    StepperPanel panel(&document, &cursor);
+    QVERIFY(document.openExample(QStringLiteral("qwen_image")));
+    document.setModelTrainable("vae", true);
+    panel.setSecondsPerStep(0.5);
+    QCOMPARE(panel.secondsPerStep(), 0.5);
+    QSignalSpy moved(&cursor, &TraceCursor::positionChanged);
+    panel.setPlaying(true); // from the split: starts over at X0
+    QCOMPARE(cursor.position(), 0);
+    QVERIFY(panel.isPlaying());
+    cursor.setPosition(cursor.stepCount() - 1);
+    moved.clear();
+    QVERIFY(moved.wait(3000));
+    QVERIFY(cursor.atSplit());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlaying(), 3000); // stops at the end
+}
+
+void TestPanels::trainingPanelChangesTheSplit()
+{
+    SplitDocument document;
+    TrainingPanel panel(&document);
+    panel.show();
+    QVERIFY(document.openExample(QStringLiteral("qwen_image")));
+    // LoRA base from the combo box, by keyboard.
+    QComboBox *lora = panel.loraCombo();
+    QCOMPARE(lora->currentText(), QStringLiteral("dit"));
+    lora->setFocus();
+    const int vae = lora->findText(QStringLiteral("vae"));
+    while (lora->currentIndex() < vae)
+        QTest::keyClick(lora, Qt::Key_Down);
+    QCOMPARE(document.training().loraBase, std::optional<std::string>("vae"));
+    QCOMPARE(document.analysis()->split.trained, computeSeedSplit(document.graph(), {"vae"}).trained);
+    // The presets list the file's alternatives; the choice is now custom.
+    QComboBox *presets = panel.presetCombo();
+    QCOMPARE(presets->count(), static_cast<int>(document.presets().size()) + 1);
+    QVERIFY(presets->currentText().startsWith(QStringLiteral("custom")));
+    // Safe mode by its radio button.
+    QRadioButton *safe = findByText<QRadioButton>(&panel, QStringLiteral("Safe: hazard-free closure"));
+    QVERIFY(safe);
+    QTest::mouseClick(safe, Qt::LeftButton, Qt::NoModifier, QPoint(5, safe->height() / 2));
+    QCOMPARE(document.training().mode, SplitMode::Safe);
+    // Picking the first preset (the file's training block) brings dit back, keeping the mode.
+    presets->setFocus();
+    while (presets->currentIndex() > 0)
+        QTest::keyClick(presets, Qt::Key_Up);
+    QCOMPARE(document.training().loraBase, std::optional<std::string>("dit"));
+    QCOMPARE(document.training().mode, SplitMode::Safe);
+}
+
+void TestPanels::comparePanelDrivesTheComparison()
+{
+    SplitDocument document;
+    ComparePanel panel(&document);
+    panel.show();
+    QVERIFY(document.openExample(QStringLiteral("counterexample_write_after_read")));
+    QRadioButton *seedVsSafe = findByText<QRadioButton>(&panel, QStringLiteral("Seed vs safe"));
+    QVERIFY(seedVsSafe);
+    QTest::mouseClick(seedVsSafe, Qt::LeftButton, Qt::NoModifier, QPoint(5, seedVsSafe->height() / 2));
+    QCOMPARE(document.compareKind(), SplitDocument::CompareKind::OtherMode);
+    const auto diff = document.diff();
+    QVERIFY(diff && !diff->moved.empty());
+    QCOMPARE(panel.movedUnits()->rowCount(), static_cast<int>(diff->moved.size()));
+    QVERIFY2(panel.summaryText().contains(QStringLiteral("move")), qPrintable(panel.summaryText()));
+    // Choosing a moved unit in the list makes it the current unit.
+    panel.tree()->setCurrentIndex(panel.movedUnits()->index(0, 0));
+    QCOMPARE(document.currentUnit(), diff->moved.front().unit);
+    // Side by side.
+    QSignalSpy side(&panel, &ComparePanel::sideBySideChanged);
+    QToolButton *sideBySide = findByText<QToolButton>(&panel, QStringLiteral("Side by side"));
+    QTest::mouseClick(sideBySide, Qt::LeftButton);
+    QCOMPARE(side.count(), 1);
+    QVERIFY(panel.sideBySide());
+    // Another configuration: B gets its own models.
+    TrainingChoice b;
+    b.trainable = {"dit"};
+    panel.compareConfiguration(b);
+    QCOMPARE(document.compareKind(), SplitDocument::CompareKind::Configuration);
+    QCOMPARE(document.comparisonChoice(), b);
+    panel.compareOff();
+    QVERIFY(!document.comparison());
+}
+
+void TestPanels::inspectorExplainsTheCurrentUnit()
+{
+    SplitDocument document;
+    InspectorPanel panel(&document);
+    QVERIFY(document.openExample(QStringLiteral("qwen_image")));
+    document.setModelTrainable("vae", true);
+    QVERIFY(panel.headerText().contains(QStringLiteral("No unit selected")));
+    const UnitId unit = document.graph().findUnit("QwenImageUnit_PromptEmbedder");
+    document.setCurrentUnit(unit);
+    QVERIFY(panel.headerText().contains(QStringLiteral("QwenImageUnit_PromptEmbedder")));
+    QVERIFY(panel.headerText().contains(QStringLiteral("stage two")));
+    QVERIFY(panel.headerText().contains(QStringLiteral("text_encoder")));
+    const Explanation e = explainUnit(document.graph(), document.analysis()->split, unit);
+    for (std::size_t i = 1; i < e.lines.size(); ++i) {
+        const QString line = QString::fromStdString(e.lines[i]).section(QStringLiteral(". "), 1);
+        QVERIFY2(panel.reasonText().contains(line), qPrintable(line));
+    }
+    // A cached unit says why it stays in stage one.
+    const UnitId shape = document.graph().findUnit("QwenImageUnit_ShapeChecker");
+    document.setCurrentUnit(shape);
+    QVERIFY(panel.headerText().contains(QStringLiteral("stage one")));
+    QVERIFY(panel.reasonText().contains(QStringLiteral("calls no model")));
+    document.setCurrentUnit(document.graph().lossId());
+    QVERIFY(panel.headerText().contains(QStringLiteral("loss")));
+}
+
+void TestPanels::problemsPanelSaysWhatFailed()
+{
+    SplitDocument document;
+    ProblemsPanel panel(&document);
+    QVERIFY(document.openExample(QStringLiteral("qwen_image")));
+    QVERIFY(!document.openSource(QStringLiteral("/nonexistent/p.json")));
+    QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("could not be loaded")));
+    QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("qwen_image")));
+}
+
+QTEST_MAIN(TestPanels)
+#include "tst_panels.moc"
