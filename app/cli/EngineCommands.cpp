@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <unistd.h>
 
 namespace splitscope::cli {
@@ -90,6 +90,39 @@ void ensurePassiveOpenMpWaits(const char *command, const Args &args)
     std::fflush(nullptr);
     ::execv("/proc/self/exe", argv.data());
     // Not fatal: training runs, only slower under contention.
+}
+
+// An integer flag with its range and where its value goes.
+struct IntFlag {
+    const char *name;
+    long long minimum;
+    long long maximum;
+    std::function<void(long long)> store;
+};
+
+// Parses the flags that are present; false with the parser's error naming the flag.
+bool readIntFlags(ArgParser &parser, const std::vector<IntFlag> &flags)
+{
+    for (const IntFlag &f : flags) {
+        long long value = 0;
+        if (!parser.has(f.name))
+            continue;
+        if (!parser.intValue(f.name, value, f.minimum, f.maximum))
+            return false;
+        f.store(value);
+    }
+    return true;
+}
+
+// Stores into an int field.
+std::function<void(long long)> into(int &target)
+{
+    return [&target](long long v) { target = static_cast<int>(v); };
+}
+
+std::function<void(long long)> intoSeed(std::uint64_t &target)
+{
+    return [&target](long long v) { target = static_cast<std::uint64_t>(v); };
 }
 
 bool wantsHelp(const Args &args)
@@ -239,35 +272,23 @@ int runTrain(const Args &args)
     if (p.has("extra_inputs"))
         params.extraInputs = commaList(*p.value("extra_inputs"));
 
-    long long number = 0;
-    struct IntFlag {
-        const char *name;
-        long long minimum;
-        long long maximum;
-        std::function<void(long long)> store;
-    };
     const std::vector<IntFlag> ints = {
         {"max_pixels", 1, 1LL << 40, [&](long long v) { params.maxPixels = v; }},
-        {"height", 16, 16384, [&](long long v) { params.height = static_cast<int>(v); }},
-        {"width", 16, 16384, [&](long long v) { params.width = static_cast<int>(v); }},
-        {"dataset_repeat", 1, 1000000, [&](long long v) { params.datasetRepeat = static_cast<int>(v); }},
-        {"num_epochs", 1, 1000000, [&](long long v) { params.numEpochs = static_cast<int>(v); }},
-        {"lora_rank", 1, 4096, [&](long long v) { params.loraRank = static_cast<int>(v); }},
-        {"dataset_num_workers", 0, 256, [&](long long v) { params.datasetNumWorkers = static_cast<int>(v); }},
-        {"save_steps", 1, 1LL << 40, [&](long long v) { params.saveSteps = static_cast<int>(v); }},
-        {"seed", 0, (1LL << 62), [&](long long v) { params.seed = static_cast<std::uint64_t>(v); }},
-        {"num_threads", 1, 1024, [&](long long v) { params.numThreads = static_cast<int>(v); }},
-        {"cache_shard_size", 1, 1000000, [&](long long v) { params.cacheShardSize = static_cast<int>(v); }},
-        {"num_inference_steps", 1, 1000, [&](long long v) { params.numInferenceSteps = static_cast<int>(v); }},
+        {"height", 16, 16384, into(params.height)},
+        {"width", 16, 16384, into(params.width)},
+        {"dataset_repeat", 1, 1000000, into(params.datasetRepeat)},
+        {"num_epochs", 1, 1000000, into(params.numEpochs)},
+        {"lora_rank", 1, 4096, into(params.loraRank)},
+        {"dataset_num_workers", 0, 256, into(params.datasetNumWorkers)},
+        {"save_steps", 1, 1LL << 30, into(params.saveSteps)},
+        {"seed", 0, 1LL << 62, intoSeed(params.seed)},
+        {"num_threads", 1, 1024, into(params.numThreads)},
+        {"cache_shard_size", 1, 1000000, into(params.cacheShardSize)},
+        {"num_inference_steps", 1, 1000, into(params.numInferenceSteps)},
         {"max_steps", 1, 1LL << 40, [&](long long v) { params.maxSteps = v; }},
     };
-    for (const IntFlag &f : ints) {
-        if (!p.has(f.name))
-            continue;
-        if (!p.intValue(f.name, number, f.minimum, f.maximum))
-            return usageError(p, "train", p.error());
-        f.store(number);
-    }
+    if (!readIntFlags(p, ints))
+        return usageError(p, "train", p.error());
     for (const char *name : {"learning_rate", "weight_decay"}) {
         double value = 0;
         if (!p.has(name))
@@ -335,10 +356,8 @@ int runInitModels(const Args &args)
     params.modelId = p.valueOr("model_id", params.modelId);
     params.preset = p.valueOr("preset", params.preset);
     params.overwrite = p.has("overwrite");
-    long long seed = 0;
-    if (!p.intValue("seed", seed, 0, 1LL << 62))
+    if (!readIntFlags(p, {{"seed", 0, 1LL << 62, intoSeed(params.seed)}}))
         return usageError(p, "init-models", p.error());
-    params.seed = static_cast<std::uint64_t>(seed);
     std::vector<std::string> written;
     std::string error;
     if (!engine::initModels(params, &written, &error)) {
@@ -372,25 +391,10 @@ int runMakeDataset(const Args &args)
     engine::SyntheticDatasetOptions options;
     options.directory = p.positionals().front();
     options.edit = p.has("edit");
-    long long v = 0;
-    struct IntFlag {
-        const char *name;
-        long long minimum;
-        long long maximum;
-        int *target;
-    };
-    for (const IntFlag &f : {IntFlag{"count", 1, 1000000, &options.count}, IntFlag{"width", 8, 4096, &options.width},
-             IntFlag{"height", 8, 4096, &options.height}, IntFlag{"edit_width", 8, 4096, &options.editWidth},
-             IntFlag{"edit_height", 8, 4096, &options.editHeight}}) {
-        if (!p.has(f.name))
-            continue;
-        if (!p.intValue(f.name, v, f.minimum, f.maximum))
-            return usageError(p, "make-dataset", p.error());
-        *f.target = static_cast<int>(v);
-    }
-    if (!p.intValue("seed", v, 0, 1LL << 62))
+    if (!readIntFlags(p, {{"count", 1, 1000000, into(options.count)}, {"width", 8, 4096, into(options.width)},
+                             {"height", 8, 4096, into(options.height)}, {"edit_width", 8, 4096, into(options.editWidth)},
+                             {"edit_height", 8, 4096, into(options.editHeight)}, {"seed", 0, 1LL << 62, intoSeed(options.seed)}}))
         return usageError(p, "make-dataset", p.error());
-    options.seed = p.has("seed") ? static_cast<std::uint64_t>(v) : 0;
     std::string error;
     if (!engine::makeSyntheticDataset(options, &error)) {
         std::fprintf(stderr, "splitscope-cli make-dataset: %s\n", error.c_str());
@@ -440,25 +444,10 @@ int runSample(const Args &args)
         params.prompts.push_back(prompts.substr(start, bar - start));
         start = bar + 1;
     }
-    long long v = 0;
-    struct IntFlag {
-        const char *name;
-        long long minimum;
-        long long maximum;
-        int *target;
-    };
-    for (const IntFlag &f : {IntFlag{"lora_rank", 1, 4096, &params.loraRank}, IntFlag{"width", 16, 4096, &params.width},
-             IntFlag{"height", 16, 4096, &params.height}, IntFlag{"steps", 1, 1000, &params.steps},
-             IntFlag{"num_threads", 1, 1024, &params.numThreads}}) {
-        if (!p.has(f.name))
-            continue;
-        if (!p.intValue(f.name, v, f.minimum, f.maximum))
-            return usageError(p, "sample", p.error());
-        *f.target = static_cast<int>(v);
-    }
-    if (!p.intValue("seed", v, 0, 1LL << 62))
+    if (!readIntFlags(p, {{"lora_rank", 1, 4096, into(params.loraRank)}, {"width", 16, 4096, into(params.width)},
+                             {"height", 16, 4096, into(params.height)}, {"steps", 1, 1000, into(params.steps)},
+                             {"num_threads", 1, 1024, into(params.numThreads)}, {"seed", 0, 1LL << 62, intoSeed(params.seed)}}))
         return usageError(p, "sample", p.error());
-    params.seed = p.has("seed") ? static_cast<std::uint64_t>(v) : 0;
     if (params.modelIdWithOriginPaths.empty())
         return usageError(p, "sample", "--model_id_with_origin_paths is required");
     std::vector<std::string> written;

@@ -2,6 +2,7 @@
 #include "CacheManifest.h"
 
 #include "Hash.h"
+#include "JsonDocument.h"
 
 #include <nlohmann/json.hpp>
 
@@ -63,13 +64,8 @@ bool CacheManifest::parse(const std::string &text, const std::string &label, Cac
         return false;
     };
     nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception &e) {
-        return fail(std::string("not valid JSON (") + e.what() + ")");
-    }
-    if (!doc.is_object())
-        return fail("not a JSON object");
+    if (!parseJsonObject(text, label, doc, error))
+        return false;
     if (doc.value("format", "") != kFormat)
         return fail(std::string("\"format\" is not \"") + kFormat + "\" (not a Splitscope cache, or a newer one)");
     CacheManifest m;

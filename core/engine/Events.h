@@ -33,7 +33,8 @@ namespace splitscope::engine {
 //               the last sample always reported)
 //   step        stage, epoch (0-based), step (global, 1-based), epoch_step,
 //               total_steps, loss, samples_per_s, eta_s, cache_bytes_read,
-//               read_wait_s (time stage two waited for the cache reader)
+//               read_wait_s (seconds the steps waited for the loader so far),
+//               cache_read_s (seconds the loader spent reading inputs so far)
 //   epoch       epoch, mean_loss, steps
 //   checkpoint  kind ("epoch" | "step" | "final" | "resume" | "shard"), path,
 //               epoch, step; for shards: shard, samples, bytes
@@ -45,7 +46,9 @@ namespace splitscope::engine {
 //               "dataset", "model", "corrupt-shard", "io"), hazards [{kind,
 //               mechanism, reader, param, expected_producer, actual_producer}]
 //   done        ok (bool), cancelled (bool), exit_status, wall_s, steps, samples,
-//               final_loss, outputs {name: path}
+//               final_loss, peak_rss_bytes, read_wait_s, cache_read_s,
+//               outputs {name: path} (e.g. checkpoint, loss_csv, training_args,
+//               resume_state, cache, manifest)
 //
 // The last line of every run is `done` (unless the process is killed).
 //

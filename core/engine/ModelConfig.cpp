@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ModelConfig.h"
 
-#include <nlohmann/json.hpp>
+#include "JsonDocument.h"
 
 namespace splitscope::engine {
 
@@ -15,13 +15,7 @@ public:
         : m_label(label)
         , m_error(error)
     {
-        try {
-            m_doc = nlohmann::json::parse(json);
-            if (!m_doc.is_object())
-                fail("", "is not a JSON object");
-        } catch (const nlohmann::json::exception &e) {
-            fail("", std::string("is not valid JSON (") + e.what() + ")");
-        }
+        m_ok = parseJsonObject(json, label, m_doc, error);
     }
     bool ok() const { return m_ok; }
     void integer(const char *key, int &value, int minimum = 1)

@@ -71,11 +71,11 @@ VaeConfig ModelSet::vaeConfig(const std::string &caller) const
 {
     const ResolvedModel *r = resolved("vae");
     if (!r)
-        throw EngineError(caller + " needs the VAE's configuration, but --model_id_with_origin_paths names no VAE");
+        throw EngineInputError(caller + " needs the VAE's configuration, but --model_id_with_origin_paths names no VAE");
     VaeConfig config;
     std::string error;
     if (!parseVaeConfig(r->configJson, r->configPath, config, &error))
-        throw EngineError(error);
+        throw EngineInputError(error);
     return config;
 }
 
@@ -87,13 +87,13 @@ const Tokenizer &ModelSet::tokenizer(const std::string &caller)
     if (path.empty()) {
         const ResolvedModel *r = resolved("text_encoder");
         if (!r)
-            throw EngineError(caller + " needs the tokenizer, but --model_id_with_origin_paths names no text encoder");
+            throw EngineInputError(caller + " needs the tokenizer, but --model_id_with_origin_paths names no text encoder");
         path = (fs::path(r->directory).parent_path() / "tokenizer" / "vocab.json").string();
     }
     auto tokenizer = std::make_unique<Tokenizer>();
     std::string error;
     if (!tokenizer->load(path, &error))
-        throw EngineError("tokenizer: " + error + " (--tokenizer_path overrides where it is looked for)");
+        throw EngineInputError("tokenizer: " + error + " (--tokenizer_path overrides where it is looked for)");
     m_tokenizer = std::move(tokenizer);
     return *m_tokenizer;
 }
@@ -102,7 +102,7 @@ void ModelSet::load(const std::string &name, const std::string &caller)
 {
     const ResolvedModel *r = resolved(name);
     if (!r) {
-        throw EngineError(caller + " calls " + name + ", but --model_id_with_origin_paths names no " + name
+        throw EngineInputError(caller + " calls " + name + ", but --model_id_with_origin_paths names no " + name
             + " (this stage needs it)");
     }
     if (m_offloaded.count(name) && m_events) {
@@ -114,10 +114,10 @@ void ModelSet::load(const std::string &name, const std::string &caller)
     if (r->kind == ModelKind::TextEncoder) {
         TextEncoderConfig config;
         if (!parseTextEncoderConfig(r->configJson, r->configPath, config, &error))
-            throw EngineError(error);
+            throw EngineInputError(error);
         const Tokenizer &tok = tokenizer(caller);
         if (tok.vocabSize() != config.vocabSize) {
-            throw EngineError("text_encoder: config.json says vocab_size " + std::to_string(config.vocabSize)
+            throw EngineInputError("text_encoder: config.json says vocab_size " + std::to_string(config.vocabSize)
                 + " but the tokenizer has " + std::to_string(tok.vocabSize()) + " tokens");
         }
         m_textEncoder = TextEncoder(config, tok.tokenId(Tokenizer::kVisionStart), tok.tokenId(Tokenizer::kVisionEnd));
@@ -125,13 +125,13 @@ void ModelSet::load(const std::string &name, const std::string &caller)
     } else if (r->kind == ModelKind::Vae) {
         VaeConfig config;
         if (!parseVaeConfig(r->configJson, r->configPath, config, &error))
-            throw EngineError(error);
+            throw EngineInputError(error);
         m_vae = Vae(config);
         module = m_vae.ptr();
     } else {
         DitConfig config;
         if (!parseDitConfig(r->configJson, r->configPath, config, &error))
-            throw EngineError(error);
+            throw EngineInputError(error);
         m_dit = QwenImageDiT(config);
         module = m_dit.ptr();
     }
@@ -171,13 +171,13 @@ void ModelSet::applyTrainingSetup(const std::string &name, torch::nn::Module &mo
                 if (seen.insert(tail).second)
                     names += (names.empty() ? "" : ", ") + tail;
             }
-            throw EngineError("--lora_target_modules: no module of " + name + " matches (its linear layers: " + names + ")");
+            throw EngineInputError("--lora_target_modules: no module of " + name + " matches (its linear layers: " + names + ")");
         }
         if (!m_setup.loraCheckpoint.empty()) {
             SafetensorsFile file;
             std::string error;
             if (!file.open(m_setup.loraCheckpoint, &error))
-                throw EngineError("--lora_checkpoint: " + error);
+                throw EngineInputError("--lora_checkpoint: " + error);
             torch::NoGradGuard noGrad;
             int loaded = 0;
             for (auto &item : module.named_parameters()) {
@@ -197,12 +197,12 @@ void ModelSet::applyTrainingSetup(const std::string &name, torch::nn::Module &mo
                 if (!info)
                     continue;
                 if (info->shape != item.value().sizes().vec())
-                    throw EngineError("--lora_checkpoint: '" + info->name + "' has another shape than the adapter (another --lora_rank?)");
+                    throw EngineInputError("--lora_checkpoint: '" + info->name + "' has another shape than the adapter (another --lora_rank?)");
                 item.value().copy_(readTensor(file, *info).to(item.value().scalar_type()));
                 ++loaded;
             }
             if (loaded == 0)
-                throw EngineError("--lora_checkpoint: '" + m_setup.loraCheckpoint + "' holds no LoRA weight of " + name
+                throw EngineInputError("--lora_checkpoint: '" + m_setup.loraCheckpoint + "' holds no LoRA weight of " + name
                     + " (saved with another --remove_prefix_in_ckpt?)");
             if (m_events)
                 m_events->log("loaded " + std::to_string(loaded) + " LoRA tensors from " + m_setup.loraCheckpoint);

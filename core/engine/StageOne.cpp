@@ -254,7 +254,7 @@ TrainResult Trainer::runDataProcess()
             const double eta = (todo.size() - done) / std::max(1e-9, rate);
             m_events.emit(Event(events::kProgress)
                               .set("stage", "data_process")
-                              .set("done", static_cast<std::uint64_t>(sample + 1))
+                              .set("done", static_cast<std::uint64_t>(manifest.finishedSamples() + writer.sampleCount()))
                               .set("total", static_cast<std::uint64_t>(dataset.size()))
                               .set("samples_per_s", rate)
                               .set("eta_s", eta)

@@ -103,11 +103,11 @@ void loadModuleWeights(torch::nn::Module &module, const std::vector<std::string>
             continue;
         const auto it = available.find(name);
         if (it == available.end())
-            throw EngineError(modelName + ": " + joinFiles(files) + " lack '" + name + "' (wrong files for this model, or a config.json that does not match them)");
+            throw EngineInputError(modelName + ": " + joinFiles(files) + " lack '" + name + "' (wrong files for this model, or a config.json that does not match them)");
         const TensorInfo &info = *it->second.second;
         torch::Tensor &param = item.value();
         if (info.shape != param.sizes().vec()) {
-            throw EngineError(modelName + ": '" + name + "' in '" + it->second.first->path() + "' has shape "
+            throw EngineInputError(modelName + ": '" + name + "' in '" + it->second.first->path() + "' has shape "
                 + c10::str(c10::IntArrayRef(info.shape)) + ", the model (config.json) expects " + c10::str(param.sizes()));
         }
         param.copy_(readTensor(*it->second.first, info).to(param.scalar_type()));
@@ -115,7 +115,7 @@ void loadModuleWeights(torch::nn::Module &module, const std::vector<std::string>
     }
     for (const auto &[name, where] : available) {
         if (!used.count(name) && !isLoraName(name))
-            throw EngineError(modelName + ": '" + where.first->path() + "' holds '" + name + "', which the model does not have (wrong files or config.json)");
+            throw EngineInputError(modelName + ": '" + where.first->path() + "' holds '" + name + "', which the model does not have (wrong files or config.json)");
     }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "Tokenizer.h"
 
+#include "JsonDocument.h"
 #include "core/AtomicFile.h"
 
 #include <nlohmann/json.hpp>
@@ -67,12 +68,9 @@ bool Tokenizer::loadFromJson(const std::string &text, const std::string &label, 
         return false;
     };
     nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception &e) {
-        return fail(std::string("not valid JSON (") + e.what() + ")");
-    }
-    if (!doc.is_object() || doc.value("format", "") != kFormat)
+    if (!parseJsonObject(text, label, doc, error))
+        return false;
+    if (doc.value("format", "") != kFormat)
         return fail(std::string("not a tokenizer vocabulary (\"format\" must be \"") + kFormat + "\")");
     const auto tokens = doc.find("tokens");
     if (tokens == doc.end() || !tokens->is_array())

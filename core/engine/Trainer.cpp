@@ -365,6 +365,11 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
     };
     try {
         result = trainer.run();
+    } catch (const EngineInputError &e) {
+        result = TrainResult{};
+        result.status = kTrainBadInput;
+        result.message = e.what();
+        events.emit(Event(events::kError).set("code", "bad-input").set("message", e.what()).text(std::string("error: ") + e.what()));
     } catch (const EngineError &e) {
         reportFailure(std::string(e.what()).find("corrupt cache shard") != std::string::npos ? "corrupt-shard" : "engine", e.what());
     } catch (const c10::Error &e) {
@@ -388,6 +393,8 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
         .set("samples", result.samples)
         .set("final_loss", result.finalLoss)
         .set("peak_rss_bytes", result.peakRssBytes)
+        .set("read_wait_s", result.readWaitSeconds)
+        .set("cache_read_s", result.cacheReadSeconds)
         .setRaw("outputs", outputs + "}");
     const char *verdict = result.status == kTrainOk ? "done" : result.status == kTrainCancelled ? "cancelled" : "failed";
     events.emit(done.text(std::string(verdict) + " in " + std::to_string(static_cast<int>(result.wallSeconds)) + " s"));

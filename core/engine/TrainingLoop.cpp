@@ -347,7 +347,8 @@ TrainResult Trainer::runTraining()
                 .set("samples_per_s", rate)
                 .set("eta_s", eta)
                 .set("cache_bytes_read", reader ? reader->bytesRead() : 0)
-                .set("read_wait_s", waitSeconds + prefetcher.waitSeconds());
+                .set("read_wait_s", waitSeconds + prefetcher.waitSeconds())
+                .set("cache_read_s", readSeconds);
             if (now - lastText >= kTextInterval || step == totalSteps) {
                 lastText = now;
                 char line[160];

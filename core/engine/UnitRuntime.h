@@ -26,6 +26,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A failure caused by the user's input that shows only when the work reaches it: a
+// model a unit calls that the flags do not name, a LoRA target that matches
+// nothing, weights that do not fit their config.json. Reported as bad input.
+class EngineInputError : public EngineError {
+public:
+    using EngineError::EngineError;
+};
+
 // What a unit or the loss may know about the step it runs in.
 struct RunContext {
     ModelSet *models = nullptr;

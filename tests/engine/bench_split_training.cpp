@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// bench_split_training: one-stage training against stage one + stage two on the
+// default tiny models (issue 4's benchmark). Each stage runs as its own
+// `splitscope-cli train` process, so each peak RSS is measured alone; the figures
+// come from the processes' JSON Lines events, all from this one run.
+//
+//   bench_split_training [--work DIR] [--samples N] [--epochs N] [--num_threads N] [--preset NAME]
+#include "core/engine/Engine.h"
+#include "core/engine/SyntheticDataset.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace engine = splitscope::engine;
+using Json = nlohmann::json;
+
+const char *const kModels = "Qwen/Qwen-Image:transformer/diffusion_pytorch_model*.safetensors,"
+                            "Qwen/Qwen-Image:text_encoder/model*.safetensors,"
+                            "Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors";
+const char *const kDit = "Qwen/Qwen-Image:transformer/diffusion_pytorch_model*.safetensors";
+const char *const kTextEncoderAndVae = "Qwen/Qwen-Image:text_encoder/model*.safetensors,"
+                                       "Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors";
+const char *const kTargets = "to_q,to_k,to_v,add_q_proj,add_k_proj,add_v_proj,to_out.0,to_add_out,img_mlp.net.2,"
+                             "img_mod.1,txt_mlp.net.2,txt_mod.1";
+
+std::string quote(const std::string &s)
+{
+    std::string out = "'";
+    for (const char c : s) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out.push_back(c);
+    }
+    return out + "'";
+}
+
+struct StageRun {
+    int status = -1;
+    std::vector<Json> events;
+
+    std::vector<Json> all(const std::string &name) const
+    {
+        std::vector<Json> out;
+        for (const auto &e : events) {
+            if (e.value("event", "") == name)
+                out.push_back(e);
+        }
+        return out;
+    }
+    Json last(const std::string &name) const
+    {
+        const auto list = all(name);
+        return list.empty() ? Json::object() : list.back();
+    }
+    // Seconds per step between the first and the last step (model loading excluded).
+    double secondsPerStep() const
+    {
+        const auto steps = all("step");
+        if (steps.size() < 2)
+            return 0;
+        return (steps.back()["time"].get<double>() - steps.front()["time"].get<double>()) / static_cast<double>(steps.size() - 1);
+    }
+};
+
+StageRun runCli(const std::vector<std::string> &args)
+{
+    std::string command = quote(SPLITSCOPE_CLI);
+    for (const auto &a : args)
+        command += " " + quote(a);
+    command += " --events jsonl 2>/dev/null";
+    std::fprintf(stderr, "running: splitscope-cli %s ...\n", args.size() > 2 ? args[2].c_str() : "");
+    StageRun run;
+    std::FILE *pipe = ::popen(command.c_str(), "r");
+    if (!pipe)
+        return run;
+    std::string line;
+    char buffer[65536];
+    while (std::fgets(buffer, sizeof(buffer), pipe)) {
+        line += buffer;
+        if (!line.empty() && line.back() == '\n') {
+            run.events.push_back(Json::parse(line, nullptr, false));
+            line.clear();
+        }
+    }
+    const int status = ::pclose(pipe);
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+std::uint64_t modelBytes(const Json &memory, const std::vector<std::string> &names)
+{
+    std::uint64_t total = 0;
+    for (const auto &n : names) {
+        if (memory.contains("model_bytes") && memory["model_bytes"].contains(n))
+            total += memory["model_bytes"][n].get<std::uint64_t>();
+    }
+    return total;
+}
+
+double mib(std::uint64_t bytes)
+{
+    return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string work = "/tmp/splitscope-bench";
+    int samples = 64;
+    int epochs = 5;
+    std::string threads;
+    std::string preset = "default";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i];
+        if (flag == "--work")
+            work = argv[i + 1];
+        else if (flag == "--samples")
+            samples = std::atoi(argv[i + 1]);
+        else if (flag == "--epochs")
+            epochs = std::atoi(argv[i + 1]);
+        else if (flag == "--num_threads")
+            threads = argv[i + 1];
+        else if (flag == "--preset")
+            preset = argv[i + 1];
+        else {
+            std::fprintf(stderr, "usage: bench_split_training [--work DIR] [--samples N] [--epochs N] [--num_threads N] [--preset default|small]\n");
+            return 2;
+        }
+    }
+    if (argc % 2 == 0 || samples < 1 || epochs < 1) {
+        std::fprintf(stderr, "usage: bench_split_training [--work DIR] [--samples N] [--epochs N] [--num_threads N] [--preset default|small]\n");
+        return 2;
+    }
+    std::error_code ec;
+    fs::remove_all(work, ec);
+    engine::InitModelsParams init;
+    init.root = work + "/models";
+    init.preset = preset;
+    std::string error;
+    if (!engine::initModels(init, nullptr, &error)) {
+        std::fprintf(stderr, "init-models: %s\n", error.c_str());
+        return 1;
+    }
+    engine::SyntheticDatasetOptions data;
+    data.directory = work + "/data";
+    data.count = samples;
+    if (!engine::makeSyntheticDataset(data, &error)) {
+        std::fprintf(stderr, "make-dataset: %s\n", error.c_str());
+        return 1;
+    }
+
+    std::vector<std::string> common = {"--model_root", init.root, "--learning_rate", "1e-4", "--num_epochs",
+        std::to_string(epochs), "--remove_prefix_in_ckpt", "pipe.dit.", "--lora_base_model", "dit",
+        "--lora_target_modules", kTargets, "--lora_rank", "32", "--dataset_num_workers", "1"};
+    if (!threads.empty()) {
+        common.push_back("--num_threads");
+        common.push_back(threads);
+    }
+    auto with = [&](std::vector<std::string> args) {
+        args.insert(args.end(), common.begin(), common.end());
+        return args;
+    };
+    const StageRun one = runCli(with({"train", "--task", "sft", "--dataset_base_path", data.directory,
+        "--model_id_with_origin_paths", kModels, "--output_path", work + "/one"}));
+    const StageRun first = runCli(with({"train", "--task", "sft:data_process", "--dataset_base_path", data.directory,
+        "--model_id_with_origin_paths", kModels, "--offload_models", kDit, "--output_path", work + "/cache"}));
+    const StageRun second = runCli(with({"train", "--task", "sft:train", "--dataset_base_path", work + "/cache",
+        "--model_id_with_origin_paths", kModels, "--offload_models", kTextEncoderAndVae, "--output_path", work + "/two"}));
+    if (one.status != 0 || first.status != 0 || second.status != 0) {
+        std::fprintf(stderr, "a stage failed (exit %d, %d, %d)\n", one.status, first.status, second.status);
+        return 1;
+    }
+
+    const Json oneDone = one.last("done");
+    const Json firstDone = first.last("done");
+    const Json secondDone = second.last("done");
+    const double oneWall = oneDone["wall_s"].get<double>();
+    const double firstWall = firstDone["wall_s"].get<double>();
+    const double secondWall = secondDone["wall_s"].get<double>();
+    const double oneStep = one.secondsPerStep();
+    const double secondStep = second.secondsPerStep();
+    const auto steps = secondDone["steps"].get<double>();
+    const double readWaitPerStep = secondDone["read_wait_s"].get<double>() / steps;
+    const double readPerStep = secondDone["cache_read_s"].get<double>() / steps;
+    const double perSample = (first.all("progress").empty() ? 0.0
+            : first.last("progress")["time"].get<double>() - first.all("progress").front()["time"].get<double>())
+        / std::max(1, samples - 1);
+
+    const Json oneMemory = one.last("memory");
+    const std::uint64_t unloaded = modelBytes(oneMemory, {"text_encoder", "vae"});
+    const std::uint64_t allModels = modelBytes(oneMemory, {"text_encoder", "vae", "dit"});
+    const std::uint64_t onePeak = oneDone["peak_rss_bytes"].get<std::uint64_t>();
+    const std::uint64_t secondPeak = secondDone["peak_rss_bytes"].get<std::uint64_t>();
+    const double reduction = static_cast<double>(onePeak) - static_cast<double>(secondPeak);
+
+    std::printf("split-training benchmark: preset %s, %d samples, %d epochs, LoRA rank 32 on the DiT, threads %s\n",
+        preset.c_str(), samples, epochs, threads.empty() ? "all cores" : threads.c_str());
+    std::printf("(a) time\n");
+    std::printf("  one-stage sft                 %8.1f s  (%.1f ms/step)\n", oneWall, oneStep * 1e3);
+    std::printf("  stage one (sft:data_process)  %8.1f s  (%.1f ms/sample: text encoder + VAE)\n", firstWall, perSample * 1e3);
+    std::printf("  stage two (sft:train)         %8.1f s  (%.1f ms/step)\n", secondWall, secondStep * 1e3);
+    std::printf("  one-stage / (stage one + two) wall time:   %.2fx\n", oneWall / (firstWall + secondWall));
+    std::printf("  stage-two steps/s / one-stage steps/s:     %.2fx  (target >= 2x)\n", oneStep / secondStep);
+    std::printf("  text encoder + VAE share of a one-stage step: %.0f%%  (target >= 50%%)\n", 100.0 * perSample / oneStep);
+    std::printf("  cache reading per stage-two step: %.2f ms in the reader thread (%.1f%% of a step);\n"
+                "    the step waited %.3f ms for it (%.1f%% of a step; target <= 10%%)\n",
+        readPerStep * 1e3, 100.0 * readPerStep / secondStep, readWaitPerStep * 1e3, 100.0 * readWaitPerStep / secondStep);
+    std::printf("(b) memory\n");
+    std::printf("  peak RSS one-stage %.1f MiB, stage one %.1f MiB, stage two %.1f MiB\n", mib(onePeak),
+        mib(firstDone["peak_rss_bytes"].get<std::uint64_t>()), mib(secondPeak));
+    std::printf("  models stage two does not load (text encoder + VAE): %.1f MiB of %.1f MiB of weights (%.0f%%)\n",
+        mib(unloaded), mib(allModels), 100.0 * static_cast<double>(unloaded) / static_cast<double>(allModels));
+    std::printf("  stage two materialized: %s\n", second.last("memory")["materialized"].dump().c_str());
+    std::printf("  peak RSS reduction: %.1f MiB = %.0f%% of those models' bytes  (target >= 90%%)\n", reduction / (1024.0 * 1024.0),
+        100.0 * reduction / static_cast<double>(unloaded));
+    return 0;
+}

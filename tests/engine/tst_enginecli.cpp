@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// splitscope-cli's engine commands as a user (or the GUI) runs them: exit statuses
+// and messages for bad flags, JSON Lines events, SIGKILL during stage one and
+// SIGTERM during stage two.
+#include "EngineTestSupport.h"
+
+#include "core/engine/TinyQwenImage.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace enginetest;
+
+namespace {
+
+// Starts the CLI, reads its stdout until a line contains `marker`, then calls `stop`.
+// Returns all stdout read.
+QByteArray runUntil(QProcess &process, const QStringList &arguments, const QByteArray &marker,
+    const std::function<void(QProcess &)> &stop)
+{
+    process.start(QStringLiteral(SPLITSCOPE_CLI), arguments);
+    QByteArray out;
+    bool stopped = false;
+    while (process.state() != QProcess::NotRunning || process.bytesAvailable() > 0) {
+        process.waitForReadyRead(100);
+        out += process.readAllStandardOutput();
+        if (!stopped && out.contains(marker)) {
+            stop(process);
+            stopped = true;
+        }
+        if (process.state() == QProcess::NotRunning && process.bytesAvailable() == 0)
+            break;
+    }
+    process.waitForFinished();
+    return out + process.readAllStandardOutput();
+}
+
+} // namespace
+
+class TestEngineCli : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void describe();
+    void badFlags_data();
+    void badFlags();
+    void eventsAreJsonLines();
+    void killDuringStageOneThenResume();
+    void sigtermDuringStageTwo();
+
+private:
+    QStringList trainArgs(const QString &task, const QString &dataset, const QString &output) const;
+    Fixture m_fixture;
+};
+
+void TestEngineCli::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_fixture.setUp(&error, 6), qPrintable(error));
+}
+
+QStringList TestEngineCli::trainArgs(const QString &task, const QString &dataset, const QString &output) const
+{
+    return {"train", "--task", task, "--dataset_base_path", dataset, "--model_root", m_fixture.models(),
+        "--model_id_with_origin_paths", kModelSpecs, "--lora_base_model", "dit", "--lora_target_modules", kLoraTargets,
+        "--lora_rank", "4", "--num_threads", "1", "--output_path", output};
+}
+
+void TestEngineCli::describe()
+{
+    QString out;
+    QString err;
+    QCOMPARE(runCli({"describe"}, &out, &err), 0);
+    QCOMPARE(out.toStdString(), splitscope::engine::builtinPipelineJson("tiny-qwen-image"));
+    QCOMPARE(runCli({"describe", "--task", "direct_distill"}, &out, &err), 0);
+    QVERIFY(out.contains("DirectDistillLoss"));
+    QCOMPARE(runCli({"describe", "tiny-flux"}, &out, &err), 2);
+    QVERIFY2(err.contains("no built-in executable pipeline 'tiny-flux' (built-in: tiny-qwen-image)"), qPrintable(err));
+    // The core's split command takes the built-in pipeline by name.
+    QCOMPARE(runCli({"split", "tiny-qwen-image", "--trainable_models", "text_encoder", "--lora_base_model", "dit", "--check"}, &out, &err), 3);
+    QVERIFY2((out + err).contains("edit_image"), qPrintable(out + err));
+    QCOMPARE(runCli({"split", "tiny-qwen-image", "--check"}, &out, &err), 0);
+}
+
+void TestEngineCli::badFlags_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("message");
+    QTest::addRow("misspelt flag") << QStringList{"train", "--lerning_rate", "1"} << 2 << "unknown flag --lerning_rate (did you mean --learning_rate?)";
+    QTest::addRow("not a number") << QStringList{"train", "--num_epochs", "two"} << 2 << "--num_epochs: 'two' is not an integer";
+    QTest::addRow("out of range") << QStringList{"train", "--lora_rank", "0"} << 2 << "--lora_rank: 0 is out of range";
+    QTest::addRow("negative rate") << QStringList{"train", "--learning_rate", "-1"} << 2 << "--learning_rate: -1 must be positive";
+    QTest::addRow("events format") << QStringList{"train", "--events", "xml"} << 2 << "--events: 'xml' is not jsonl";
+    QTest::addRow("split mode") << QStringList{"train", "--split_mode", "fast"} << 2 << "--split_mode: 'fast' is not seed or safe";
+    QTest::addRow("missing value") << QStringList{"train", "--task"} << 2 << "--task needs a value";
+    QTest::addRow("nothing to train") << QStringList{"train", "--dataset_base_path", "x"} << 2 << "nothing to train";
+    QTest::addRow("no models") << QStringList{"train", "--lora_base_model", "dit", "--lora_target_modules", "to_q"} << 2
+                               << "--model_id_with_origin_paths is required";
+    QTest::addRow("preset") << QStringList{"init-models", "--root", "/tmp/x", "--preset", "huge"} << 2 << "unknown preset 'huge'";
+    QTest::addRow("dataset folder") << QStringList{"make-dataset"} << 2 << "missing DIR";
+    QTest::addRow("dataset count") << QStringList{"make-dataset", "d", "--count", "0"} << 2 << "--count: 0 is out of range";
+    QTest::addRow("sample models") << QStringList{"sample", "--prompt", "x"} << 2 << "--model_id_with_origin_paths is required";
+}
+
+void TestEngineCli::badFlags()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(int, status);
+    QFETCH(QString, message);
+    QString out;
+    QString err;
+    QCOMPARE(runCli(arguments, &out, &err), status);
+    QVERIFY2(err.contains(message), qPrintable(err));
+}
+
+void TestEngineCli::eventsAreJsonLines()
+{
+    QString out;
+    QString err;
+    QStringList args = trainArgs("sft", m_fixture.data(), m_fixture.path("events-out"));
+    args << "--events" << "jsonl";
+    QCOMPARE(runCli(args, &out, &err), 0);
+    const QStringList lines = out.split('\n', Qt::SkipEmptyParts);
+    QVERIFY(lines.size() > 10);
+    QStringList kinds;
+    double lastTime = 0;
+    for (const QString &line : lines) {
+        QJsonParseError parseError;
+        const QJsonObject e = QJsonDocument::fromJson(line.toUtf8(), &parseError).object();
+        QVERIFY2(parseError.error == QJsonParseError::NoError, qPrintable(line));
+        QVERIFY(e.value("time").isDouble());
+        QVERIFY(e.value("time").toDouble() >= lastTime);
+        lastTime = e.value("time").toDouble();
+        if (!kinds.contains(e.value("event").toString()))
+            kinds << e.value("event").toString();
+    }
+    for (const char *kind : {"start", "stage", "step", "epoch", "checkpoint", "memory", "done"})
+        QVERIFY2(kinds.contains(kind), kind);
+    QVERIFY(lines.last().contains("\"event\":\"done\""));
+    QVERIFY2(err.contains("done in"), qPrintable(err)); // people read stderr
+    QVERIFY(!err.contains("{\"event\""));
+}
+
+void TestEngineCli::killDuringStageOneThenResume()
+{
+    QStringList reference = trainArgs("sft:data_process", m_fixture.data(), m_fixture.path("kill-ref"));
+    reference << "--cache_shard_size" << "2";
+    QCOMPARE(runCli(reference), 0);
+
+    QStringList args = trainArgs("sft:data_process", m_fixture.data(), m_fixture.path("kill-run"));
+    args << "--cache_shard_size" << "2" << "--events" << "jsonl";
+    QProcess process;
+    const QByteArray out = runUntil(process, args, "\"kind\":\"shard\"", [](QProcess &p) { p.kill(); });
+    QCOMPARE(process.exitStatus(), QProcess::CrashExit); // killed, no chance to clean up
+    QVERIFY(out.contains("\"kind\":\"shard\""));
+    QVERIFY(QFile::exists(m_fixture.path("kill-run/manifest.json")));
+
+    QString stdoutText;
+    QString err;
+    args.removeLast();
+    args.removeLast();
+    QCOMPARE(runCli(args, &stdoutText, &err), 0);
+    QVERIFY2(err.contains("resuming stage one:"), qPrintable(err));
+    for (const char *file : {"manifest.json", "0/shard-00000.safetensors", "0/shard-00001.safetensors", "0/shard-00002.safetensors"})
+        QVERIFY2(readFile(m_fixture.path("kill-ref/") + file) == readFile(m_fixture.path("kill-run/") + file), file);
+}
+
+void TestEngineCli::sigtermDuringStageTwo()
+{
+    QStringList cacheArgs = trainArgs("sft:data_process", m_fixture.data(), m_fixture.path("term-cache"));
+    QCOMPARE(runCli(cacheArgs), 0);
+    QStringList args = trainArgs("sft:train", m_fixture.path("term-cache"), m_fixture.path("term-run"));
+    args << "--num_epochs" << "40" << "--events" << "jsonl";
+    QProcess process;
+    const QByteArray out = runUntil(process, args, "\"step\":5,", [](QProcess &p) { p.terminate(); });
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 4);
+    const QList<QByteArray> lines = out.trimmed().split('\n');
+    const QJsonObject done = QJsonDocument::fromJson(lines.last()).object();
+    QCOMPARE(done.value("event").toString(), QString("done"));
+    QCOMPARE(done.value("cancelled").toBool(), true);
+    QCOMPARE(done.value("exit_status").toInt(), 4);
+    const QJsonObject checkpoint = QJsonDocument::fromJson(lines.at(lines.size() - 2)).object();
+    QCOMPARE(checkpoint.value("event").toString(), QString("checkpoint"));
+    QCOMPARE(checkpoint.value("kind").toString(), QString("resume"));
+    QVERIFY(QFile::exists(checkpoint.value("path").toString()));
+
+    args.removeLast();
+    args.removeLast();
+    args.replace(args.indexOf("40"), "1"); // resuming may change the epoch count
+    args << "--resume";
+    QString err;
+    QCOMPARE(runCli(args, nullptr, &err), 0);
+    QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
+}
+
+QTEST_GUILESS_MAIN(TestEngineCli)
+#include "tst_enginecli.moc"

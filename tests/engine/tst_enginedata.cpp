@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+// The engine's data side: metadata.csv and the dataset, PNG and resizing, the
+// tokenizer, the synthetic dataset, model paths, and the cache manifest.
+#include "core/engine/CacheManifest.h"
+#include "core/engine/Dataset.h"
+#include "core/engine/Engine.h"
+#include "core/engine/ImageIO.h"
+#include "core/engine/ModelFiles.h"
+#include "core/engine/SyntheticDataset.h"
+#include "core/engine/Tokenizer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace splitscope::engine;
+
+namespace {
+
+bool writeText(const QString &path, const QByteArray &text)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+}
+
+Image solid(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b)
+{
+    Image image;
+    image.width = width;
+    image.height = height;
+    for (int i = 0; i < width * height; ++i) {
+        image.rgb.push_back(r);
+        image.rgb.push_back(g);
+        image.rgb.push_back(b);
+    }
+    return image;
+}
+
+QString text(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+class TestEngineData : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void csv_data();
+    void csv();
+    void csvUnterminatedQuote();
+    void datasetReportsBadRows();
+    void datasetNeedsItsColumns();
+    void datasetReportsUnreadableImage();
+    void datasetSizes();
+    void pngRoundTrip();
+    void cropAndResize();
+    void fitMaxPixels_data();
+    void fitMaxPixels();
+    void tokenizer();
+    void tokenizerRejectsBadVocabulary();
+    void syntheticDatasetIsDeterministic();
+    void modelPathSpecs_data();
+    void modelPathSpecs();
+    void resolveModelsSaysWhatIsMissing();
+    void initModelsKeepsExistingModels();
+    void manifestRoundTripAndDifferences();
+};
+
+void TestEngineData::csv_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QStringList>("lastRow");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("lastLine");
+    QTest::addRow("plain") << QByteArray("image,prompt\na.png,a cat\n") << QStringList{"a.png", "a cat"} << 2 << 2;
+    QTest::addRow("quoted comma") << QByteArray("image,prompt\na.png,\"red, big\"\n") << QStringList{"a.png", "red, big"} << 2 << 2;
+    QTest::addRow("doubled quote") << QByteArray("image,prompt\na.png,\"say \"\"hi\"\"\"\n") << QStringList{"a.png", "say \"hi\""} << 2 << 2;
+    QTest::addRow("crlf, no final newline") << QByteArray("image,prompt\r\na.png,x\r\nb.png,y") << QStringList{"b.png", "y"} << 3 << 3;
+    QTest::addRow("bom and blank lines") << QByteArray("\xEF\xBB\xBFimage,prompt\n\na.png,x\n\n") << QStringList{"a.png", "x"} << 2 << 3;
+    QTest::addRow("newline in quotes") << QByteArray("image,prompt\na.png,\"two\nlines\"\nb.png,z\n") << QStringList{"b.png", "z"} << 3 << 4;
+}
+
+void TestEngineData::csv()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QStringList, lastRow);
+    QFETCH(int, rows);
+    QFETCH(int, lastLine);
+    std::vector<std::vector<std::string>> cells;
+    std::vector<int> lines;
+    std::string error;
+    QVERIFY2(parseCsv(input.toStdString(), cells, lines, &error), error.c_str());
+    QCOMPARE(int(cells.size()), rows);
+    QCOMPARE(cells.front().front(), std::string("image"));
+    QStringList last;
+    for (const auto &c : cells.back())
+        last << text(c);
+    QCOMPARE(last, lastRow);
+    QCOMPARE(lines.back(), lastLine);
+}
+
+void TestEngineData::csvUnterminatedQuote()
+{
+    std::vector<std::vector<std::string>> cells;
+    std::vector<int> lines;
+    std::string error;
+    QVERIFY(!parseCsv("image,prompt\na.png,\"open\nb.png,x\n", cells, lines, &error));
+    QCOMPARE(text(error), QString("line 2: a quoted field is never closed"));
+}
+
+void TestEngineData::datasetReportsBadRows()
+{
+    QTemporaryDir dir;
+    std::string error;
+    QVERIFY(writePngFile(dir.filePath("ok.png").toStdString(), solid(16, 16, 1, 2, 3), &error));
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nok.png,fine\nmissing.png,gone\nok.png\n,empty image\nok.png,fine too\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    ImageDataset dataset;
+    QVERIFY(!dataset.open(options, &error));
+    const QString message = text(error);
+    QVERIFY2(message.startsWith("3 bad rows in the dataset:"), error.c_str());
+    QVERIFY2(message.contains("metadata.csv:3: 'image' file 'missing.png' not found (looked for '" + dir.filePath("missing.png") + "')"), error.c_str());
+    QVERIFY2(message.contains("metadata.csv:4: 1 fields, the header has 2"), error.c_str());
+    QVERIFY2(message.contains("metadata.csv:5: empty 'image'"), error.c_str());
+    QVERIFY(!message.contains("metadata.csv:2:"));
+}
+
+void TestEngineData::datasetNeedsItsColumns()
+{
+    QTemporaryDir dir;
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "file,caption\na.png,x\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    ImageDataset dataset;
+    std::string error;
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).endsWith("metadata.csv:1: no 'image' column (header: 'file,caption')"), error.c_str());
+
+    QVERIFY(writeText(dir.filePath("other.csv"), "image,prompt\n"));
+    options.metadataPath = dir.filePath("other.csv").toStdString();
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).endsWith("other.csv: no data rows after the header"), error.c_str());
+
+    options.metadataPath = dir.filePath("nope.csv").toStdString();
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).startsWith("--dataset_metadata_path: cannot open") || text(error).contains("nope.csv"), error.c_str());
+
+    options.basePath = dir.filePath("no-such-folder").toStdString();
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).startsWith("--dataset_base_path: '"), error.c_str());
+}
+
+void TestEngineData::datasetReportsUnreadableImage()
+{
+    QTemporaryDir dir;
+    QVERIFY(writeText(dir.filePath("bad.png"), "this is not a png"));
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nbad.png,broken\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    ImageDataset dataset;
+    std::string error;
+    QVERIFY2(dataset.open(options, &error), error.c_str()); // it exists; decoding comes later
+    DatasetSample sample;
+    QVERIFY(!dataset.load(0, sample, &error));
+    QVERIFY2(text(error).contains("metadata.csv:2: cannot decode '"), error.c_str());
+    QVERIFY2(text(error).contains("bad.png' as PNG: not a PNG file"), error.c_str());
+}
+
+void TestEngineData::datasetSizes()
+{
+    QTemporaryDir dir;
+    std::string error;
+    QVERIFY(writePngFile(dir.filePath("wide.png").toStdString(), solid(100, 40, 9, 9, 9), &error));
+    QVERIFY(writePngFile(dir.filePath("edit.png").toStdString(), solid(30, 20, 1, 1, 1), &error));
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bold\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    options.dataFileKeys = {"image", "edit_image"};
+    options.extraInputs = {"edit_image", "style"};
+    ImageDataset dataset;
+    QVERIFY2(dataset.open(options, &error), error.c_str());
+    DatasetSample sample;
+    QVERIFY2(dataset.load(0, sample, &error), error.c_str());
+    QCOMPARE(sample.image.width, 96); // 100 and 40 rounded down to multiples of 16
+    QCOMPARE(sample.image.height, 32);
+    QCOMPARE(sample.prompt, std::string("wide, flat"));
+    QCOMPARE(sample.images.at("edit_image").width, 30); // extra inputs stay as stored
+    QCOMPARE(sample.texts.at("style"), std::string("bold"));
+
+    options.maxPixels = 1000; // 100x40 = 4000 pixels: halved, then rounded to 16
+    QVERIFY(dataset.open(options, &error));
+    QVERIFY(dataset.load(0, sample, &error));
+    QCOMPARE(sample.image.width, 48);
+    QCOMPARE(sample.image.height, 16);
+
+    options.width = 32;
+    options.height = 64;
+    QVERIFY(dataset.open(options, &error));
+    QVERIFY(dataset.load(0, sample, &error));
+    QCOMPARE(sample.image.width, 32);
+    QCOMPARE(sample.image.height, 64);
+    const std::uint64_t before = dataset.fingerprint();
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bolder\n"));
+    QVERIFY(dataset.open(options, &error));
+    QVERIFY(dataset.fingerprint() != before);
+}
+
+void TestEngineData::pngRoundTrip()
+{
+    Image image;
+    image.width = 5;
+    image.height = 3;
+    for (int i = 0; i < 15 * 3; ++i)
+        image.rgb.push_back(static_cast<std::uint8_t>(i * 17));
+    std::string bytes;
+    std::string error;
+    QVERIFY(encodePng(image, bytes, &error));
+    QCOMPARE(bytes.substr(1, 3), std::string("PNG"));
+    Image back;
+    QVERIFY2(decodePng(bytes, back, "memory", &error), error.c_str());
+    QCOMPARE(back.width, 5);
+    QCOMPARE(back.height, 3);
+    QVERIFY(back.rgb == image.rgb);
+    bytes.resize(bytes.size() / 2);
+    QVERIFY(!decodePng(bytes, back, "half.png", &error));
+    QVERIFY2(text(error).startsWith("cannot decode 'half.png' as PNG:"), error.c_str());
+}
+
+void TestEngineData::cropAndResize()
+{
+    // Left half red, right half blue; a square center crop keeps both halves.
+    Image image = solid(64, 32, 255, 0, 0);
+    for (int y = 0; y < 32; ++y) {
+        for (int x = 32; x < 64; ++x) {
+            std::uint8_t *p = image.pixel(x, y);
+            p[0] = 0;
+            p[2] = 255;
+        }
+    }
+    const Image square = splitscope::engine::cropAndResize(image, 16, 16);
+    QCOMPARE(square.width, 16);
+    QCOMPARE(square.height, 16);
+    QCOMPARE(int(square.pixel(0, 8)[0]), 255);
+    QCOMPARE(int(square.pixel(15, 8)[2]), 255);
+    const Image flat = resizeBilinear(solid(10, 10, 7, 8, 9), 3, 5);
+    for (int i = 0; i < 15; ++i) {
+        QCOMPARE(int(flat.rgb[std::size_t(i) * 3]), 7);
+        QCOMPARE(int(flat.rgb[std::size_t(i) * 3 + 2]), 9);
+    }
+}
+
+void TestEngineData::fitMaxPixels_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<long long>("maxPixels");
+    QTest::addColumn<int>("expectedWidth");
+    QTest::addColumn<int>("expectedHeight");
+    QTest::addRow("fits") << 64 << 64 << 1048576LL << 64 << 64;
+    QTest::addRow("rounded down") << 70 << 50 << 1048576LL << 64 << 48;
+    QTest::addRow("scaled") << 2048 << 2048 << 1048576LL << 1024 << 1024;
+    QTest::addRow("at least one block") << 10 << 10 << 1048576LL << 16 << 16;
+}
+
+void TestEngineData::fitMaxPixels()
+{
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(long long, maxPixels);
+    QFETCH(int, expectedWidth);
+    QFETCH(int, expectedHeight);
+    const auto fitted = splitscope::engine::fitMaxPixels(width, height, maxPixels, 16);
+    QCOMPARE(fitted.first, expectedWidth);
+    QCOMPARE(fitted.second, expectedHeight);
+}
+
+void TestEngineData::tokenizer()
+{
+    const Tokenizer t = Tokenizer::build({"a", "large", "red", "circle"});
+    const auto ids = t.encode("A large RED circle!");
+    QCOMPARE(ids.size(), std::size_t(5));
+    QCOMPARE(t.token(ids[0]), std::string("a"));
+    QCOMPARE(t.token(ids[2]), std::string("red"));
+    QCOMPARE(t.token(ids[4]), std::string("<0x21>")); // '!' falls back to its byte
+    QCOMPARE(t.encode("zebra").size(), std::size_t(5)); // one byte token per letter
+    std::vector<std::int64_t> padded;
+    std::vector<std::int64_t> mask;
+    t.encodePadded("red circle", 4, padded, mask);
+    QCOMPARE(padded.size(), std::size_t(4));
+    QCOMPARE(mask, (std::vector<std::int64_t>{1, 1, 0, 0}));
+    QCOMPARE(padded[3], t.padId());
+    t.encodePadded("a a a a a a", 3, padded, mask);
+    QCOMPARE(mask, (std::vector<std::int64_t>{1, 1, 1}));
+    Tokenizer back;
+    std::string error;
+    QVERIFY2(back.loadFromJson(t.toJson(), "vocab.json", &error), error.c_str());
+    QCOMPARE(back.vocabSize(), t.vocabSize());
+    QCOMPARE(back.encode("a large red circle!"), t.encode("a large red circle!"));
+}
+
+void TestEngineData::tokenizerRejectsBadVocabulary()
+{
+    Tokenizer t;
+    std::string error;
+    QVERIFY(!t.loadFromJson("{\"format\":\"other\"}", "v.json", &error));
+    QVERIFY2(text(error).startsWith("v.json: not a tokenizer vocabulary"), error.c_str());
+    QVERIFY(!t.loadFromJson("{\"format\":\"splitscope.tokenizer/1\",\"tokens\":[\"a\"]}", "v.json", &error));
+    QVERIFY2(text(error).contains("lacks <|endoftext|>"), error.c_str());
+    QVERIFY(!t.loadFromJson("{nope", "v.json", &error));
+    QVERIFY(text(error).contains("not valid JSON"));
+}
+
+void TestEngineData::syntheticDatasetIsDeterministic()
+{
+    QTemporaryDir dir;
+    SyntheticDatasetOptions options;
+    options.count = 5;
+    options.width = 32;
+    options.height = 32;
+    options.edit = true;
+    std::string error;
+    options.directory = dir.filePath("a").toStdString();
+    QVERIFY2(makeSyntheticDataset(options, &error), error.c_str());
+    options.directory = dir.filePath("b").toStdString();
+    QVERIFY(makeSyntheticDataset(options, &error));
+    options.directory = dir.filePath("c").toStdString();
+    options.seed = 1;
+    QVERIFY(makeSyntheticDataset(options, &error));
+    auto read = [](const QString &path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    QCOMPARE(read(dir.filePath("a/metadata.csv")), read(dir.filePath("b/metadata.csv")));
+    QCOMPARE(read(dir.filePath("a/images/00003.png")), read(dir.filePath("b/images/00003.png")));
+    QVERIFY(read(dir.filePath("a/metadata.csv")) != read(dir.filePath("c/metadata.csv")));
+    const QStringList lines = QString::fromUtf8(read(dir.filePath("a/metadata.csv"))).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 6);
+    QCOMPARE(lines.front(), QString("image,prompt,edit_image"));
+    QVERIFY2(lines[1].contains(" background\",edit/00000.png"), qPrintable(lines[1]));
+    Image edit;
+    QVERIFY(readPngFile(dir.filePath("a/edit/00000.png").toStdString(), edit, &error));
+    QCOMPARE(edit.width, 48);
+    // The captions' words are in the tokenizer's vocabulary.
+    const Tokenizer t = Tokenizer::build(syntheticCaptionWords());
+    const QString caption = lines[1].section('"', 1, 1);
+    QCOMPARE(int(t.encode(caption.toStdString()).size()), caption.split(' ').size());
+}
+
+void TestEngineData::modelPathSpecs_data()
+{
+    QTest::addColumn<QString>("list");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("seed's list") << "Org/M:transformer/d*.safetensors,Org/M:vae/v.safetensors" << 2 << "";
+    QTest::addRow("blanks and empty entries") << " Org/M:a.safetensors , ," << 1 << "";
+    QTest::addRow("no colon") << "Org/M/a.safetensors" << 0 << "--flag: 'Org/M/a.safetensors' is not MODEL_ID:FILE_PATTERN";
+    QTest::addRow("two colons") << "Org/M:a:b" << 0 << "is not MODEL_ID:FILE_PATTERN";
+    QTest::addRow("leaves the root") << "Org/M:../x.safetensors" << 0 << "leaves the models root";
+}
+
+void TestEngineData::modelPathSpecs()
+{
+    QFETCH(QString, list);
+    QFETCH(int, count);
+    QFETCH(QString, error);
+    std::vector<ModelPathSpec> specs;
+    std::string message;
+    const bool ok = parseModelPathSpecs(list.toStdString(), "flag", specs, &message);
+    QCOMPARE(ok, error.isEmpty());
+    if (ok)
+        QCOMPARE(int(specs.size()), count);
+    else
+        QVERIFY2(text(message).contains(error), message.c_str());
+}
+
+void TestEngineData::resolveModelsSaysWhatIsMissing()
+{
+    QTemporaryDir dir;
+    InitModelsParams init;
+    init.root = dir.filePath("models").toStdString();
+    init.preset = "small";
+    std::string error;
+    QVERIFY2(initModels(init, nullptr, &error), error.c_str());
+    std::vector<ModelPathSpec> specs;
+    std::vector<ResolvedModel> models;
+    QVERIFY(parseModelPathSpecs("Qwen/Qwen-Image:transformer/diffusion_pytorch_model*.safetensors,Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors",
+        "f", specs, &error));
+    QVERIFY2(resolveModels(init.root, specs, models, &error), error.c_str());
+    QCOMPARE(models.size(), std::size_t(2));
+    QCOMPARE(models[0].name, std::string("dit"));
+    QCOMPARE(models[0].files.size(), std::size_t(2)); // both shards
+    QCOMPARE(models[1].name, std::string("vae"));
+
+    QVERIFY(parseModelPathSpecs("Qwen/Qwen-Image:vae/nothing*.safetensors", "f", specs, &error));
+    QVERIFY(!resolveModels(init.root, specs, models, &error));
+    QVERIFY2(text(error).contains("no file matches 'vae/nothing*.safetensors' under '" + dir.filePath("models/Qwen/Qwen-Image") + "'"), error.c_str());
+
+    QVERIFY(parseModelPathSpecs("Other/Model:x.safetensors", "f", specs, &error));
+    QVERIFY(!resolveModels(init.root, specs, models, &error));
+    QVERIFY2(text(error).contains("no folder '" + dir.filePath("models/Other/Model") + "'"), error.c_str());
+
+    QVERIFY(QFile::remove(dir.filePath("models/Qwen/Qwen-Image/vae/config.json")));
+    QVERIFY(parseModelPathSpecs("Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors", "f", specs, &error));
+    QVERIFY(!resolveModels(init.root, specs, models, &error));
+    QVERIFY2(text(error).contains("no config.json beside the weights"), error.c_str());
+
+    QVERIFY(parseModelPathSpecs("Qwen/Qwen-Image:transformer/diffusion_pytorch_model-00001*.safetensors,"
+                                "Qwen/Qwen-Image:transformer/diffusion_pytorch_model-00002*.safetensors",
+        "f", specs, &error));
+    QVERIFY(!resolveModels(init.root, specs, models, &error));
+    QVERIFY2(text(error).contains("are both the dit"), error.c_str());
+}
+
+void TestEngineData::initModelsKeepsExistingModels()
+{
+    QTemporaryDir dir;
+    InitModelsParams init;
+    init.root = dir.path().toStdString();
+    init.preset = "small";
+    std::string error;
+    std::vector<std::string> written;
+    QVERIFY(initModels(init, &written, &error));
+    QCOMPARE(written.size(), std::size_t(8)); // vocab, 2 configs + 1 file, 1 config + 1 file, 1 config + 2 shards
+    QVERIFY(!initModels(init, nullptr, &error));
+    QVERIFY2(text(error).contains("already exists (--overwrite replaces the models)"), error.c_str());
+    init.overwrite = true;
+    QVERIFY(initModels(init, nullptr, &error));
+    init.preset = "huge";
+    QVERIFY(!initModels(init, nullptr, &error));
+    QVERIFY2(text(error).contains("unknown preset 'huge' (presets: default, small)"), error.c_str());
+}
+
+void TestEngineData::manifestRoundTripAndDifferences()
+{
+    CacheManifest m;
+    m.complete = true;
+    m.pipeline = "tiny-qwen-image";
+    m.pipelineHash = 0x1234;
+    m.task = "sft";
+    m.loss = "FlowMatchSFTLoss";
+    m.splitMode = "seed";
+    m.modelsRequiringBackward = {"dit"};
+    m.stageOneUnits = {"A", "B"};
+    m.cacheSet = {"prompt_emb"};
+    m.models = {{"vae", "Q/Q:vae/x.safetensors", 42}};
+    m.datasetBasePath = "data";
+    m.samples = 3;
+    m.settings["seed"] = "0";
+    m.shards = {{0, "0/shard-00000.safetensors", 0, 3, 100, 0xabc}};
+    CacheManifest back;
+    std::string error;
+    QVERIFY2(CacheManifest::parse(m.toJson(), "manifest.json", back, &error), error.c_str());
+    QCOMPARE(back.toJson(), m.toJson());
+    QVERIFY(compareCacheSettings(back, m).empty());
+
+    CacheManifest other = m;
+    other.modelsRequiringBackward = {"text_encoder", "dit"};
+    other.models[0].hash = 43;
+    other.settings["seed"] = "1";
+    const auto diffs = compareCacheSettings(m, other);
+    QCOMPARE(diffs.size(), std::size_t(3));
+    QCOMPARE(text(diffs[0]), QString("models requiring backward: the cache has [dit], this run [text_encoder, dit]"));
+    QVERIFY(text(diffs[1]).startsWith("vae weights: the cache has 000000000000002a, this run 000000000000002b"));
+    QCOMPARE(text(diffs[2]), QString("seed: the cache has 0, this run 1"));
+
+    QVERIFY(!CacheManifest::parse("{\"format\":\"splitscope.cache/1\"}", "m.json", back, &error));
+    QVERIFY2(text(error).startsWith("m.json: missing or malformed key"), error.c_str());
+    std::string evil = m.toJson();
+    evil.replace(evil.find("0/shard-00000"), 13, "../../etc/pwd");
+    QVERIFY(!CacheManifest::parse(evil, "m.json", back, &error));
+    QVERIFY2(text(error).contains("is not a path inside the cache"), error.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestEngineData)
+#include "tst_enginedata.moc"

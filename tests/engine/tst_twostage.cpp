@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+// Two-stage training against one-stage training on the tiny models: identical
+// weights (sft, direct_distill, any loader thread count), the hazard arrangement,
+// the manifest's refusals, cancellation and resumption, corrupt shards.
+#include "EngineTestSupport.h"
+
+#include "core/engine/CacheManifest.h"
+#include "core/engine/Safetensors.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QTest>
+
+using namespace enginetest;
+using splitscope::SplitMode;
+
+class TestTwoStage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void sftOneStageEqualsTwoStage();
+    void directDistillOneStageEqualsTwoStage();
+    void loaderThreadsDoNotChangeTheWeights();
+    void hazardArrangement();
+    void stageTwoRefusesAMismatchedCache_data();
+    void stageTwoRefusesAMismatchedCache();
+    void stageOneResumesAfterCancellation();
+    void corruptShardIsNamed();
+    void stageTwoResumesAfterCancellation();
+    void badInputs_data();
+    void badInputs();
+
+private:
+    QString sftCache(); // made once
+    double diff(const QString &a, const QString &b);
+
+    Fixture m_fixture;
+    QString m_sftCache;
+};
+
+void TestTwoStage::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_fixture.setUp(&error), qPrintable(error));
+}
+
+double TestTwoStage::diff(const QString &a, const QString &b)
+{
+    QString error;
+    const double d = maxAbsDiff(a, b, &error);
+    if (d < 0)
+        qWarning("%s", qPrintable(error));
+    return d;
+}
+
+QString TestTwoStage::sftCache()
+{
+    if (m_sftCache.isEmpty()) {
+        const QString cache = m_fixture.path("sft-cache");
+        auto params = m_fixture.params("sft:data_process", cache);
+        params.cacheShardSize = 3;
+        const Run run = runTraining(params);
+        if (run.result.status == engine::kTrainOk)
+            m_sftCache = cache;
+        else
+            qWarning("%s", qPrintable(run.errors()));
+    }
+    return m_sftCache;
+}
+
+void TestTwoStage::sftOneStageEqualsTwoStage()
+{
+    auto one = m_fixture.params("sft", m_fixture.path("sft-one"));
+    one.numEpochs = 2;
+    one.datasetRepeat = 2;
+    const Run oneRun = runTraining(one);
+    QCOMPARE(oneRun.result.status, engine::kTrainOk);
+    QCOMPARE(oneRun.result.steps, std::uint64_t(32));
+
+    const QString cache = sftCache();
+    QVERIFY(!cache.isEmpty());
+    auto two = m_fixture.params("sft:train", m_fixture.path("sft-two"), cache);
+    two.numEpochs = 2;
+    two.datasetRepeat = 2;
+    const Run twoRun = runTraining(two);
+    QVERIFY2(twoRun.result.status == engine::kTrainOk, qPrintable(twoRun.errors()));
+    QCOMPARE(diff(m_fixture.path("sft-one/epoch-1.safetensors"), m_fixture.path("sft-two/epoch-1.safetensors")), 0.0);
+    QCOMPARE(readFile(m_fixture.path("sft-one/loss.csv")), readFile(m_fixture.path("sft-two/loss.csv")));
+    QVERIFY(QFile::exists(m_fixture.path("sft-two/epoch-0.safetensors")));
+    QVERIFY(QFile::exists(m_fixture.path("sft-two/training_args.json")));
+    QVERIFY(!QFile::exists(m_fixture.path("sft-two/resume.safetensors"))); // removed at the end
+
+    // Stage two never materializes the text encoder or the VAE; one-stage does.
+    QCOMPARE(twoRun.last("memory").value("materialized").toArray(), QJsonArray({"dit"}));
+    QCOMPARE(oneRun.last("memory").value("materialized").toArray().size(), 3);
+    QVERIFY(twoRun.last("memory").value("cache_bytes_read").toInteger() > 0);
+    QVERIFY(twoRun.last("step").value("loss").isDouble());
+    QCOMPARE(twoRun.last("step").value("total_steps").toInt(), 32);
+    QCOMPARE(twoRun.last("done").value("ok").toBool(), true);
+    QCOMPARE(twoRun.events.last().value("event").toString(), QString("done"));
+
+    // The checkpoint has DiffSynth's names, prefix removed.
+    engine::SafetensorsFile checkpoint;
+    QVERIFY(checkpoint.open(m_fixture.path("sft-two/epoch-1.safetensors").toStdString()));
+    QVERIFY(checkpoint.find("transformer_blocks.0.attn.to_q.lora_A.default.weight"));
+    QVERIFY(checkpoint.find("transformer_blocks.1.img_mlp.net.2.lora_B.default.weight"));
+    QVERIFY(checkpoint.find("transformer_blocks.0.attn.to_out.0.lora_A.default.weight"));
+}
+
+void TestTwoStage::directDistillOneStageEqualsTwoStage()
+{
+    auto one = m_fixture.params("direct_distill", m_fixture.path("dd-one"));
+    one.numInferenceSteps = 3;
+    const Run oneRun = runTraining(one);
+    QVERIFY2(oneRun.result.status == engine::kTrainOk, qPrintable(oneRun.errors()));
+    auto stageOne = m_fixture.params("direct_distill:data_process", m_fixture.path("dd-cache"));
+    stageOne.numInferenceSteps = 3;
+    QCOMPARE(runTraining(stageOne).result.status, engine::kTrainOk);
+    auto stageTwo = m_fixture.params("direct_distill:train", m_fixture.path("dd-two"), m_fixture.path("dd-cache"));
+    stageTwo.numInferenceSteps = 3;
+    const Run twoRun = runTraining(stageTwo);
+    QVERIFY2(twoRun.result.status == engine::kTrainOk, qPrintable(twoRun.errors()));
+    QCOMPARE(diff(m_fixture.path("dd-one/epoch-0.safetensors"), m_fixture.path("dd-two/epoch-0.safetensors")), 0.0);
+}
+
+void TestTwoStage::loaderThreadsDoNotChangeTheWeights()
+{
+    for (const int workers : {0, 1, 3}) {
+        auto one = m_fixture.params("sft", m_fixture.path(QString("workers-one-%1").arg(workers)));
+        one.datasetNumWorkers = workers;
+        QCOMPARE(runTraining(one).result.status, engine::kTrainOk);
+        auto two = m_fixture.params("sft:train", m_fixture.path(QString("workers-two-%1").arg(workers)), sftCache());
+        two.datasetNumWorkers = workers;
+        QCOMPARE(runTraining(two).result.status, engine::kTrainOk);
+    }
+    for (const char *kind : {"one", "two"}) {
+        const QString base = m_fixture.path(QString("workers-%1-0/epoch-0.safetensors").arg(kind));
+        QCOMPARE(diff(base, m_fixture.path(QString("workers-%1-1/epoch-0.safetensors").arg(kind))), 0.0);
+        QCOMPARE(diff(base, m_fixture.path(QString("workers-%1-3/epoch-0.safetensors").arg(kind))), 0.0);
+    }
+    QCOMPARE(diff(m_fixture.path("workers-one-0/epoch-0.safetensors"), m_fixture.path("workers-two-3/epoch-0.safetensors")), 0.0);
+}
+
+void TestTwoStage::hazardArrangement()
+{
+    auto setUp = [&](const QString &task, const QString &output, const QString &dataset = {}) {
+        auto p = m_fixture.params(task, m_fixture.path(output), dataset.isEmpty() ? m_fixture.editData() : dataset);
+        p.trainableModels = "text_encoder";
+        p.dataFileKeys = {"image", "edit_image"};
+        p.extraInputs = {"edit_image"};
+        return p;
+    };
+    const Run one = runTraining(setUp("sft", "hz-one"));
+    QVERIFY2(one.result.status == engine::kTrainOk, qPrintable(one.errors()));
+
+    // The seed split is refused, with the hazard spelled out.
+    const Run refused = runTraining(setUp("sft:data_process", "hz-refused"));
+    QCOMPARE(refused.result.status, engine::kTrainHazards);
+    const QJsonObject error = refused.last("error");
+    QCOMPARE(error.value("code").toString(), QString("hazards"));
+    const QJsonObject hazard = error.value("hazards").toArray().first().toObject();
+    QCOMPARE(hazard.value("kind").toString(), QString("write-after-read"));
+    QCOMPARE(hazard.value("reader").toString(), QString("QwenImageUnit_PromptEmbedder"));
+    QCOMPARE(hazard.value("param").toString(), QString("edit_image"));
+    QVERIFY(hazard.value("expected_producer").isNull());
+    QCOMPARE(hazard.value("actual_producer").toString(), QString("ZImageUnit_EditImageAutoResize"));
+    QVERIFY(refused.result.message.find("--split_mode safe") != std::string::npos);
+    QVERIFY(!QFile::exists(m_fixture.path("hz-refused/manifest.json")));
+
+    // Forced, it trains the text encoder on resized edit images: other weights.
+    auto forcedOne = setUp("sft:data_process", "hz-forced-cache");
+    forcedOne.allowHazards = true;
+    const Run forcedCache = runTraining(forcedOne);
+    QCOMPARE(forcedCache.result.status, engine::kTrainOk);
+    QCOMPARE(forcedCache.all("warning").isEmpty(), false);
+    auto forcedTwo = setUp("sft:train", "hz-forced", m_fixture.path("hz-forced-cache"));
+    forcedTwo.allowHazards = true;
+    QCOMPARE(runTraining(forcedTwo).result.status, engine::kTrainOk);
+    const double forcedDiff = diff(m_fixture.path("hz-one/epoch-0.safetensors"), m_fixture.path("hz-forced/epoch-0.safetensors"));
+    QVERIFY2(forcedDiff > 1e-5, qPrintable(QString::number(forcedDiff)));
+
+    // The safe split moves the resize and the edit embedder to stage two: identical.
+    auto safeOne = setUp("sft:data_process", "hz-safe-cache");
+    safeOne.splitMode = SplitMode::Safe;
+    const Run safeCache = runTraining(safeOne);
+    QCOMPARE(safeCache.result.status, engine::kTrainOk);
+    QCOMPARE(safeCache.last("start").value("stage_two_units").toArray(),
+        QJsonArray({"QwenImageUnit_PromptEmbedder", "ZImageUnit_EditImageAutoResize", "QwenImageUnit_EditImageEmbedder"}));
+    auto safeTwo = setUp("sft:train", "hz-safe", m_fixture.path("hz-safe-cache"));
+    safeTwo.splitMode = SplitMode::Safe;
+    const Run safe = runTraining(safeTwo);
+    QVERIFY2(safe.result.status == engine::kTrainOk, qPrintable(safe.errors()));
+    QCOMPARE(diff(m_fixture.path("hz-one/epoch-0.safetensors"), m_fixture.path("hz-safe/epoch-0.safetensors")), 0.0);
+    // The text encoder's weights are in the checkpoint, with DiffSynth's prefix.
+    engine::SafetensorsFile checkpoint;
+    QVERIFY(checkpoint.open(m_fixture.path("hz-safe/epoch-0.safetensors").toStdString()));
+    QVERIFY(checkpoint.find("pipe.text_encoder.model.layers.0.self_attn.q_proj.weight"));
+}
+
+void TestTwoStage::stageTwoRefusesAMismatchedCache_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("message");
+    QTest::addRow("another loss") << "task" << "task (loss): the cache has sft (FlowMatchSFTLoss), this run direct_distill (DirectDistillLoss)";
+    QTest::addRow("another split") << "trainable" << "models requiring backward (--lora_base_model, --trainable_models): the cache has [dit], this run [vae, dit]\n  stage-one units (the split): the cache has [QwenImageUnit_ShapeChecker, QwenImageUnit_NoiseInitializer, QwenImageUnit_InputImageEmbedder, QwenImageUnit_PromptEmbedder, ZImageUnit_EditImageAutoResize, QwenImageUnit_EditImageEmbedder], this run [QwenImageUnit_ShapeChecker, QwenImageUnit_NoiseInitializer, QwenImageUnit_PromptEmbedder, ZImageUnit_EditImageAutoResize]";
+    QTest::addRow("other VAE weights") << "weights" << "vae weights: the cache was made with ";
+    QTest::addRow("unfinished cache") << "incomplete" << "is incomplete (";
+    QTest::addRow("not a cache") << "dataset" << "holds no readable manifest.json";
+}
+
+void TestTwoStage::stageTwoRefusesAMismatchedCache()
+{
+    QFETCH(QString, change);
+    QFETCH(QString, message);
+    QString cache = sftCache();
+    auto p = m_fixture.params("sft:train", m_fixture.path("refused-" + change), cache);
+    if (change == "task") {
+        p.task = "direct_distill:train";
+    } else if (change == "trainable") {
+        p.trainableModels = "vae";
+    } else if (change == "weights") {
+        engine::InitModelsParams init;
+        init.root = m_fixture.path("models-seed-1").toStdString();
+        init.preset = "small";
+        init.seed = 1;
+        std::string error;
+        QVERIFY(engine::initModels(init, nullptr, &error));
+        p.modelRoot = init.root;
+    } else if (change == "incomplete") {
+        const QString copy = m_fixture.path("incomplete-cache");
+        QDir().mkpath(copy + "/0");
+        QByteArray manifest = readFile(cache + "/manifest.json");
+        manifest.replace("\"complete\": true", "\"complete\": false");
+        QFile out(copy + "/manifest.json");
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(manifest);
+        out.close();
+        p.datasetBasePath = copy.toStdString();
+    } else if (change == "dataset") {
+        p.datasetBasePath = m_fixture.data().toStdString();
+    }
+    const Run run = runTraining(p);
+    QCOMPARE(run.result.status, engine::kTrainBadInput);
+    QVERIFY2(run.errors().contains(message), qPrintable(run.errors()));
+    QCOMPARE(run.last("done").value("exit_status").toInt(), engine::kTrainBadInput);
+}
+
+void TestTwoStage::stageOneResumesAfterCancellation()
+{
+    auto p = m_fixture.params("sft:data_process", m_fixture.path("resumed-cache"));
+    p.cacheShardSize = 3;
+    const Run cancelled = runTraining(p, [](const QJsonObject &e) { return e.value("kind").toString() == "shard"; });
+    QCOMPARE(cancelled.result.status, engine::kTrainCancelled);
+    QCOMPARE(cancelled.last("done").value("cancelled").toBool(), true);
+    engine::CacheManifest manifest;
+    std::string error;
+    QVERIFY(engine::CacheManifest::parse(readFile(m_fixture.path("resumed-cache/manifest.json")).toStdString(), "m", manifest, &error));
+    QCOMPARE(manifest.complete, false);
+    QCOMPARE(manifest.shards.size(), std::size_t(1));
+
+    const Run resumed = runTraining(p);
+    QCOMPARE(resumed.result.status, engine::kTrainOk);
+    QCOMPARE(resumed.result.samples, std::uint64_t(5)); // 8 samples, the first shard of 3 kept
+    const QString reference = sftCache();
+    for (const char *file : {"manifest.json", "0/shard-00000.safetensors", "0/shard-00001.safetensors", "0/shard-00002.safetensors"}) {
+        const QByteArray a = readFile(reference + "/" + file);
+        QVERIFY(!a.isEmpty());
+        QVERIFY2(a == readFile(m_fixture.path("resumed-cache/") + file), file);
+    }
+    // Another run with other settings is refused rather than mixed in.
+    p.seed = 7;
+    const Run other = runTraining(p);
+    QCOMPARE(other.result.status, engine::kTrainBadInput);
+    QVERIFY2(other.errors().contains("seed: the cache has 0, this run 7"), qPrintable(other.errors()));
+}
+
+void TestTwoStage::corruptShardIsNamed()
+{
+    const QString copy = m_fixture.path("corrupt-cache");
+    QDir().mkpath(copy + "/0");
+    for (const char *file : {"manifest.json", "0/shard-00000.safetensors", "0/shard-00001.safetensors", "0/shard-00002.safetensors"})
+        QVERIFY(QFile::copy(sftCache() + "/" + file, copy + "/" + file));
+    QFile shard(copy + "/0/shard-00001.safetensors");
+    QVERIFY(shard.setPermissions(shard.permissions() | QFileDevice::WriteOwner));
+    QVERIFY(shard.open(QIODevice::ReadWrite));
+    shard.seek(shard.size() - 3);
+    shard.write("xyz");
+    shard.close();
+    const Run run = runTraining(m_fixture.params("sft:train", m_fixture.path("corrupt-out"), copy));
+    QCOMPARE(run.result.status, engine::kTrainFailed);
+    QCOMPARE(run.last("error").value("code").toString(), QString("corrupt-shard"));
+    QVERIFY2(run.errors().contains("corrupt cache shard '" + copy + "/0/shard-00001.safetensors': checksum"), qPrintable(run.errors()));
+}
+
+void TestTwoStage::stageTwoResumesAfterCancellation()
+{
+    auto p = m_fixture.params("sft:train", m_fixture.path("cancel-ref"), sftCache());
+    p.numEpochs = 3;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+
+    p.outputPath = m_fixture.path("cancel-run").toStdString();
+    const Run cancelled = runTraining(p, [](const QJsonObject &e) { return e.value("event").toString() == "step" && e.value("step").toInt() == 11; });
+    QCOMPARE(cancelled.result.status, engine::kTrainCancelled);
+    const auto checkpoints = cancelled.all("checkpoint");
+    QVERIFY(checkpoints.size() >= 2);
+    QCOMPARE(checkpoints.last().value("kind").toString(), QString("resume"));
+    QCOMPARE(checkpoints.at(checkpoints.size() - 2).value("kind").toString(), QString("step"));
+    QCOMPARE(cancelled.events.last().value("event").toString(), QString("done"));
+    QCOMPARE(cancelled.last("done").value("cancelled").toBool(), true);
+    QCOMPARE(cancelled.last("done").value("exit_status").toInt(), engine::kTrainCancelled);
+    QVERIFY(QFile::exists(m_fixture.path("cancel-run/step-11.safetensors")));
+
+    auto changed = p;
+    changed.learningRate = 0.5;
+    changed.resume = true;
+    const Run refused = runTraining(changed);
+    QCOMPARE(refused.result.status, engine::kTrainBadInput);
+    QVERIFY2(refused.errors().contains("--learning_rate: the state has 0.001, this run 0.5"), qPrintable(refused.errors()));
+
+    p.resume = true;
+    const Run resumed = runTraining(p);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(24));
+    QCOMPARE(diff(m_fixture.path("cancel-ref/epoch-2.safetensors"), m_fixture.path("cancel-run/epoch-2.safetensors")), 0.0);
+    QCOMPARE(readFile(m_fixture.path("cancel-ref/loss.csv")), readFile(m_fixture.path("cancel-run/loss.csv")));
+}
+
+void TestTwoStage::badInputs_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<QString>("message");
+    QTest::addRow("task") << "task" << "--task: unknown task 'sft:eval' (tasks: sft, sft:data_process";
+    QTest::addRow("trainable model") << "trainable" << "--trainable_models: 'unet' is not a model of tiny-qwen-image (models: text_encoder, dit, vae)";
+    QTest::addRow("lora targets") << "targets" << "--lora_target_modules: no module of dit matches (its linear layers: img_in,";
+    QTest::addRow("no targets") << "notargets" << "--lora_target_modules is required with --lora_base_model";
+    QTest::addRow("nothing to train") << "nothing" << "nothing to train";
+    QTest::addRow("missing model file") << "model" << "no file matches 'vae/missing*.safetensors' under '";
+    QTest::addRow("offload not listed") << "offload" << "--offload_models: 'Qwen/Qwen-Image:x.safetensors' is not one of --model_id_with_origin_paths";
+    QTest::addRow("no dataset") << "dataset" << "--dataset_base_path: '";
+    QTest::addRow("height without width") << "height" << "--height and --width go together";
+    QTest::addRow("missing resume state") << "resume" << "--resume: no resume state in --output_path";
+}
+
+void TestTwoStage::badInputs()
+{
+    QFETCH(QString, what);
+    QFETCH(QString, message);
+    auto p = m_fixture.params("sft", m_fixture.path("bad-" + what));
+    if (what == "task")
+        p.task = "sft:eval";
+    else if (what == "trainable")
+        p.trainableModels = "unet";
+    else if (what == "targets")
+        p.loraTargetModules = "q_proj_nowhere";
+    else if (what == "notargets")
+        p.loraTargetModules.clear();
+    else if (what == "nothing")
+        p.loraBaseModel.clear();
+    else if (what == "model")
+        p.modelIdWithOriginPaths = "Qwen/Qwen-Image:vae/missing*.safetensors";
+    else if (what == "offload")
+        p.offloadModels = "Qwen/Qwen-Image:x.safetensors";
+    else if (what == "dataset")
+        p.datasetBasePath = m_fixture.path("nowhere").toStdString();
+    else if (what == "height")
+        p.height = 32;
+    else if (what == "resume")
+        p.resume = true;
+    const Run run = runTraining(p);
+    QCOMPARE(run.result.status, engine::kTrainBadInput);
+    QVERIFY2(run.errors().contains(message), qPrintable(run.errors()));
+}
+
+QTEST_GUILESS_MAIN(TestTwoStage)
+#include "tst_twostage.moc"
