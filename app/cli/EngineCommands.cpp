@@ -213,7 +213,7 @@ int runTrain(const Args &args)
     p.option("lora_rank", "R", "LoRA rank (default 32)");
     p.option("lora_checkpoint", "FILE", "LoRA weights to start from");
     p.flag("use_gradient_checkpointing", "recompute DiT block activations in the backward pass (less memory)");
-    p.option("dataset_num_workers", "N", "loader threads (0: load on the computing thread); results do not depend on it");
+    p.option("dataset_num_workers", "N", "loader threads (0: load on the computing thread; stage two reads ahead on at least 1); results do not depend on it");
     p.flag("find_unused_parameters", "accepted for DiffSynth compatibility (one process, no DDP)");
     p.option("save_steps", "N", "a checkpoint every N steps instead of every epoch");
     p.option("seed", "N", "seed of every random draw (default 0)");

@@ -19,7 +19,6 @@ public:
 
     // Adds the adapter; A is drawn from a generator seeded with `seed`.
     void enableLora(std::int64_t rank, double alpha, std::uint64_t seed);
-    bool hasLora() const { return m_loraA.defined(); }
     // Reinitializes W and b uniformly in +-1/sqrt(in) (torch.nn.Linear's bound).
     void resetParameters(torch::Generator &generator);
 

@@ -2,10 +2,12 @@
 #include "ModelFiles.h"
 
 #include "Hash.h"
-#include "MappedFile.h"
 #include "core/AtomicFile.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fnmatch.h>
@@ -120,14 +122,31 @@ bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &sp
 
 bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error)
 {
+    // Read in chunks rather than mapped: mapped pages count as the process's
+    // resident memory, and stage two hashes models it deliberately does not load.
+    constexpr std::size_t kChunk = 1 << 20;
+    std::vector<char> buffer(kChunk);
     Hasher hasher;
     for (const auto &file : model.files) {
-        MappedFile mapped;
-        if (!mapped.open(file, error))
+        std::FILE *in = std::fopen(file.c_str(), "rb");
+        if (!in) {
+            if (error)
+                *error = "cannot open '" + file + "': " + std::strerror(errno);
             return false;
+        }
+        std::error_code ec;
         hasher.updateField(fs::path(file).filename().string());
-        hasher.updateU64(mapped.size());
-        hasher.update(mapped.data(), mapped.size());
+        hasher.updateU64(static_cast<std::uint64_t>(fs::file_size(file, ec)));
+        std::size_t got = 0;
+        while ((got = std::fread(buffer.data(), 1, buffer.size(), in)) > 0)
+            hasher.update(buffer.data(), got);
+        const bool failed = std::ferror(in) != 0;
+        std::fclose(in);
+        if (failed) {
+            if (error)
+                *error = "cannot read '" + file + "'";
+            return false;
+        }
     }
     hash = hasher.digest();
     return true;

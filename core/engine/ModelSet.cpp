@@ -48,11 +48,6 @@ ModelSet::ModelSet(std::vector<ResolvedModel> resolved, std::set<std::string> of
 {
 }
 
-bool ModelSet::isResolved(const std::string &name) const
-{
-    return resolved(name) != nullptr;
-}
-
 bool ModelSet::isLoaded(const std::string &name) const
 {
     return m_loaded.count(name) > 0;

@@ -43,7 +43,6 @@ public:
     // Call before the first use of a model (stage one leaves it unset: no LoRA there).
     void setTrainingSetup(TrainingSetup setup) { m_setup = std::move(setup); }
 
-    bool isResolved(const std::string &name) const;
     bool isLoaded(const std::string &name) const;
     const ResolvedModel *resolved(const std::string &name) const;
     // `caller` names the unit (or loss) for error messages.
@@ -60,8 +59,6 @@ public:
     std::vector<std::pair<std::string, std::uint64_t>> loadedBytes() const;
     // Trainable parameters as DiffSynth names them: "pipe.<model>.<parameter>".
     std::vector<std::pair<std::string, torch::Tensor>> trainableParameters() const;
-    // Models loaded so far, in load order.
-    std::vector<std::string> loadedNames() const { return m_loadOrder; }
 
 private:
     void load(const std::string &name, const std::string &caller);

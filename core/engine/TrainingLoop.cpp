@@ -286,7 +286,10 @@ TrainResult Trainer::runTraining()
         lastEpoch = epoch;
         const auto order = shuffledOrder(perEpoch, deriveSeed(m_params.seed, epoch, 0, RandomPurpose::Shuffle));
         const std::size_t first = epoch == point.epoch ? static_cast<std::size_t>(point.position) : 0;
-        const int workers = m_params.datasetNumWorkers;
+        // Stage two always reads ahead on at least one thread, overlapping cache reads
+        // with compute; one-stage loads on the computing thread with 0 workers, as
+        // DiffSynth's DataLoader does.
+        const int workers = reader ? std::max(1, m_params.datasetNumWorkers) : m_params.datasetNumWorkers;
         OrderedPrefetcher<StepInput> prefetcher(perEpoch - first, workers,
             kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)), [&](std::size_t i) {
                 StepInput input;

@@ -65,19 +65,6 @@ Image Value::toImage() const
     return image;
 }
 
-std::uint64_t Value::byteSize() const
-{
-    switch (kind) {
-    case Kind::Tensor:
-    case Kind::Image:
-        return static_cast<std::uint64_t>(tensor.numel()) * tensor.element_size();
-    case Kind::Text:
-        return text.size();
-    default:
-        return 8;
-    }
-}
-
 const char *valueKindName(Value::Kind kind)
 {
     switch (kind) {

@@ -30,7 +30,6 @@ struct Value {
     static Value ofImage(const Image &image);
 
     Image toImage() const; // Kind::Image only
-    std::uint64_t byteSize() const;
 };
 
 const char *valueKindName(Value::Kind kind); // "tensor", "int", "float", "bool", "text", "image"

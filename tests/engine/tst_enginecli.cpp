@@ -7,6 +7,7 @@
 #include "core/engine/TinyQwenImage.h"
 
 #include <QDir>
+#include <QtEndian>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void eventsAreJsonLines();
     void killDuringStageOneThenResume();
     void sigtermDuringStageTwo();
+    void sampleDrawsWithTheLora();
 
 private:
     QStringList trainArgs(const QString &task, const QString &dataset, const QString &output) const;
@@ -197,6 +199,26 @@ void TestEngineCli::sigtermDuringStageTwo()
     QString err;
     QCOMPARE(runCli(args, nullptr, &err), 0);
     QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
+}
+
+void TestEngineCli::sampleDrawsWithTheLora()
+{
+    QCOMPARE(runCli(trainArgs("sft", m_fixture.data(), m_fixture.path("sample-lora"))), 0);
+    const QString lora = m_fixture.path("sample-lora/epoch-0.safetensors");
+    QString out;
+    QString err;
+    const QStringList common = {"sample", "--model_root", m_fixture.models(), "--model_id_with_origin_paths", kModelSpecs,
+        "--lora", lora, "--lora_target_modules", kLoraTargets, "--width", "32", "--height", "48", "--steps", "4",
+        "--num_threads", "1", "--output_dir", m_fixture.path("samples")};
+    QCOMPARE(runCli(common + QStringList{"--lora_rank", "4", "--prompt", "a red circle|a blue square"}, &out, &err), 0);
+    QCOMPARE(out.split('\n', Qt::SkipEmptyParts).size(), 2);
+    const QByteArray png = readFile(m_fixture.path("samples/sample-001.png"));
+    QVERIFY(png.startsWith("\x89PNG"));
+    // IHDR: width and height, big-endian, at bytes 16..23.
+    QCOMPARE(qFromBigEndian<quint32>(png.constData() + 16), quint32(32));
+    QCOMPARE(qFromBigEndian<quint32>(png.constData() + 20), quint32(48));
+    QCOMPARE(runCli(common + QStringList{"--lora_rank", "8", "--prompt", "x"}, &out, &err), 1);
+    QVERIFY2(err.contains("has another shape than the adapter (another --lora_rank?)"), qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(TestEngineCli)

@@ -29,6 +29,8 @@ private Q_SLOTS:
     void stageOneResumesAfterCancellation();
     void corruptShardIsNamed();
     void stageTwoResumesAfterCancellation();
+    void cacheAllParamsKeepsEverything();
+    void saveStepsReplaceEpochCheckpoints();
     void badInputs_data();
     void badInputs();
 
@@ -190,8 +192,14 @@ void TestTwoStage::hazardArrangement()
         QJsonArray({"QwenImageUnit_PromptEmbedder", "ZImageUnit_EditImageAutoResize", "QwenImageUnit_EditImageEmbedder"}));
     auto safeTwo = setUp("sft:train", "hz-safe", m_fixture.path("hz-safe-cache"));
     safeTwo.splitMode = SplitMode::Safe;
+    // Stage two now runs the VAE: listing it as offloaded gets it loaded, with a warning.
+    safeTwo.offloadModels = "Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors";
     const Run safe = runTraining(safeTwo);
     QVERIFY2(safe.result.status == engine::kTrainOk, qPrintable(safe.errors()));
+    bool warned = false;
+    for (const auto &w : safe.all("warning"))
+        warned = warned || w.value("code").toString() == "offloaded-model-used";
+    QVERIFY(warned);
     QCOMPARE(diff(m_fixture.path("hz-one/epoch-0.safetensors"), m_fixture.path("hz-safe/epoch-0.safetensors")), 0.0);
     // The text encoder's weights are in the checkpoint, with DiffSynth's prefix.
     engine::SafetensorsFile checkpoint;
@@ -325,6 +333,36 @@ void TestTwoStage::stageTwoResumesAfterCancellation()
     QCOMPARE(resumed.result.steps, std::uint64_t(24));
     QCOMPARE(diff(m_fixture.path("cancel-ref/epoch-2.safetensors"), m_fixture.path("cancel-run/epoch-2.safetensors")), 0.0);
     QCOMPARE(readFile(m_fixture.path("cancel-ref/loss.csv")), readFile(m_fixture.path("cancel-run/loss.csv")));
+}
+
+void TestTwoStage::cacheAllParamsKeepsEverything()
+{
+    auto stageOne = m_fixture.params("sft:data_process", m_fixture.path("all-cache"));
+    stageOne.cacheAllParams = true;
+    QCOMPARE(runTraining(stageOne).result.status, engine::kTrainOk);
+    engine::SafetensorsFile all;
+    engine::SafetensorsFile some;
+    QVERIFY(all.open(m_fixture.path("all-cache/0/shard-00000.safetensors").toStdString()));
+    QVERIFY(some.open(sftCache().toStdString() + "/0/shard-00000.safetensors"));
+    // DiffSynth's cache: everything, the noise and the image included; ours by default: the cache set.
+    QVERIFY(all.find("0/noise") && all.find("0/input_image") && all.find("0/prompt"));
+    QVERIFY(!some.find("0/noise") && !some.find("0/input_image") && some.find("0/prompt_emb"));
+    QVERIFY(all.fileSize() > 2 * some.fileSize());
+    const Run two = runTraining(m_fixture.params("sft:train", m_fixture.path("all-two"), m_fixture.path("all-cache")));
+    QVERIFY2(two.result.status == engine::kTrainOk, qPrintable(two.errors()));
+    QCOMPARE(diff(m_fixture.path("all-two/epoch-0.safetensors"), m_fixture.path("workers-two-0/epoch-0.safetensors")), 0.0);
+}
+
+void TestTwoStage::saveStepsReplaceEpochCheckpoints()
+{
+    auto p = m_fixture.params("sft:train", m_fixture.path("save-steps"), sftCache());
+    p.numEpochs = 2;
+    p.saveSteps = 5;
+    const Run run = runTraining(p);
+    QCOMPARE(run.result.status, engine::kTrainOk);
+    QStringList files = QDir(m_fixture.path("save-steps")).entryList({"*.safetensors"}, QDir::Files, QDir::Name);
+    QCOMPARE(files, (QStringList{"step-10.safetensors", "step-15.safetensors", "step-16.safetensors", "step-5.safetensors"}));
+    QCOMPARE(run.last("checkpoint").value("kind").toString(), QString("final"));
 }
 
 void TestTwoStage::badInputs_data()
