@@ -50,11 +50,7 @@ void paintPicture(SplitGraphScene &scene, QPainter *painter, double scale)
     const QRectF graph = scene.graphRect().adjusted(-kMargin, -kMargin, kMargin, kMargin);
     const QSizeF size = pictureSize(scene);
     painter->fillRect(QRectF(QPointF(0, 0), size * scale), GraphStyle::standard().background);
-    // Boxes paint themselves, not their screen-resolution cache: vector text in SVG,
-    // sharp text in a 2x PNG.
-    scene.setNodeCaching(false);
     scene.render(painter, QRectF(0, 0, graph.width() * scale, graph.height() * scale), graph);
-    scene.setNodeCaching(true);
     painter->save();
     painter->scale(scale, scale);
     GraphLegend(scene.legendContext()).paint(painter, QPointF(kMargin, graph.height()));

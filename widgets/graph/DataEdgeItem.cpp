@@ -4,6 +4,7 @@
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
+#include <QStaticText>
 #include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
@@ -13,7 +14,8 @@ namespace splitscope {
 
 namespace {
 
-constexpr double kLabelZoom = 0.6; // below this scale edge labels are not drawn
+constexpr double kLabelZoom = 0.6;  // below this scale edge labels are not drawn
+
 constexpr double kArrowLength = 8.0;
 constexpr double kArrowHalfWidth = 3.6;
 
@@ -22,6 +24,19 @@ constexpr double kArrowHalfWidth = 3.6;
 DataEdgeItem::DataEdgeItem(const GraphLayout::Edge &edge, const GraphStyle &style) : m_edge(edge), m_style(style)
 {
     setZValue(1);
+    computeGeometry();
+}
+
+void DataEdgeItem::setRoute(const GraphLayout::Edge &edge)
+{
+    prepareGeometryChange();
+    m_edge = edge;
+    computeGeometry();
+}
+
+void DataEdgeItem::computeGeometry()
+{
+    m_arrow.clear();
     QLineF axis(m_edge.arrowBase, m_edge.arrowTip);
     if (axis.length() < 0.5 && m_edge.path.elementCount() > 1) {
         // No arrowhead from Graphviz (it can happen with polyline routing): aim along the last segment.
@@ -35,12 +50,17 @@ DataEdgeItem::DataEdgeItem(const GraphLayout::Edge &edge, const GraphStyle &styl
         const QPointF side(normal.dx() * kArrowHalfWidth, normal.dy() * kArrowHalfWidth);
         m_arrow << axis.p2() << axis.p1() + side << axis.p1() - side;
     }
-    if (m_edge.hasLabel)
-        m_lines = m_edge.edge.label.split(QLatin1Char('\n'));
+    m_lines = m_edge.hasLabel ? m_edge.edge.label.split(QLatin1Char('\n')) : QStringList();
+    m_staticLines.clear();
     m_bounds = m_edge.path.boundingRect().united(m_arrow.boundingRect());
     if (!m_lines.isEmpty())
         m_bounds = m_bounds.united(labelRect());
     m_bounds.adjust(-4, -4, 4, 4);
+}
+
+QLineF DataEdgeItem::sketch() const
+{
+    return QLineF(m_edge.path.elementAt(0), m_edge.arrowTip);
 }
 
 bool DataEdgeItem::carries(ParamId param) const
@@ -62,7 +82,7 @@ QRectF DataEdgeItem::labelRect() const
     const QFontMetricsF metrics(m_style.labelFont);
     double width = 0;
     for (const QString &line : m_lines)
-        width = std::max(width, metrics.horizontalAdvance(line));
+        width = std::max(width, m_style.labelWidth(line));
     const double height = metrics.height() * m_lines.size();
     return QRectF(m_edge.labelCenter.x() - width / 2 - 2, m_edge.labelCenter.y() - height / 2 - 1, width + 4,
         height + 2);
@@ -82,7 +102,7 @@ QPainterPath DataEdgeItem::shape() const
 
 void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
-    painter->setRenderHint(QPainter::Antialiasing);
+    const double zoom = option->levelOfDetailFromTransform(painter->worldTransform());
     QColor color = m_style.edge;
     double width = 1.2;
     if (m_look.hazard) {
@@ -94,6 +114,9 @@ void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
     }
     if (m_look.dimmed)
         color.setAlphaF(0.18);
+    if (zoom < kSketchZoom && !m_look.hazard && !m_look.cause)
+        return; // far out the scene draws every plain edge at once (SplitGraphScene::drawBackground)
+    painter->setRenderHint(QPainter::Antialiasing);
     painter->setPen(QPen(color, width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(m_edge.path);
@@ -101,7 +124,6 @@ void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
     painter->setBrush(color);
     painter->drawPolygon(m_arrow);
 
-    const double zoom = option->levelOfDetailFromTransform(painter->worldTransform());
     if (m_lines.isEmpty() || zoom < kLabelZoom)
         return;
     const QRectF box = labelRect();
@@ -114,10 +136,22 @@ void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
         ink.setAlphaF(0.3);
     painter->setPen(ink);
     painter->setFont(m_style.labelFont);
+    // Static texts are laid out once, then drawn as glyph runs: labels are most of
+    // what a paint at 100 % costs otherwise.
+    if (m_staticLines.empty()) {
+        for (const QString &line : m_lines) {
+            QStaticText text(line);
+            text.setTextFormat(Qt::PlainText);
+            text.prepare(QTransform(), m_style.labelFont);
+            m_staticLines.push_back(text);
+        }
+    }
     const double lineHeight = QFontMetricsF(m_style.labelFont).height();
-    for (int i = 0; i < m_lines.size(); ++i)
-        painter->drawText(QRectF(box.left(), box.top() + 1 + i * lineHeight, box.width(), lineHeight),
-            Qt::AlignCenter, m_lines[i]);
+    for (std::size_t i = 0; i < m_staticLines.size(); ++i) {
+        const double width = m_style.labelWidth(m_lines[static_cast<int>(i)]);
+        painter->drawStaticText(QPointF(box.center().x() - width / 2, box.top() + 1 + i * lineHeight),
+            m_staticLines[i]);
+    }
 }
 
 } // namespace splitscope

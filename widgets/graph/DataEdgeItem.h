@@ -6,6 +6,9 @@
 #include "widgets/layout/GraphLayout.h"
 
 #include <QGraphicsItem>
+#include <QStaticText>
+
+#include <vector>
 
 namespace splitscope {
 
@@ -14,6 +17,9 @@ namespace splitscope {
 class DataEdgeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 2 };
+    // Below this zoom a plain edge does not paint itself: the scene draws all of them
+    // as straight hairlines in one call (thousands of items cost more than their ink).
+    static constexpr double kSketchZoom = 0.2;
 
     struct Look {
         bool hazard = false;      // carries a param read by a hazard's reader
@@ -29,10 +35,15 @@ public:
 
     DataEdgeItem(const GraphLayout::Edge &edge, const GraphStyle &style);
 
+    // A new route for the same edge (a new layout of the same graph).
+    void setRoute(const GraphLayout::Edge &edge);
+
     UnitId source() const { return m_edge.edge.source; }
     UnitId target() const { return m_edge.edge.target; }
     const std::vector<ParamId> &params() const { return m_edge.edge.params; }
     bool carries(ParamId param) const;
+    // The straight line from the source to the arrow tip, for the far-out sketch.
+    QLineF sketch() const;
     const Look &look() const { return m_look; }
     void setLook(const Look &look);
 
@@ -42,12 +53,14 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
+    void computeGeometry();
     QRectF labelRect() const;
 
     GraphLayout::Edge m_edge;
     const GraphStyle &m_style;
     QPolygonF m_arrow;
     QStringList m_lines;
+    std::vector<QStaticText> m_staticLines; // m_lines, laid out on first paint
     QRectF m_bounds;
     Look m_look;
 };

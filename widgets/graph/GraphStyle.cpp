@@ -64,6 +64,16 @@ double GraphStyle::badgeHeight() const
     return QFontMetricsF(badgeFont).height() + 4.0;
 }
 
+double GraphStyle::labelWidth(const QString &text) const
+{
+    const auto found = m_labelWidths.constFind(text);
+    if (found != m_labelWidths.constEnd())
+        return *found;
+    const double width = QFontMetricsF(labelFont).horizontalAdvance(text);
+    m_labelWidths.insert(text, width);
+    return width;
+}
+
 double GraphStyle::badgeWidth(const QString &model) const
 {
     return QFontMetricsF(badgeFont).horizontalAdvance(model) + 10.0;

@@ -5,6 +5,7 @@
 
 #include <QColor>
 #include <QFont>
+#include <QHash>
 #include <QSizeF>
 #include <QString>
 
@@ -43,6 +44,11 @@ struct GraphStyle {
     double cornerRadius = 6.0;
     double maxNameWidth = 280.0; // longer names are elided
 
+private:
+    mutable QHash<QString, double> m_labelWidths;
+
+public:
+
     static const GraphStyle &standard();
 
     // The prefix every unit name shares up to an underscore ("QwenImageUnit_"), which
@@ -56,6 +62,9 @@ struct GraphStyle {
     // Every node's size with the standard style (units in order, then the loss).
     static std::vector<QSizeF> nodeSizes(const PipelineGraph &graph);
     double badgeWidth(const QString &model) const;
+    // Width of `text` in labelFont. Memoised (edge labels repeat the same param
+    // names thousands of times); GUI thread only.
+    double labelWidth(const QString &text) const;
     double nameHeight() const;
     double badgeHeight() const;
 };

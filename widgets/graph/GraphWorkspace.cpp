@@ -149,6 +149,7 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     m_comparisonPane->hide();
     m_captionA->hide();
     m_comparisonScene->setDiffDisplay(SplitGraphScene::DiffDisplay::Marks);
+    m_comparisonScene->setActive(false);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -245,6 +246,7 @@ void GraphWorkspace::setSideBySide(bool on)
         m_actions.sideBySide->setChecked(on); // comes back here through toggled()
         return;
     }
+    m_comparisonScene->setActive(on);
     m_comparisonPane->setVisible(on);
     m_scene->setDiffDisplay(on ? SplitGraphScene::DiffDisplay::Marks : SplitGraphScene::DiffDisplay::Overlay);
     if (on) {

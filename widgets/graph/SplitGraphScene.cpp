@@ -15,6 +15,8 @@
 #include <QToolTip>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
 #include <map>
@@ -75,8 +77,10 @@ bool SplitGraphScene::hasGraph() const
 void SplitGraphScene::pipelineReset()
 {
     m_focusedHazard = -1;
-    if (m_layouts->layout() && m_layouts->layoutGraph() == m_document->sharedGraph()) {
-        layoutReady(); // the layout of the new graph is already there
+    if (hasGraph())
+        return; // a quick layout of the new graph came first and is drawn already
+    if (m_active && m_layouts->layout() && m_layouts->layoutGraph() == m_document->sharedGraph()) {
+        layoutReady();
         return;
     }
     const int units = m_document->graph().unitCount();
@@ -106,8 +110,19 @@ QString SplitGraphScene::placeholderText() const
     return m_placeholder ? m_placeholder->text() : QString();
 }
 
+void SplitGraphScene::setActive(bool active)
+{
+    if (active == m_active)
+        return;
+    m_active = active;
+    if (active && !hasGraph() && m_document->hasPipeline())
+        layoutReady(); // catch up with the layout that came while hidden
+}
+
 void SplitGraphScene::layoutReady()
 {
+    if (!m_active)
+        return; // a hidden scene builds its items when it is shown
     const auto layout = m_layouts->layout();
     if (!layout || !m_document->hasPipeline() || m_layouts->layoutGraph() != m_document->sharedGraph())
         return; // a layout of a graph that is no longer open
@@ -118,8 +133,41 @@ void SplitGraphScene::layoutReady()
     rebuild(*layout);
 }
 
+bool SplitGraphScene::moveItems(const GraphLayout &layout)
+{
+    // Same graph, same drawn edges: only positions and routes change (the quick
+    // layout of a big graph replaced by dot's, or labels toggled). Moving thousands
+    // of items costs a fraction of destroying and making them again; the index is
+    // rebuilt once at the end instead of per item.
+    if (!hasGraph() || layout.edges.size() != m_edgeList.size())
+        return false;
+    for (const GraphLayout::Node &n : layout.nodes) {
+        if (!nodeItem(n.unit) || nodeItem(n.unit)->boxRect().size() != n.rect.size())
+            return false;
+    }
+    for (std::size_t i = 0; i < layout.edges.size(); ++i) {
+        if (m_edgeList[i]->source() != layout.edges[i].edge.source
+            || m_edgeList[i]->target() != layout.edges[i].edge.target)
+            return false;
+    }
+    setItemIndexMethod(QGraphicsScene::NoIndex);
+    for (const GraphLayout::Node &n : layout.nodes)
+        m_nodes[n.unit]->setPos(n.rect.topLeft());
+    for (std::size_t i = 0; i < layout.edges.size(); ++i)
+        m_edgeList[i]->setRoute(layout.edges[i]);
+    setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    return true;
+}
+
 void SplitGraphScene::rebuild(const GraphLayout &layout)
 {
+    if (moveItems(layout)) {
+        setGraphRect(layout.bounds);
+        rebuildChainLinks();
+        refresh();
+        Q_EMIT layoutApplied();
+        return;
+    }
     m_syncingSelection = true;
     clear();
     m_syncingSelection = false;
@@ -158,17 +206,21 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
         m_edges.emplace(edgeKey(e.edge.source, e.edge.target), item);
         m_edgeList.push_back(item);
     }
-    // Fitting frames the boxes and edges; the scene keeps room on the right for the
-    // chain and cause arcs that appear on demand.
-    m_graphRect = layout.bounds;
-    const double arcRoomRight = kArcRoomBase + kArcRoomPerSpan * layout.bounds.height();
-    const double arcRoomTop = kArcRoomBase + kArcRoomPerSpan * layout.bounds.width();
-    setSceneRect(m_graphRect.adjusted(-kSceneMargin, -kSceneMargin - arcRoomTop, kSceneMargin + arcRoomRight,
-        kSceneMargin));
+    setGraphRect(layout.bounds);
     rebuildChainLinks();
     refresh();
     selectionFromDocument(m_document->currentUnit());
     Q_EMIT layoutApplied();
+}
+
+void SplitGraphScene::setGraphRect(const QRectF &bounds)
+{
+    // Fitting frames the boxes and edges; the scene keeps room on the right and on
+    // top for the chain and cause arcs that appear on demand.
+    m_graphRect = bounds;
+    const double arcRoomRight = kArcRoomBase + kArcRoomPerSpan * bounds.height();
+    const double arcRoomTop = kArcRoomBase + kArcRoomPerSpan * bounds.width();
+    setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin - arcRoomTop, kSceneMargin + arcRoomRight, kSceneMargin));
 }
 
 UnitNodeItem *SplitGraphScene::nodeItem(UnitId unit) const
@@ -208,14 +260,6 @@ void SplitGraphScene::setDiffDisplay(DiffDisplay display)
         return;
     m_diffDisplay = display;
     refresh();
-}
-
-void SplitGraphScene::setNodeCaching(bool on)
-{
-    for (UnitNodeItem *item : m_nodes) {
-        if (item)
-            item->setCacheMode(on ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
-    }
 }
 
 void SplitGraphScene::setFocusedHazard(int index)
@@ -507,6 +551,35 @@ void SplitGraphScene::selectionFromDocument(UnitId unit)
         item->setSelected(true);
     m_syncingSelection = false;
     refresh();
+}
+
+void SplitGraphScene::drawBackground(QPainter *painter, const QRectF &rect)
+{
+    QGraphicsScene::drawBackground(painter, rect);
+    if (!hasGraph() || QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform())
+            >= DataEdgeItem::kSketchZoom)
+        return;
+    QVector<QLineF> plain, dimmed;
+    plain.reserve(static_cast<int>(m_edgeList.size()));
+    for (const DataEdgeItem *edge : m_edgeList) {
+        const DataEdgeItem::Look &look = edge->look();
+        if (look.hazard || look.cause)
+            continue; // those paint themselves, highlighted
+        const QLineF line = edge->sketch();
+        if (!rect.intersects(QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1)))
+            continue;
+        (look.dimmed ? dimmed : plain).append(line);
+    }
+    const GraphStyle &style = GraphStyle::standard();
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    QColor faint = style.edge;
+    faint.setAlphaF(0.18);
+    painter->setPen(QPen(faint, 0));
+    painter->drawLines(dimmed);
+    painter->setPen(QPen(style.edge, 0));
+    painter->drawLines(plain);
+    painter->restore();
 }
 
 void SplitGraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event)

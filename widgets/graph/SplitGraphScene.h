@@ -48,6 +48,11 @@ public:
     // The drawing's extent (boxes, edges and labels), in scene coordinates.
     QRectF graphRect() const { return m_graphRect; }
 
+    // An inactive scene (the comparison's, while it is not shown) skips building
+    // items for new layouts; activating it builds them from the newest layout.
+    bool isActive() const { return m_active; }
+    void setActive(bool active);
+
     // --- view options ---
     bool showChains() const { return m_showChains; }
     void setShowChains(bool show);
@@ -55,9 +60,6 @@ public:
     void setHighlightLineage(bool on);
     DiffDisplay diffDisplay() const { return m_diffDisplay; }
     void setDiffDisplay(DiffDisplay display);
-    // Boxes cache their pictures at screen resolution (fast panning); exports turn
-    // the cache off to paint vectors.
-    void setNodeCaching(bool on);
     // Emphasises hazard `index` of the shown split (-1: none): reader, producers and
     // the edge stand out, the rest is dimmed.
     int focusedHazard() const { return m_focusedHazard; }
@@ -86,6 +88,8 @@ public:
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event) override;
+    // Far out, draws every plain edge as a hairline in one call (see DataEdgeItem).
+    void drawBackground(QPainter *painter, const QRectF &rect) override;
     // Tooltips are made when asked for: the full name, the stage and why.
     void helpEvent(QGraphicsSceneHelpEvent *event) override;
 
@@ -93,6 +97,8 @@ private:
     void pipelineReset();
     void layoutReady();
     void rebuild(const GraphLayout &layout);
+    bool moveItems(const GraphLayout &layout);
+    void setGraphRect(const QRectF &bounds);
     void refresh();
     void rebuildChainLinks();
     void selectionFromScene();
@@ -116,6 +122,7 @@ private:
     DiffDisplay m_diffDisplay = DiffDisplay::Overlay;
     int m_focusedHazard = -1;
     bool m_syncingSelection = false;
+    bool m_active = true;
 };
 
 } // namespace splitscope

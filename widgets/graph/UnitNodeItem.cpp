@@ -11,6 +11,7 @@ namespace splitscope {
 namespace {
 
 constexpr double kDetailZoom = 0.45;  // below this scale names and badges are not drawn
+constexpr double kBlockZoom = 0.12;   // below this, boxes are plain blocks
 constexpr double kOutline = 8.0;      // room around the box for halos and double borders
 constexpr double kDiceSize = 10.0;
 
@@ -41,8 +42,8 @@ UnitNodeItem::UnitNodeItem(UnitId unit, const QString &name, const QStringList &
 {
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
-    // Boxes repaint from a cached picture unless their look changes (2,000 nodes pan smoothly).
-    setCacheMode(DeviceCoordinateCache);
+    // No item cache: creating 2,000 cache pixmaps made the first paint of a big graph
+    // several times slower (bench_graph_view), and exports need vectors anyway.
     setZValue(2);
 }
 
@@ -68,8 +69,13 @@ QPainterPath UnitNodeItem::shape() const
 
 void UnitNodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
-    painter->setRenderHint(QPainter::Antialiasing);
     const double zoom = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (zoom < kBlockZoom && !isSelected() && !m_look.added && !m_look.hazard) {
+        // A few pixels wide: a plain block, no curves, no antialiasing.
+        painter->fillRect(m_box, faded(stageColor(m_look.stage, m_style), m_look.dimmed));
+        return;
+    }
+    painter->setRenderHint(QPainter::Antialiasing);
     paintFill(painter);
     paintBorder(painter);
     if (zoom >= kDetailZoom)
@@ -155,9 +161,12 @@ void UnitNodeItem::paintText(QPainter *painter) const
         nameWidth -= kDiceSize + 4;
     painter->setFont(s.nameFont);
     painter->setPen(faded(s.text, m_look.dimmed));
-    const QString shown = nameMetrics.elidedText(m_name, Qt::ElideMiddle, nameWidth + 0.5);
+    // The box's width is fixed, so the shown name is too: elided on the first paint
+    // that shows text (most boxes of a big graph never get one), not per paint.
+    if (m_shownName.isNull())
+        m_shownName = nameMetrics.elidedText(m_name, Qt::ElideMiddle, nameWidth + 0.5);
     const QRectF nameRect(s.paddingX, nameTop, nameWidth, nameMetrics.height());
-    painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter, shown);
+    painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter, m_shownName);
     if (m_stochastic) {
         paintDice(painter, QRectF(m_box.width() - s.paddingX - kDiceSize, nameTop + (nameMetrics.height() - kDiceSize) / 2,
                                kDiceSize, kDiceSize));

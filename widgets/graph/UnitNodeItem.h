@@ -11,8 +11,9 @@ namespace splitscope {
 // One unit (or the loss) in the graph: a rounded box filled by stage, the unit's
 // name, its model badges (filled when the model requires backward), a dice mark
 // when it is stochastic. The scene decides everything it shows through Look; the
-// item only paints. Below kDetailZoom the text is skipped (level of detail), so a
-// 2,000-unit graph at fit zoom paints as colored boxes.
+// item only paints. Below kDetailZoom the text is skipped and below kBlockZoom a box
+// is a plain block (level of detail), so a 2,000-unit graph at fit zoom paints as
+// colored blocks.
 class UnitNodeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 1 };
@@ -63,6 +64,7 @@ private:
 
     UnitId m_unit;
     QString m_name;
+    mutable QString m_shownName; // elided to the box, on first use
     QStringList m_models;
     bool m_stochastic;
     bool m_isLoss;

@@ -8,6 +8,7 @@
 #include "widgets/document/SplitDocument.h"
 
 #include <QFutureWatcher>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace splitscope {
@@ -15,6 +16,7 @@ namespace splitscope {
 namespace {
 
 constexpr int kQuickLayoutUnits = 400;   // above this, a quick layout shows while dot works
+constexpr int kYieldMs = 1;              // lets timers and input run before the quick layout
 constexpr std::size_t kReservedLabelEdges = 250; // above this, labels sit on edge midpoints
 
 } // namespace
@@ -46,10 +48,18 @@ void LayoutController::relayout()
         Q_EMIT busyChanged(true);
     Q_EMIT layoutStarted(job);
     if (graph->unitCount() > kQuickLayoutUnits) {
-        // Linear time: the graph is on screen and usable at once, dot's layout replaces it.
-        m_layout = std::make_shared<const GraphLayout>(computeQuickLayeredLayout(request));
-        m_layoutGraph = graph;
-        Q_EMIT layoutReady(job);
+        // Linear time: the graph is on screen and usable at once, dot's layout replaces
+        // it. On a timer (a zero timer would be a posted event, run before input), so
+        // that loading, laying out and painting are three short stalls with input
+        // handled between them, not one long one.
+        QTimer::singleShot(kYieldMs, this,
+            [this, job, graph, request]() {
+                if (job != m_job || (m_layout && !m_layout->provisional && m_layoutGraph == graph))
+                    return; // superseded, or dot was faster
+                m_layout = std::make_shared<const GraphLayout>(computeQuickLayeredLayout(request));
+                m_layoutGraph = graph;
+                Q_EMIT layoutReady(job);
+            });
     }
     // The watcher reports through the event loop, even when the job is done before
     // the watcher is connected, so observers of pipelineReset always see it first;

@@ -23,8 +23,8 @@ class SplitDocument;
 // twice) ends with the last one shown and never with a layout of an older graph.
 //
 // Big graphs (kQuickLayoutUnits) first get a provisional layered layout computed
-// on the spot (linear time), published at once with layoutReady(); dot's layout
-// replaces it when done.
+// on the GUI thread in linear time on the next turn of the event loop, published
+// with layoutReady(); dot's layout replaces it when done.
 class LayoutController : public QObject {
     Q_OBJECT
 public:
