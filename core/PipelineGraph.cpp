@@ -50,7 +50,17 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_inputStart.assign(1, 0);
     m_outputStart.assign(1, 0);
     m_unitModelStart.assign(1, 0);
-    for (const Unit &u : pipeline.units) {
+    // Prefetch the hash slots of a unit a few positions ahead while interning this one.
+    constexpr int kPrefetchDistance = 4;
+    for (int i = 0; i < n; ++i) {
+        if (i + kPrefetchDistance < n) {
+            const Unit &ahead = pipeline.units[i + kPrefetchDistance];
+            for (const auto &p : ahead.inputParams)
+                m_paramIndex.prefetch(p);
+            for (const auto &p : ahead.outputParams)
+                m_paramIndex.prefetch(p);
+        }
+        const Unit &u = pipeline.units[i];
         for (const auto &p : u.inputParams)
             m_inputs.push_back(intern(p));
         for (const auto *map : {&u.inputParamsPosi, &u.inputParamsNega}) {
