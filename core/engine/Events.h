@@ -28,13 +28,14 @@ namespace splitscope::engine {
 //   stage       stage, total_samples (stage one) or total_steps, epochs, message
 //   unit        stage, sample, unit, unit_index (the unit running now; stage one
 //               and one-stage; throttled to about 20 per second)
-//   progress    stage, done, total, samples_per_s, eta_s, cache_bytes_written
-//               (stage one, after each sample; throttled to about 10 per second,
-//               the last sample always reported)
+//   progress    stage, done, total, samples_per_s, eta_s, cache_bytes_written,
+//               cpu_s (stage one, after each sample; throttled to about 10 per
+//               second, the last sample always reported)
 //   step        stage, epoch (0-based), step (global, 1-based), epoch_step,
 //               total_steps, loss, samples_per_s, eta_s, cache_bytes_read,
 //               read_wait_s (seconds the steps waited for the loader so far),
-//               cache_read_s (seconds the loader spent reading inputs so far)
+//               cache_read_s (seconds the loader spent reading inputs so far),
+//               cpu_s (CPU seconds of the process so far, all threads)
 //   epoch       epoch, mean_loss, steps
 //   checkpoint  kind ("epoch" | "step" | "final" | "resume" | "shard"), path,
 //               epoch, step; for shards: shard, samples, bytes
@@ -46,7 +47,7 @@ namespace splitscope::engine {
 //               "dataset", "model", "corrupt-shard", "io"), hazards [{kind,
 //               mechanism, reader, param, expected_producer, actual_producer}]
 //   done        ok (bool), cancelled (bool), exit_status, wall_s, steps, samples,
-//               final_loss, peak_rss_bytes, read_wait_s, cache_read_s,
+//               final_loss, peak_rss_bytes, cpu_s, read_wait_s, cache_read_s,
 //               outputs {name: path} (e.g. checkpoint, loss_csv, training_args,
 //               resume_state, cache, manifest)
 //

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "TorchPch.h"
-
 #include <vector>
 
 namespace splitscope::engine {

@@ -39,7 +39,7 @@ struct VaeConfig {
 };
 
 struct DitConfig {
-    int numLayers = 3;
+    int numLayers = 2;
     int numHeads = 4;
     int headDim = 64;
     int patchSize = 2;

@@ -6,6 +6,7 @@
 #include "Hash.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
+#include "ProcessMemory.h"
 #include "Runner.h"
 #include "Trainer.h"
 #include "UnitRuntime.h"
@@ -259,6 +260,7 @@ TrainResult Trainer::runDataProcess()
                               .set("samples_per_s", rate)
                               .set("eta_s", eta)
                               .set("cache_bytes_written", written)
+                              .set("cpu_s", processCpuSeconds())
                               .text("stage one: " + std::to_string(done) + "/" + std::to_string(todo.size()) + " samples, "
                                   + std::to_string(static_cast<int>(rate * 10) / 10.0).substr(0, 5) + " samples/s"));
         }

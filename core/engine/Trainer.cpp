@@ -393,6 +393,7 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
         .set("samples", result.samples)
         .set("final_loss", result.finalLoss)
         .set("peak_rss_bytes", result.peakRssBytes)
+        .set("cpu_s", processCpuSeconds())
         .set("read_wait_s", result.readWaitSeconds)
         .set("cache_read_s", result.cacheReadSeconds)
         .setRaw("outputs", outputs + "}");

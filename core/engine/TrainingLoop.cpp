@@ -7,6 +7,7 @@
 #include "Hash.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
+#include "ProcessMemory.h"
 #include "Runner.h"
 #include "SeedSequence.h"
 #include "Trainer.h"
@@ -351,7 +352,8 @@ TrainResult Trainer::runTraining()
                 .set("eta_s", eta)
                 .set("cache_bytes_read", reader ? reader->bytesRead() : 0)
                 .set("read_wait_s", waitSeconds + prefetcher.waitSeconds())
-                .set("cache_read_s", readSeconds);
+                .set("cache_read_s", readSeconds)
+                .set("cpu_s", processCpuSeconds());
             if (now - lastText >= kTextInterval || step == totalSteps) {
                 lastText = now;
                 char line[160];

@@ -62,13 +62,18 @@ struct StageRun {
         const auto list = all(name);
         return list.empty() ? Json::object() : list.back();
     }
-    // Seconds per step between the first and the last step (model loading excluded).
-    double secondsPerStep() const
+    // Seconds per step (or per sample, for `progress`) between the first and the last
+    // event of that kind, by `clock`: "time" (wall) or "cpu_s" (the process's CPU
+    // time, which other processes on a busy machine change much less). Model
+    // loading, before the first event, is left out.
+    double secondsPer(const std::string &kind, const std::string &clock) const
     {
-        const auto steps = all("step");
-        if (steps.size() < 2)
+        const auto list = all(kind);
+        if (list.size() < 2)
             return 0;
-        return (steps.back()["time"].get<double>() - steps.front()["time"].get<double>()) / static_cast<double>(steps.size() - 1);
+        const char *counter = kind == "step" ? "step" : "done";
+        const double count = list.back()[counter].get<double>() - list.front()[counter].get<double>();
+        return (list.back()[clock].get<double>() - list.front()[clock].get<double>()) / count;
     }
 };
 
@@ -107,6 +112,18 @@ std::uint64_t modelBytes(const Json &memory, const std::vector<std::string> &nam
     return total;
 }
 
+std::string loadAverage()
+{
+    std::FILE *file = std::fopen("/proc/loadavg", "r");
+    char text[32] = "?";
+    if (file) {
+        if (std::fscanf(file, "%31s", text) != 1)
+            std::snprintf(text, sizeof(text), "?");
+        std::fclose(file);
+    }
+    return text;
+}
+
 double mib(std::uint64_t bytes)
 {
     return static_cast<double>(bytes) / (1024.0 * 1024.0);
@@ -142,6 +159,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "usage: bench_split_training [--work DIR] [--samples N] [--epochs N] [--num_threads N] [--preset default|small]\n");
         return 2;
     }
+    const std::string loadBefore = loadAverage();
     std::error_code ec;
     fs::remove_all(work, ec);
     engine::InitModelsParams init;
@@ -188,14 +206,15 @@ int main(int argc, char **argv)
     const double oneWall = oneDone["wall_s"].get<double>();
     const double firstWall = firstDone["wall_s"].get<double>();
     const double secondWall = secondDone["wall_s"].get<double>();
-    const double oneStep = one.secondsPerStep();
-    const double secondStep = second.secondsPerStep();
+    const double oneStep = one.secondsPer("step", "time");
+    const double secondStep = second.secondsPer("step", "time");
+    const double perSample = first.secondsPer("progress", "time");
+    const double oneStepCpu = one.secondsPer("step", "cpu_s");
+    const double secondStepCpu = second.secondsPer("step", "cpu_s");
+    const double perSampleCpu = first.secondsPer("progress", "cpu_s");
     const auto steps = secondDone["steps"].get<double>();
     const double readWaitPerStep = secondDone["read_wait_s"].get<double>() / steps;
     const double readPerStep = secondDone["cache_read_s"].get<double>() / steps;
-    const double perSample = (first.all("progress").empty() ? 0.0
-            : first.last("progress")["time"].get<double>() - first.all("progress").front()["time"].get<double>())
-        / std::max(1, samples - 1);
 
     const Json oneMemory = one.last("memory");
     const std::uint64_t unloaded = modelBytes(oneMemory, {"text_encoder", "vae"});
@@ -206,13 +225,18 @@ int main(int argc, char **argv)
 
     std::printf("split-training benchmark: preset %s, %d samples, %d epochs, LoRA rank 32 on the DiT, threads %s\n",
         preset.c_str(), samples, epochs, threads.empty() ? "all cores" : threads.c_str());
+    std::printf("machine load (1-minute average) before %s, after %s; figures in [brackets] use CPU time\n",
+        loadBefore.c_str(), loadAverage().c_str());
     std::printf("(a) time\n");
-    std::printf("  one-stage sft                 %8.1f s  (%.1f ms/step)\n", oneWall, oneStep * 1e3);
-    std::printf("  stage one (sft:data_process)  %8.1f s  (%.1f ms/sample: text encoder + VAE)\n", firstWall, perSample * 1e3);
-    std::printf("  stage two (sft:train)         %8.1f s  (%.1f ms/step)\n", secondWall, secondStep * 1e3);
+    std::printf("  one-stage sft                 %8.1f s  (%.1f ms/step [%.1f])\n", oneWall, oneStep * 1e3, oneStepCpu * 1e3);
+    std::printf("  stage one (sft:data_process)  %8.1f s  (%.1f ms/sample [%.1f]: text encoder + VAE)\n", firstWall,
+        perSample * 1e3, perSampleCpu * 1e3);
+    std::printf("  stage two (sft:train)         %8.1f s  (%.1f ms/step [%.1f])\n", secondWall, secondStep * 1e3, secondStepCpu * 1e3);
     std::printf("  one-stage / (stage one + two) wall time:   %.2fx\n", oneWall / (firstWall + secondWall));
-    std::printf("  stage-two steps/s / one-stage steps/s:     %.2fx  (target >= 2x)\n", oneStep / secondStep);
-    std::printf("  text encoder + VAE share of a one-stage step: %.0f%%  (target >= 50%%)\n", 100.0 * perSample / oneStep);
+    std::printf("  stage-two steps/s / one-stage steps/s:     %.2fx [%.2fx]  (target >= 2x)\n", oneStep / secondStep,
+        oneStepCpu / secondStepCpu);
+    std::printf("  text encoder + VAE share of a one-stage step: %.0f%% [%.0f%%]  (target >= 50%%)\n", 100.0 * perSample / oneStep,
+        100.0 * perSampleCpu / oneStepCpu);
     std::printf("  cache reading per stage-two step: %.2f ms in the reader thread (%.1f%% of a step);\n"
                 "    the step waited %.3f ms for it (%.1f%% of a step; target <= 10%%)\n",
         readPerStep * 1e3, 100.0 * readPerStep / secondStep, readWaitPerStep * 1e3, 100.0 * readWaitPerStep / secondStep);
