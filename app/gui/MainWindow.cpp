@@ -73,7 +73,9 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     connect(m_document, &SplitDocument::pipelineReset, this, &MainWindow::pipelineReset);
     connect(m_document, &SplitDocument::analysisChanged, this, &MainWindow::updateStatus);
     connect(m_document, &SplitDocument::loadFailed, this, [this](const QString &source) {
-        statusBar()->showMessage(tr("Could not load %1; the open pipeline is unchanged").arg(source),
+        statusBar()->showMessage(m_document->hasPipeline()
+                ? tr("Could not load %1; the open pipeline is unchanged").arg(source)
+                : tr("Could not load %1").arg(source),
             kStatusMessageMs);
     });
     connect(m_watcher, &PipelineFileWatcher::reloaded, this, [this](const QString &path, bool ok) {
@@ -97,6 +99,17 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     connect(m_compare, &ComparePanel::sideBySideChanged, m_workspace, &GraphWorkspace::setSideBySide);
     connect(m_workspace, &GraphWorkspace::sideBySideChanged, m_compare, &ComparePanel::setSideBySide);
     connect(m_stepper, &StepperPanel::presentationModeChanged, this, &MainWindow::setPresentationMode);
+    // A comparison that starts (from the menu, the command line or the panel) shows its panel.
+    connect(m_document, &SplitDocument::comparisonChanged, this, [this]() {
+        const bool comparing = m_document->comparison() != nullptr;
+        if (comparing && !m_wasComparing) {
+            if (auto *dock = findChild<QDockWidget *>(QStringLiteral("CompareDock"))) {
+                dock->show();
+                dock->raise();
+            }
+        }
+        m_wasComparing = comparing;
+    });
     connect(m_workspace->layouts(), &LayoutController::layoutReady, this, &MainWindow::updateStatus);
 
     resize(1500, 940);

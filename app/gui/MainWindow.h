@@ -101,6 +101,7 @@ private:
     bool m_presentation = false;
     QByteArray m_statePresentationSaved;
     bool m_wasMaximized = false;
+    bool m_wasComparing = false;
 };
 
 } // namespace splitscope

@@ -4,9 +4,10 @@
 // an event-loop latency probe (a 5 ms timer; the longest gap between its ticks is
 // the longest the loop could not run). Run on the offscreen platform:
 //
-//   QT_QPA_PLATFORM=offscreen build/tests/widgets/bench_graph_view [UNITS...]
+//   QT_QPA_PLATFORM=offscreen build/tests/widgets/bench_graph_view [--grab PREFIX] [UNITS...]
 //
-// Default sizes: 300 and 2000 units (makeRandomPipeline, layered).
+// Default sizes: 300 and 2000 units (makeRandomPipeline, layered). --grab writes
+// PREFIX-UNITS-fit.png and PREFIX-UNITS-100.png, pictures of the view.
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
 #include "widgets/graph/GraphView.h"
@@ -136,7 +137,7 @@ double repaintMs(GraphView *view, int frames)
     return t.nsecsElapsed() / 1e6 / frames;
 }
 
-void run(int units)
+void run(int units, const QString &grab)
 {
     RandomPipelineOptions options;
     options.units = units;
@@ -216,9 +217,13 @@ void run(int units)
     view->zoomToFit();
     const double fitZoom = view->zoom();
     const double fitPaint = repaintMs(view, kPaintFrames);
+    if (!grab.isEmpty())
+        workspace.grab().save(QStringLiteral("%1-%2-fit.png").arg(grab).arg(units));
     view->setZoom(1.0);
     view->centerOnUnit(document.graph().unitCount() / 2);
     const double fullPaint = repaintMs(view, kPaintFrames);
+    if (!grab.isEmpty())
+        workspace.grab().save(QStringLiteral("%1-%2-100.png").arg(grab).arg(units));
     std::printf("  repaint at fit zoom (%.3f)              %8.1f ms\n", fitZoom, fitPaint);
     std::printf("  repaint at 100 %%                        %8.1f ms\n", fullPaint);
 }
@@ -229,11 +234,16 @@ int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
     std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i)
-        sizes.push_back(std::atoi(argv[i]));
+    QString grab;
+    for (int i = 1; i < argc; ++i) {
+        if (QByteArray(argv[i]) == "--grab" && i + 1 < argc)
+            grab = QString::fromLocal8Bit(argv[++i]);
+        else
+            sizes.push_back(std::atoi(argv[i]));
+    }
     if (sizes.empty())
         sizes = {300, 2000};
     for (const int units : sizes)
-        run(units);
+        run(units, grab);
     return 0;
 }

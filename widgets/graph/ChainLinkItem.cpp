@@ -15,6 +15,7 @@ namespace {
 constexpr double kMinBow = 28.0;     // how far an arc leaves the boxes, at least
 constexpr double kBowPerSpan = 0.18; // and more for links that span more height
 constexpr double kLabelZoom = 0.6;
+constexpr double kCauseLabelZoom = 0.25;
 
 } // namespace
 
@@ -71,7 +72,9 @@ void ChainLinkItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opt
     painter->setPen(Qt::NoPen);
     painter->setBrush(color);
     painter->drawPolygon(m_arrow);
-    if (m_label.isEmpty() || option->levelOfDetailFromTransform(painter->worldTransform()) < kLabelZoom)
+    // A cause is what the stepper explains: its label shows from further out.
+    const double labelZoom = m_kind == Kind::Cause ? kCauseLabelZoom : kLabelZoom;
+    if (m_label.isEmpty() || option->levelOfDetailFromTransform(painter->worldTransform()) < labelZoom)
         return;
     const QFontMetricsF metrics(m_style.labelFont);
     const QRectF box(m_labelAt.x(), m_labelAt.y() - metrics.height() / 2, metrics.horizontalAdvance(m_label) + 4,

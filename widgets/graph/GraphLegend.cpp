@@ -18,6 +18,9 @@ constexpr double kPadding = 8.0;
 constexpr double kSwatchWidth = 26.0;
 constexpr double kSwatchHeight = 12.0;
 constexpr double kRowGap = 3.0;
+constexpr double kSwatchGap = 7.0;    // between a swatch and its text
+constexpr double kColumnGap = 14.0;
+constexpr int kEntriesPerColumn = 5;  // more entries: two columns, so the legend stays low
 
 QString tr(const char *text)
 {
@@ -35,9 +38,9 @@ QFont legendFont()
 
 GraphLegend::GraphLegend(const Context &c)
 {
-    m_entries.push_back({Swatch::StageOne, tr("stage one: computed once, cached")});
-    m_entries.push_back({Swatch::StageTwo, tr(c.stepping ? "in X so far (stage two)" : "stage two: trained every step")});
-    m_entries.push_back({Swatch::X0, tr("X0: calls a model that needs gradients")});
+    m_entries.push_back({Swatch::StageOne, tr("stage one: cached")});
+    m_entries.push_back({Swatch::StageTwo, tr(c.stepping ? "in X so far (stage two)" : "stage two: trained")});
+    m_entries.push_back({Swatch::X0, tr("X0: calls a model needing gradients")});
     m_entries.push_back({Swatch::Trainable, tr("model requiring backward")});
     if (c.stepping) {
         m_entries.push_back({Swatch::Added, tr("added by this step")});
@@ -50,20 +53,40 @@ GraphLegend::GraphLegend(const Context &c)
     if (c.comparison) {
         m_entries.push_back({Swatch::Moved, tr("moved between the two splits")});
         if (c.overlay)
-            m_entries.push_back({Swatch::Overlay, tr("left: this split, right: split B")});
+            m_entries.push_back({Swatch::Overlay, tr("left: split A, right: split B")});
     }
-    m_entries.push_back({Swatch::Dice, tr("stochastic (red: randomness frozen in cache)")});
+    m_entries.push_back({Swatch::Dice, tr("stochastic (red: noise frozen in cache)")});
     m_entries.push_back({Swatch::Loss, tr("the loss")});
+}
+
+int GraphLegend::columns() const
+{
+    return static_cast<int>(m_entries.size()) > kEntriesPerColumn ? 2 : 1;
+}
+
+std::vector<double> GraphLegend::columnWidths() const
+{
+    const QFontMetricsF metrics(legendFont());
+    const int cols = columns();
+    const int rows = (static_cast<int>(m_entries.size()) + cols - 1) / cols;
+    std::vector<double> widths(cols, 0.0);
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        const int col = static_cast<int>(i) / rows;
+        widths[col] = std::max(widths[col], kSwatchWidth + kSwatchGap + metrics.horizontalAdvance(m_entries[i].text));
+    }
+    return widths;
 }
 
 QSizeF GraphLegend::size() const
 {
     const QFontMetricsF metrics(legendFont());
-    double width = 0;
-    for (const Entry &e : m_entries)
-        width = std::max(width, metrics.horizontalAdvance(e.text));
+    const int cols = columns();
+    const int rows = (static_cast<int>(m_entries.size()) + cols - 1) / cols;
+    double width = 2 * kPadding + kColumnGap * (cols - 1);
+    for (const double w : columnWidths())
+        width += w;
     const double row = std::max(kSwatchHeight, metrics.height()) + kRowGap;
-    return QSizeF(2 * kPadding + kSwatchWidth + 8 + width, 2 * kPadding + row * m_entries.size() - kRowGap);
+    return QSizeF(width, 2 * kPadding + row * rows - kRowGap);
 }
 
 void GraphLegend::paint(QPainter *painter, const QPointF &topLeft) const
@@ -78,15 +101,25 @@ void GraphLegend::paint(QPainter *painter, const QPointF &topLeft) const
     const QFont font = legendFont();
     const QFontMetricsF metrics(font);
     const double row = std::max(kSwatchHeight, metrics.height()) + kRowGap;
-    double y = box.top() + kPadding;
+    const int cols = columns();
+    const int rows = (static_cast<int>(m_entries.size()) + cols - 1) / cols;
+    const std::vector<double> widths = columnWidths();
     painter->setFont(font);
-    for (const Entry &e : m_entries) {
-        const QRectF swatch(box.left() + kPadding, y + (row - kRowGap - kSwatchHeight) / 2, kSwatchWidth, kSwatchHeight);
-        paintSwatch(painter, e.swatch, swatch);
-        painter->setPen(s.text);
-        painter->drawText(QRectF(swatch.right() + 8, y, box.width(), row - kRowGap), Qt::AlignLeft | Qt::AlignVCenter,
-            e.text);
-        y += row;
+    double x = box.left() + kPadding;
+    for (int col = 0; col < cols; ++col) {
+        double y = box.top() + kPadding;
+        for (int r = 0; r < rows; ++r) {
+            const std::size_t i = static_cast<std::size_t>(col * rows + r);
+            if (i >= m_entries.size())
+                break;
+            const QRectF swatch(x, y + (row - kRowGap - kSwatchHeight) / 2, kSwatchWidth, kSwatchHeight);
+            paintSwatch(painter, m_entries[i].swatch, swatch);
+            painter->setPen(s.text);
+            painter->drawText(QRectF(swatch.right() + kSwatchGap, y, widths[col], row - kRowGap),
+                Qt::AlignLeft | Qt::AlignVCenter, m_entries[i].text);
+            y += row;
+        }
+        x += widths[col] + kColumnGap;
     }
     painter->restore();
 }

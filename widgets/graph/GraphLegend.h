@@ -37,6 +37,8 @@ private:
         QString text;
     };
     void paintSwatch(QPainter *painter, Swatch swatch, const QRectF &rect) const;
+    int columns() const;
+    std::vector<double> columnWidths() const;
 
     std::vector<Entry> m_entries;
 };

@@ -85,15 +85,32 @@ void GraphView::resetZoom()
 void GraphView::zoomToFit()
 {
     m_fitted = true;
+    if (m_leader) {
+        followView(m_leader);
+        return;
+    }
     if (!scene())
         return;
     const QRectF target = m_scene->graphRect().adjusted(-12, -12, 12, 12);
-    if (target.isEmpty() || viewport()->width() < 10 || viewport()->height() < 10)
+    const QRectF viewRect = viewport()->rect();
+    if (target.isEmpty() || viewRect.width() < 10 || viewRect.height() < 10)
         return;
-    const double sx = viewport()->width() / target.width();
-    const double sy = viewport()->height() / target.height();
-    setZoom(std::min({sx, sy, kMaxFitZoom}));
-    centerOn(target.center());
+    // The graph goes where the legend is not: the strip above it or the one beside
+    // it, whichever leaves the larger picture.
+    QRectF area = viewRect;
+    if (m_legend && m_scene->hasGraph()) {
+        const QSizeF legend = GraphLegend(m_scene->legendContext()).size();
+        const QRectF above = viewRect.adjusted(0, 0, 0, -(legend.height() + kLegendMargin));
+        const QRectF beside = viewRect.adjusted(legend.width() + kLegendMargin, 0, 0, 0);
+        auto fit = [&](const QRectF &r) { return std::min(r.width() / target.width(), r.height() / target.height()); };
+        if (above.height() > 0 && beside.width() > 0)
+            area = fit(above) >= fit(beside) ? above : beside;
+    }
+    const double zoom = std::min({area.width() / target.width(), area.height() / target.height(), kMaxFitZoom});
+    setZoom(zoom);
+    // Put the graph's centre at the area's centre, not the viewport's.
+    const QPointF shift = (area.center() - viewRect.center()) / zoom;
+    centerOn(target.center() - shift);
     Q_EMIT viewportMoved();
 }
 
@@ -127,9 +144,9 @@ void GraphView::followView(const GraphView *other)
     if (m_following || !other)
         return;
     m_following = true;
+    // Same zoom, same scene point in the middle (the two viewports may differ in size).
     setTransform(other->transform());
-    horizontalScrollBar()->setValue(other->horizontalScrollBar()->value());
-    verticalScrollBar()->setValue(other->verticalScrollBar()->value());
+    centerOn(other->mapToScene(other->viewport()->rect().center()));
     m_following = false;
 }
 

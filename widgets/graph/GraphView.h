@@ -39,6 +39,9 @@ public Q_SLOTS:
     void centerOnUnit(UnitId unit);
     void setLegendVisible(bool visible);
     void setOverviewEnabled(bool enabled);
+    // A follower (split B next to A) never fits itself: it shows what its leader
+    // shows, also after it is resized. Null: leads itself.
+    void setLeader(GraphView *leader) { m_leader = leader; }
     // Mirrors another view's zoom and scroll position (side by side comparison).
     void followView(const GraphView *other);
 
@@ -66,6 +69,7 @@ private:
     bool m_overviewEnabled = true;
     bool m_fitted = true; // true until the user zooms: new layouts are fitted
     bool m_following = false;
+    GraphView *m_leader = nullptr;
     QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
 };
 

@@ -97,7 +97,6 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     });
     connect(m_actions.legend, &QAction::toggled, this, [this](bool on) {
         m_view->setLegendVisible(on);
-        m_comparisonView->setLegendVisible(on);
     });
     connect(m_actions.overview, &QAction::toggled, this, [this](bool on) {
         m_view->setOverviewEnabled(on);
@@ -150,6 +149,7 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     m_captionA->hide();
     m_comparisonScene->setDiffDisplay(SplitGraphScene::DiffDisplay::Marks);
     m_comparisonScene->setActive(false);
+    m_comparisonView->setLeader(m_view);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -176,6 +176,7 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     connect(document, &SplitDocument::comparisonChanged, this, &GraphWorkspace::updateCaptions);
     connect(document, &SplitDocument::analysisChanged, this, &GraphWorkspace::updateCaptions);
     connect(m_layouts, &LayoutController::layoutReady, this, &GraphWorkspace::layoutStatus);
+    connect(m_scene, &SplitGraphScene::layoutApplied, this, &GraphWorkspace::arrangeComparison);
     connect(m_layouts, &LayoutController::layoutStarted, this, &GraphWorkspace::layoutStatus);
     pipelineReset();
 }
@@ -248,15 +249,32 @@ void GraphWorkspace::setSideBySide(bool on)
     }
     m_comparisonScene->setActive(on);
     m_comparisonPane->setVisible(on);
+    // One legend for both; a wide graph puts B under A, a tall one beside it.
+    m_comparisonView->setLegendVisible(false);
+    arrangeComparison();
     m_scene->setDiffDisplay(on ? SplitGraphScene::DiffDisplay::Marks : SplitGraphScene::DiffDisplay::Overlay);
     if (on) {
-        const int half = m_splitter->width() / 2;
-        m_splitter->setSizes({half, m_splitter->width() - half});
-        m_view->zoomToFit();
-        m_comparisonView->followView(m_view);
+        const int total = m_splitter->orientation() == Qt::Vertical ? m_splitter->height() : m_splitter->width();
+        m_splitter->setSizes({total / 2, total - total / 2});
     }
     updateCaptions();
     Q_EMIT sideBySideChanged(on);
+}
+
+void GraphWorkspace::arrangeComparison()
+{
+    if (!isSideBySide())
+        return;
+    const QRectF graph = m_scene->graphRect();
+    const bool stacked = !graph.isEmpty() && graph.width() / graph.height() > double(width()) / std::max(1, height());
+    const Qt::Orientation orientation = stacked ? Qt::Vertical : Qt::Horizontal;
+    if (m_splitter->orientation() != orientation) {
+        m_splitter->setOrientation(orientation);
+        const int total = stacked ? m_splitter->height() : m_splitter->width();
+        m_splitter->setSizes({total / 2, total - total / 2});
+    }
+    m_view->zoomToFit();
+    m_comparisonView->followView(m_view);
 }
 
 bool GraphWorkspace::findUnit(const QString &text)

@@ -21,8 +21,8 @@ class SplitGraphScene;
 class TraceCursor;
 
 // The central area of the app: the load-error banner, a search field, and the unit
-// graph, alone or side by side with split B of a comparison (same layout, zoom and
-// scroll). Owns the layout controller shared by both scenes and the view actions
+// graph, alone or next to split B of a comparison (same layout, zoom and scroll;
+// B beside A for a tall graph, under it for a wide one). Owns the layout controller shared by both scenes and the view actions
 // (zoom, fit, labels, chains, lineage, legend, overview, find) that menus and
 // toolbars show.
 class GraphWorkspace : public QWidget {
@@ -70,6 +70,7 @@ Q_SIGNALS:
 private:
     void pipelineReset();
     void updateCaptions();
+    void arrangeComparison();
     void layoutStatus();
 
     SplitDocument *m_document;

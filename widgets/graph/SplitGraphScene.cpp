@@ -27,8 +27,7 @@ namespace splitscope {
 namespace {
 
 constexpr double kSceneMargin = 40.0;   // empty border around the drawing
-constexpr double kArcRoomBase = 40.0;   // room right of and above the graph for chain and cause arcs...
-constexpr double kArcRoomPerSpan = 0.2; // ...growing with the graph's height and width
+constexpr double kFreeRoom = 2000.0;    // scene units of free space around the graph, at least
 
 quint64 edgeKey(UnitId source, UnitId target)
 {
@@ -57,6 +56,9 @@ SplitGraphScene::SplitGraphScene(SplitDocument *document, LayoutController *layo
         layoutReady();
     else if (m_document->hasPipeline())
         pipelineReset();
+    else
+        showPlaceholder(tr("No pipeline open.\n\nFile ▸ Open (Ctrl+O), drop a pipeline .json file here,\n"
+                           "or pick one of the shipped pipelines in File ▸ Examples."));
 }
 
 SplitGraphScene::~SplitGraphScene()
@@ -215,12 +217,12 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
 
 void SplitGraphScene::setGraphRect(const QRectF &bounds)
 {
-    // Fitting frames the boxes and edges; the scene keeps room on the right and on
-    // top for the chain and cause arcs that appear on demand.
+    // Fitting frames the boxes and edges. The scene itself reaches far beyond, so
+    // that a view can put the graph anywhere (clear of its legend, say) and the
+    // chain and cause arcs that appear on demand always have room.
     m_graphRect = bounds;
-    const double arcRoomRight = kArcRoomBase + kArcRoomPerSpan * bounds.height();
-    const double arcRoomTop = kArcRoomBase + kArcRoomPerSpan * bounds.width();
-    setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin - arcRoomTop, kSceneMargin + arcRoomRight, kSceneMargin));
+    const double room = std::max(bounds.width(), bounds.height()) + kFreeRoom;
+    setSceneRect(bounds.adjusted(-room, -room, room, room));
 }
 
 UnitNodeItem *SplitGraphScene::nodeItem(UnitId unit) const
@@ -422,6 +424,8 @@ void SplitGraphScene::refresh()
         look.added = added[u];
         look.cause = causeUnit[u];
         look.moved = moved[u] && !stepping;
+        if (look.moved && !isLoss && other)
+            look.movedTo = (m_role == Role::Primary ? other : shown)->split.isTrained(u) ? 2 : 1;
         if (hazardFocus)
             look.dimmed = !focusUnit[u];
         else if (lineage)

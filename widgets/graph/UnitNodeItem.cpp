@@ -78,8 +78,29 @@ void UnitNodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
     painter->setRenderHint(QPainter::Antialiasing);
     paintFill(painter);
     paintBorder(painter);
-    if (zoom >= kDetailZoom)
+    if (zoom >= kDetailZoom) {
         paintText(painter);
+        if (m_look.moved && m_look.movedTo != 0)
+            paintMovedBadge(painter);
+    }
+}
+
+void UnitNodeItem::paintMovedBadge(QPainter *painter) const
+{
+    // "B: 2" on the corner: where this unit goes in the other split, readable
+    // without comparing two fills.
+    const QString text = QStringLiteral("B→%1").arg(m_look.movedTo);
+    QFont font = m_style.badgeFont;
+    font.setBold(true);
+    const QFontMetricsF metrics(font);
+    const double w = metrics.horizontalAdvance(text) + 8, h = metrics.height() + 2;
+    const QRectF badge(m_box.right() - w + 4, m_box.top() - h / 2 - 2, w, h);
+    painter->setPen(QPen(Qt::white, 1.0));
+    painter->setBrush(faded(m_style.moved, m_look.dimmed));
+    painter->drawRoundedRect(badge, h / 2, h / 2);
+    painter->setFont(font);
+    painter->setPen(Qt::white);
+    painter->drawText(badge, Qt::AlignCenter, text);
 }
 
 void UnitNodeItem::paintFill(QPainter *painter) const

@@ -29,6 +29,7 @@ public:
         bool added = false;         // added by the current stepper position
         bool cause = false;         // the unit whose edge or chain caused the current step
         bool moved = false;         // changes stage between the compared splits
+        int movedTo = 0;            // when moved: the stage it has in split B (1 or 2)
         bool dimmed = false;        // outside the highlighted lineage or hazard
         quint64 trainableBadges = 0; // bit i: model badge i requires backward
 
@@ -36,7 +37,7 @@ public:
         {
             return stage == o.stage && otherStage == o.otherStage && x0 == o.x0 && hazard == o.hazard
                 && hazardFocus == o.hazardFocus && frozenRandomness == o.frozenRandomness && added == o.added
-                && cause == o.cause && moved == o.moved && dimmed == o.dimmed
+                && cause == o.cause && moved == o.moved && movedTo == o.movedTo && dimmed == o.dimmed
                 && trainableBadges == o.trainableBadges;
         }
         bool operator!=(const Look &o) const { return !(*this == o); }
@@ -61,6 +62,7 @@ private:
     void paintBorder(QPainter *painter) const;
     void paintText(QPainter *painter) const;
     void paintDice(QPainter *painter, const QRectF &rect) const;
+    void paintMovedBadge(QPainter *painter) const;
 
     UnitId m_unit;
     QString m_name;

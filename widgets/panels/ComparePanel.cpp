@@ -226,6 +226,19 @@ void ComparePanel::setSideBySide(bool on)
 
 void ComparePanel::comparisonChanged()
 {
+    // The comparison can start elsewhere (the Split menu, the command line).
+    switch (m_document->compareKind()) {
+    case SplitDocument::CompareKind::None: m_kind->button(kOff)->setChecked(true); break;
+    case SplitDocument::CompareKind::OtherMode: m_kind->button(kOtherMode)->setChecked(true); break;
+    case SplitDocument::CompareKind::Configuration:
+        m_kind->button(kConfiguration)->setChecked(true);
+        if (m_document->comparisonChoice() != m_b) {
+            m_b = m_document->comparisonChoice();
+            syncEditor();
+        }
+        break;
+    }
+    m_editor->setEnabled(m_document->compareKind() == SplitDocument::CompareKind::Configuration);
     m_tree->expandToDepth(-1);
     const auto a = m_document->analysis();
     const auto b = m_document->comparison();

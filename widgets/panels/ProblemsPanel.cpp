@@ -39,12 +39,13 @@ void ProblemsPanel::refresh()
     const auto errors = countSeverity(d, Severity::Error);
     const auto warnings = countSeverity(d, Severity::Warning);
     if (m_document->lastLoadFailed()) {
-        m_summary->setText(tr("<span style='color:#c92a2a'><b>%1 could not be loaded</b></span> (%2 error(s)). "
-                              "The pipeline shown is still %3.")
+        m_summary->setText(tr("<span style='color:#c92a2a'><b>%1 could not be loaded</b></span> (%2 error(s)). %3")
                                .arg(m_document->lastAttempt().toHtmlEscaped())
                                .arg(errors)
-                               .arg(m_document->hasPipeline() ? m_document->source().displayName().toHtmlEscaped()
-                                                              : tr("none")));
+                               .arg(m_document->hasPipeline()
+                                       ? tr("The pipeline shown is still %1.")
+                                             .arg(m_document->source().displayName().toHtmlEscaped())
+                                       : tr("No pipeline is open.")));
     } else if (!m_document->hasPipeline()) {
         m_summary->setText(tr("No pipeline open."));
     } else if (d.empty()) {

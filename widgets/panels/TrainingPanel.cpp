@@ -80,6 +80,7 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
 
 void TrainingPanel::pipelineReset()
 {
+    setEnabled(m_document->hasPipeline());
     // Sizes are optional in the format; a column of blanks says nothing.
     bool sizes = false;
     if (m_document->hasPipeline()) {
@@ -104,6 +105,8 @@ void TrainingPanel::trainingChanged()
         button->setChecked(true);
 
     m_presets->clear();
+    if (!m_document->hasPipeline())
+        return;
     const auto presets = m_document->presets();
     int current = -1;
     for (std::size_t i = 0; i < presets.size(); ++i) {
