@@ -214,6 +214,8 @@ void MainWindow::createActions()
     m_viewMenu->addActions({view.zoomIn, view.zoomOut, view.zoomFit, view.zoomReset});
     m_viewMenu->addSeparator();
     m_viewMenu->addActions({view.edgeLabels, view.chains, view.lineage, view.legend, view.overview, view.sideBySide});
+    QMenu *direction = m_viewMenu->addMenu(tr("Layout &direction"));
+    direction->addActions({view.directionAuto, view.directionDown, view.directionRight});
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(view.find);
     m_viewMenu->addSeparator();
@@ -568,6 +570,11 @@ void MainWindow::readSettings()
     a.lineage->setChecked(settings.value(QStringLiteral("view/lineage"), true).toBool());
     a.legend->setChecked(settings.value(QStringLiteral("view/legend"), true).toBool());
     a.overview->setChecked(settings.value(QStringLiteral("view/overview"), true).toBool());
+    const QString direction = settings.value(QStringLiteral("view/direction")).toString();
+    if (direction == QLatin1String("down"))
+        a.directionDown->trigger();
+    else if (direction == QLatin1String("right"))
+        a.directionRight->trigger();
     m_stepper->setSecondsPerStep(settings.value(QStringLiteral("stepper/secondsPerStep"), 1.0).toDouble());
 }
 
@@ -583,6 +590,9 @@ void MainWindow::writeSettings() const
     settings.setValue(QStringLiteral("view/lineage"), a.lineage->isChecked());
     settings.setValue(QStringLiteral("view/legend"), a.legend->isChecked());
     settings.setValue(QStringLiteral("view/overview"), a.overview->isChecked());
+    settings.setValue(QStringLiteral("view/direction"), a.directionDown->isChecked() ? QStringLiteral("down")
+            : a.directionRight->isChecked()                                         ? QStringLiteral("right")
+                                                                                     : QStringLiteral("auto"));
     settings.setValue(QStringLiteral("stepper/secondsPerStep"), m_stepper->secondsPerStep());
     if (!m_document->source().path.isEmpty())
         settings.setValue(QStringLiteral("lastPipeline"), m_document->source().path);

@@ -22,6 +22,8 @@
 #include <cmath>
 #include <set>
 
+Q_DECLARE_METATYPE(splitscope::LayoutOptions::Direction)
+
 using namespace splitscope;
 using namespace splitscope::test;
 
@@ -46,10 +48,12 @@ Pipeline layeredPipeline(int units, std::uint64_t seed)
     return makeRandomPipeline(options);
 }
 
-LayoutRequest requestFor(const PipelineGraph &graph, bool labels = true)
+LayoutRequest requestFor(const PipelineGraph &graph, bool labels = true,
+    LayoutOptions::Direction direction = LayoutOptions::Direction::Auto)
 {
     LayoutOptions options;
     options.edgeLabels = labels;
+    options.direction = direction;
     const std::vector<QSizeF> sizes = GraphStyle::nodeSizes(graph);
     LayoutRequest request = buildLayoutRequest(graph, options, [&](UnitId u) { return sizes[u]; });
     request.options.reserveLabelSpace = request.edges.size() <= 250;
@@ -90,7 +94,8 @@ void checkInvariants(const PipelineGraph &graph, const LayoutRequest &request, c
                     layout.nodes[order[j]].unit)));
         }
     }
-    // Edges go down the ranks and down the page, from their source to their target.
+    // Edges go down the ranks and along the page (down, or right when the ranks run
+    // left to right), from their source to their target.
     QCOMPARE(layout.edges.size(), request.edges.size());
     for (const GraphLayout::Edge &e : layout.edges) {
         const GraphLayout::Node &s = layout.nodes[layout.nodeIndex(e.edge.source)];
@@ -98,7 +103,10 @@ void checkInvariants(const PipelineGraph &graph, const LayoutRequest &request, c
         QVERIFY2(s.rank < t.rank, qPrintable(QStringLiteral("edge %1 -> %2 does not go down the ranks")
                                                  .arg(e.edge.source)
                                                  .arg(e.edge.target)));
-        QVERIFY(s.rect.center().y() < t.rect.center().y());
+        if (layout.leftToRight)
+            QVERIFY(s.rect.center().x() < t.rect.center().x());
+        else
+            QVERIFY(s.rect.center().y() < t.rect.center().y());
         QVERIFY(!e.path.isEmpty());
         const QPointF start = e.path.elementAt(0);
         QVERIFY2(s.rect.adjusted(-2, -2, 2, 2).contains(start), "an edge starts away from its source");
@@ -118,6 +126,7 @@ private Q_SLOTS:
     void quickLayoutKeepsTheInvariants();
     void labelsGetRoomOrSitOnTheirEdge();
     void edgesMergeParamsPerPair();
+    void autoDirectionSuitsTheShape();
     void layoutsFromSeveralThreadsAreSerialised();
     void controllerDropsStaleJobs();
     void controllerShowsAQuickLayoutFirstForBigGraphs();
@@ -127,9 +136,12 @@ void TestLayout::dotLayoutOfEachExample_data()
 {
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("labels");
+    QTest::addColumn<LayoutOptions::Direction>("direction");
     for (const QString &name : exampleNames()) {
-        QTest::addRow("%s", qPrintable(name)) << name << true;
-        QTest::addRow("%s without labels", qPrintable(name)) << name << false;
+        QTest::addRow("%s", qPrintable(name)) << name << true << LayoutOptions::Direction::Auto;
+        QTest::addRow("%s without labels", qPrintable(name)) << name << false << LayoutOptions::Direction::Auto;
+        QTest::addRow("%s top to bottom", qPrintable(name)) << name << true << LayoutOptions::Direction::TopToBottom;
+        QTest::addRow("%s left to right", qPrintable(name)) << name << true << LayoutOptions::Direction::LeftToRight;
     }
 }
 
@@ -137,11 +149,14 @@ void TestLayout::dotLayoutOfEachExample()
 {
     QFETCH(QString, name);
     QFETCH(bool, labels);
+    QFETCH(LayoutOptions::Direction, direction);
     const Pipeline pipeline = examplePipeline(name);
     const PipelineGraph graph(pipeline);
-    const LayoutRequest request = requestFor(graph, labels);
+    const LayoutRequest request = requestFor(graph, labels, direction);
     const GraphLayout layout = computeGraphvizLayout(request);
     checkInvariants(graph, request, layout);
+    if (direction != LayoutOptions::Direction::Auto)
+        QCOMPARE(layout.leftToRight, direction == LayoutOptions::Direction::LeftToRight);
     QVERIFY(!layout.provisional);
     for (const auto &e : layout.edges)
         QCOMPARE(e.hasLabel, labels);
@@ -171,10 +186,13 @@ void TestLayout::quickLayoutKeepsTheInvariants()
     for (const std::uint64_t seed : {5u, 6u}) {
         const Pipeline pipeline = layeredPipeline(900, seed);
         const PipelineGraph graph(pipeline);
-        const LayoutRequest request = requestFor(graph);
-        const GraphLayout layout = computeQuickLayeredLayout(request);
-        QVERIFY(layout.provisional);
-        checkInvariants(graph, request, layout);
+        for (const auto direction : {LayoutOptions::Direction::Auto, LayoutOptions::Direction::LeftToRight}) {
+            const LayoutRequest request = requestFor(graph, true, direction);
+            const GraphLayout layout = computeQuickLayeredLayout(request);
+            QVERIFY(layout.provisional);
+            QCOMPARE(layout.leftToRight, direction == LayoutOptions::Direction::LeftToRight);
+            checkInvariants(graph, request, layout);
+        }
     }
     for (const QString &name : exampleNames()) {
         const Pipeline pipeline = examplePipeline(name);
@@ -227,6 +245,31 @@ void TestLayout::edgesMergeParamsPerPair()
     QCOMPARE(params, expected); // every data edge of the core is drawn
     QCOMPARE(edgeLabelText(graph, {0, 1, 2, 3, 4, 5}).split(QLatin1Char('\n')).size(), 4);
     QVERIFY(edgeLabelText(graph, {0, 1, 2, 3, 4, 5}).endsWith(QStringLiteral("+3 more")));
+}
+
+void TestLayout::autoDirectionSuitsTheShape()
+{
+    // Auto turns a graph left to right only when that brings it closer to a
+    // screen's shape than top to bottom.
+    for (const QString &name : exampleNames()) {
+        const Pipeline pipeline = examplePipeline(name);
+        const PipelineGraph graph(pipeline);
+        const GraphLayout chosen = computeGraphvizLayout(requestFor(graph));
+        const GraphLayout down = computeGraphvizLayout(requestFor(graph, true, LayoutOptions::Direction::TopToBottom));
+        const GraphLayout right = computeGraphvizLayout(requestFor(graph, true, LayoutOptions::Direction::LeftToRight));
+        auto mismatch = [](const GraphLayout &l) {
+            const double r = (l.bounds.width() / l.bounds.height()) / 1.6;
+            return r >= 1 ? r : 1 / r;
+        };
+        if (chosen.leftToRight)
+            QVERIFY2(mismatch(right) < mismatch(down), qPrintable(name));
+        else
+            QCOMPARE(chosen.bounds, down.bounds);
+    }
+    // wan_video (29 units, most of them side by side) is the wide one.
+    const Pipeline wan = examplePipeline(QStringLiteral("wan_video"));
+    const PipelineGraph wanGraph(wan);
+    QVERIFY(computeGraphvizLayout(requestFor(wanGraph)).leftToRight);
 }
 
 void TestLayout::layoutsFromSeveralThreadsAreSerialised()

@@ -10,6 +10,7 @@
 #include "widgets/panels/LoadErrorBanner.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QCompleter>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -77,6 +78,23 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
         QKeySequence::Find);
     m_actions.sideBySide = makeAction(this, QString(), tr("Comparison side by &side"), QKeySequence(), true, false);
     m_actions.chains->setToolTip(tr("Show update chains: each param's rewriters in order (Ctrl+U)"));
+    m_actions.directionAuto = makeAction(this, QString(), tr("&Automatic"), QKeySequence(), true, true);
+    m_actions.directionAuto->setToolTip(tr("Top to bottom, or left to right when the graph is much wider than deep"));
+    m_actions.directionDown = makeAction(this, QString(), tr("&Top to bottom"), QKeySequence(), true, false);
+    m_actions.directionRight = makeAction(this, QString(), tr("&Left to right"), QKeySequence(), true, false);
+    auto *directions = new QActionGroup(this);
+    const std::pair<QAction *, LayoutOptions::Direction> choices[] = {
+        {m_actions.directionAuto, LayoutOptions::Direction::Auto},
+        {m_actions.directionDown, LayoutOptions::Direction::TopToBottom},
+        {m_actions.directionRight, LayoutOptions::Direction::LeftToRight}};
+    for (const auto &[action, direction] : choices) {
+        directions->addAction(action);
+        connect(action, &QAction::triggered, this, [this, direction = direction]() {
+            LayoutOptions options = m_layouts->options();
+            options.direction = direction;
+            m_layouts->setOptions(options);
+        });
+    }
 
     connect(m_actions.zoomIn, &QAction::triggered, m_view, &GraphView::zoomIn);
     connect(m_actions.zoomOut, &QAction::triggered, m_view, &GraphView::zoomOut);

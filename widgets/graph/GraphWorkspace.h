@@ -40,6 +40,9 @@ public:
         QAction *overview;
         QAction *find;
         QAction *sideBySide;
+        QAction *directionAuto;  // layout direction, one of three (an exclusive group)
+        QAction *directionDown;
+        QAction *directionRight;
     };
 
     GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWidget *parent = nullptr);

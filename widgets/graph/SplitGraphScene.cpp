@@ -366,7 +366,8 @@ void SplitGraphScene::refresh()
     // Lineage of the current unit: everything upstream and downstream along data edges.
     std::vector<char> up(slots, 0), down(slots, 0);
     const UnitId focus = m_document->currentUnit();
-    const bool lineage = m_lineage && !hazardFocus && focus != kNoUnit && nodeItem(focus);
+    // The stepper's highlights are what a step is about: no lineage dimming over them.
+    const bool lineage = m_lineage && !hazardFocus && !stepping && focus != kNoUnit && nodeItem(focus);
     if (lineage) {
         std::vector<UnitId> stack{focus};
         while (!stack.empty()) {

@@ -38,6 +38,10 @@ struct LayoutEdge {
 };
 
 struct LayoutOptions {
+    // Which way the ranks go. Auto: top to bottom, unless the graph is much wider
+    // than a screen and left to right suits it better (small graphs only).
+    enum class Direction { Auto, TopToBottom, LeftToRight };
+    Direction direction = Direction::Auto;
     bool edgeLabels = true;
     // Labels are laid out by Graphviz (room reserved, no overlaps). Costly: a label
     // is a virtual node, 300 units with labels take 8x longer (measured), so big
@@ -79,6 +83,8 @@ struct GraphLayout {
     double seconds = 0.0; // time spent laying out
     // A quick layered layout shown while Graphviz works on a big graph.
     bool provisional = false;
+    // Ranks go left to right (edges point right) instead of top to bottom.
+    bool leftToRight = false;
 
     bool ok() const { return error.isEmpty(); }
     // Index into `nodes` of a unit (or the loss), or -1.

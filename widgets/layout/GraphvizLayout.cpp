@@ -19,6 +19,9 @@ namespace {
 constexpr double kPointsPerInch = 72.0; // Graphviz sizes are inches, positions points
 constexpr int kLargeGraphNodes = 200;    // above this, trade straightness for speed
 constexpr int kHugeGraphNodes = 1000;    // above this, straight edges (spline routing is the slow part)
+constexpr int kAutoDirectionNodes = 200; // Auto tries left-to-right only up to this size
+constexpr double kViewAspect = 1.6;      // width / height of the view a layout is made for
+constexpr double kTurnMismatch = 1.8;    // Auto keeps top-to-bottom while it is this close to the view's shape
 
 // Graphviz is one big piece of global state: plugins, string pools, error hooks.
 std::mutex &graphvizMutex()
@@ -121,9 +124,11 @@ GraphLayout failed(const LayoutRequest &request, const QString &error)
 
 } // namespace
 
-GraphLayout computeGraphvizLayout(const LayoutRequest &request)
+namespace {
+
+// One dot run. The caller holds the Graphviz mutex.
+GraphLayout layoutOnce(const LayoutRequest &request, bool leftToRight)
 {
-    std::lock_guard<std::mutex> lock(graphvizMutex());
     QElapsedTimer timer;
     timer.start();
     graphvizMessages().clear();
@@ -143,7 +148,7 @@ GraphLayout computeGraphvizLayout(const LayoutRequest &request)
 
     const LayoutOptions &o = request.options;
     const bool large = static_cast<int>(request.nodes.size()) > kLargeGraphNodes;
-    setAttribute(g, "rankdir", "TB");
+    setAttribute(g, "rankdir", leftToRight ? "LR" : "TB");
     setAttribute(g, "nodesep", inches(o.nodeSeparation));
     setAttribute(g, "ranksep", inches(o.rankSeparation));
     const bool huge = static_cast<int>(request.nodes.size()) > kHugeGraphNodes;
@@ -208,6 +213,7 @@ GraphLayout computeGraphvizLayout(const LayoutRequest &request)
     }
 
     GraphLayout layout;
+    layout.leftToRight = leftToRight;
     const boxf bb = GD_bb(g);
     const double top = bb.UR.y;
     layout.bounds = QRectF(toScene(bb.LL, top), toScene(bb.UR, top)).normalized();
@@ -251,6 +257,39 @@ GraphLayout computeGraphvizLayout(const LayoutRequest &request)
     }
     layout.seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     return layout;
+}
+
+// How far a layout's shape is from the view it will be shown in (1 = the same shape).
+double aspectMismatch(const GraphLayout &layout)
+{
+    if (layout.bounds.isEmpty())
+        return 1e9;
+    const double ratio = (layout.bounds.width() / layout.bounds.height()) / kViewAspect;
+    return ratio >= 1.0 ? ratio : 1.0 / ratio;
+}
+
+} // namespace
+
+GraphLayout computeGraphvizLayout(const LayoutRequest &request)
+{
+    std::lock_guard<std::mutex> lock(graphvizMutex());
+    switch (request.options.direction) {
+    case LayoutOptions::Direction::TopToBottom: return layoutOnce(request, false);
+    case LayoutOptions::Direction::LeftToRight: return layoutOnce(request, true);
+    case LayoutOptions::Direction::Auto: break;
+    }
+    // Pipelines are often much wider than deep (many units read only external inputs
+    // and feed the loss): such a graph is drawn left to right when that shape suits
+    // a screen better. Small graphs only: it costs a second run.
+    GraphLayout topDown = layoutOnce(request, false);
+    if (!topDown.ok() || static_cast<int>(request.nodes.size()) > kAutoDirectionNodes
+        || aspectMismatch(topDown) < kTurnMismatch)
+        return topDown;
+    GraphLayout leftRight = layoutOnce(request, true);
+    if (!leftRight.ok() || aspectMismatch(leftRight) >= aspectMismatch(topDown))
+        return topDown;
+    leftRight.seconds += topDown.seconds;
+    return leftRight;
 }
 
 } // namespace splitscope

@@ -5,8 +5,8 @@
 
 namespace splitscope {
 
-// Lays out a unit graph with Graphviz `dot` (top to bottom, one rank per longest
-// path step, splines routed around nodes).
+// Lays out a unit graph with Graphviz `dot` (ranks top to bottom or left to right,
+// see LayoutOptions::Direction; splines routed around nodes).
 //
 // Thread safety: Graphviz keeps global state and is not thread-safe, so every call
 // into it, from any thread, is serialised by one process-wide mutex inside this

@@ -3,13 +3,46 @@
 
 #include <QElapsedTimer>
 #include <QLineF>
+#include <QTransform>
 
 #include <algorithm>
 #include <unordered_map>
 
 namespace splitscope {
 
+namespace {
+
+GraphLayout layeredTopToBottom(const LayoutRequest &request);
+
+// (x, y) -> (y, x): a top-to-bottom layout of transposed boxes is a left-to-right one.
+const QTransform kTranspose(0, 1, 1, 0, 0, 0);
+
+} // namespace
+
 GraphLayout computeQuickLayeredLayout(const LayoutRequest &request)
+{
+    if (request.options.direction != LayoutOptions::Direction::LeftToRight)
+        return layeredTopToBottom(request);
+    LayoutRequest transposed = request;
+    for (LayoutNode &n : transposed.nodes)
+        n.size = n.size.transposed();
+    GraphLayout layout = layeredTopToBottom(transposed);
+    layout.leftToRight = true;
+    for (GraphLayout::Node &n : layout.nodes)
+        n.rect = kTranspose.mapRect(n.rect);
+    for (GraphLayout::Edge &e : layout.edges) {
+        e.path = kTranspose.map(e.path);
+        e.arrowBase = kTranspose.map(e.arrowBase);
+        e.arrowTip = kTranspose.map(e.arrowTip);
+        e.labelCenter = kTranspose.map(e.labelCenter);
+    }
+    layout.bounds = kTranspose.mapRect(layout.bounds);
+    return layout;
+}
+
+namespace {
+
+GraphLayout layeredTopToBottom(const LayoutRequest &request)
 {
     QElapsedTimer timer;
     timer.start();
@@ -106,5 +139,7 @@ GraphLayout computeQuickLayeredLayout(const LayoutRequest &request)
     layout.seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     return layout;
 }
+
+} // namespace
 
 } // namespace splitscope
