@@ -51,7 +51,9 @@ namespace splitscope::engine {
 //               outputs {name: path} (e.g. checkpoint, loss_csv, training_args,
 //               resume_state, cache, manifest)
 //
-// The last line of every run is `done` (unless the process is killed).
+// The first event is `start`, unless the run fails before it starts (bad flags,
+// a refused split): then `error`. The last is always `done` (unless the process is
+// killed).
 //
 // Exit statuses of `train` (and `done.exit_status`): 0 finished; 1 failed (I/O,
 // corrupt cache, training error); 2 bad flags or inputs (including a cache that

@@ -154,10 +154,10 @@ std::optional<Trainer::Failure> Trainer::prepare()
                 return Failure{kTrainHazards, "hazards",
                     what + "\nuse --split_mode safe (the safe split has no hazards), or force this split with --allow_hazards"};
             }
-            m_events.warning("hazards-allowed", what + "\n(forced with --allow_hazards)");
+            m_pendingWarnings.emplace_back("hazards-allowed", what + "\n(forced with --allow_hazards)");
         }
         for (const UnitId unit : m_verification.frozenRandomness) {
-            m_events.warning("frozen-randomness", m_graph->unitName(unit)
+            m_pendingWarnings.emplace_back("frozen-randomness", m_graph->unitName(unit)
                 + " draws random numbers and runs in stage one: its draw is cached once per sample. (Here it draws "
                   "from the per-sample `seed` input, so one-stage training draws the same numbers.)");
         }
@@ -318,6 +318,9 @@ void Trainer::emitStart(const std::string &stage)
     if (m_task.stage != Stage::OneStage)
         text += "; stage one: [" + joinNames(one) + "], stage two: [" + joinNames(two) + "]";
     m_events.emit(e.text(text));
+    for (const auto &[code, message] : m_pendingWarnings)
+        m_events.warning(code, message);
+    m_pendingWarnings.clear();
 }
 
 void Trainer::emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std::uint64_t cacheRead)

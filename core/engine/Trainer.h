@@ -70,6 +70,7 @@ private:
     std::vector<std::string> m_cacheSet;
     std::vector<ResolvedModel> m_models;
     std::set<std::string> m_offloaded;
+    std::vector<std::pair<std::string, std::string>> m_pendingWarnings; // (code, message), shown after `start`
     int m_threads = 1;
 };
 

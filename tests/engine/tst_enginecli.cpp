@@ -143,6 +143,7 @@ void TestEngineCli::eventsAreJsonLines()
     }
     for (const char *kind : {"start", "stage", "step", "epoch", "checkpoint", "memory", "done"})
         QVERIFY2(kinds.contains(kind), kind);
+    QVERIFY(lines.first().contains("\"event\":\"start\""));
     QVERIFY(lines.last().contains("\"event\":\"done\""));
     QVERIFY2(err.contains("done in"), qPrintable(err)); // people read stderr
     QVERIFY(!err.contains("{\"event\""));
