@@ -7,7 +7,8 @@
 //   QT_QPA_PLATFORM=offscreen build/tests/widgets/bench_graph_view [--grab PREFIX] [UNITS...]
 //
 // Default sizes: 300 and 2000 units (makeRandomPipeline, layered). --grab writes
-// PREFIX-UNITS-fit.png and PREFIX-UNITS-100.png, pictures of the view.
+// PREFIX-UNITS-fit.png and PREFIX-UNITS-100.png, pictures of the view; with
+// BENCH_VERBOSE=1 in the environment each training change's time is printed too.
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
 #include "widgets/graph/GraphView.h"

@@ -5,6 +5,7 @@
 #include "GraphView.h"
 #include "SplitGraphScene.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/layout/LayoutController.h"
 #include "widgets/panels/LoadErrorBanner.h"
@@ -25,19 +26,6 @@
 namespace splitscope {
 
 namespace {
-
-QAction *makeAction(QObject *owner, const QString &icon, const QString &text, const QKeySequence &key,
-    bool checkable = false, bool checked = false)
-{
-    auto *action = new QAction(icon.isEmpty() ? QIcon() : QIcon(icon), text, owner);
-    if (!key.isEmpty()) {
-        action->setShortcut(key);
-        action->setToolTip(QStringLiteral("%1 (%2)").arg(text, key.toString(QKeySequence::NativeText)));
-    }
-    action->setCheckable(checkable);
-    action->setChecked(checked);
-    return action;
-}
 
 QLabel *caption(QWidget *parent)
 {
@@ -61,27 +49,27 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
       m_info(new QLabel(this)), m_unitNames(new QStringListModel(this)), m_splitter(new QSplitter(Qt::Horizontal, this))
 {
     m_actions.zoomIn = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-in.svg"), tr("Zoom &in"),
-        QKeySequence::ZoomIn);
+        {QKeySequence::ZoomIn});
     m_actions.zoomOut = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-out.svg"), tr("Zoom &out"),
-        QKeySequence::ZoomOut);
+        {QKeySequence::ZoomOut});
     m_actions.zoomFit = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-fit.svg"), tr("Zoom to &fit"),
-        QKeySequence(Qt::CTRL | Qt::Key_0));
-    m_actions.zoomReset = makeAction(this, QString(), tr("Actual &size"), QKeySequence(Qt::CTRL | Qt::Key_1));
+        {QKeySequence(Qt::CTRL | Qt::Key_0)});
+    m_actions.zoomReset = makeAction(this, QString(), tr("Actual &size"), {QKeySequence(Qt::CTRL | Qt::Key_1)});
     m_actions.edgeLabels = makeAction(this, QStringLiteral(":/splitscope/icons/labels.svg"), tr("Edge &labels"),
-        QKeySequence(Qt::CTRL | Qt::Key_L), true, true);
+        {QKeySequence(Qt::CTRL | Qt::Key_L)}, true, true);
     m_actions.chains = makeAction(this, QStringLiteral(":/splitscope/icons/chains.svg"), tr("Update &chains"),
-        QKeySequence(Qt::CTRL | Qt::Key_U), true, false);
-    m_actions.lineage = makeAction(this, QString(), tr("Highlight up/downstream on click"), QKeySequence(), true, true);
-    m_actions.legend = makeAction(this, QString(), tr("Le&gend"), QKeySequence(), true, true);
-    m_actions.overview = makeAction(this, QString(), tr("&Overview map"), QKeySequence(), true, true);
+        {QKeySequence(Qt::CTRL | Qt::Key_U)}, true, false);
+    m_actions.lineage = makeAction(this, QString(), tr("Highlight up/downstream on click"), {}, true, true);
+    m_actions.legend = makeAction(this, QString(), tr("Le&gend"), {}, true, true);
+    m_actions.overview = makeAction(this, QString(), tr("&Overview map"), {}, true, true);
     m_actions.find = makeAction(this, QStringLiteral(":/splitscope/icons/search.svg"), tr("&Find unit…"),
-        QKeySequence::Find);
-    m_actions.sideBySide = makeAction(this, QString(), tr("Comparison side by &side"), QKeySequence(), true, false);
+        {QKeySequence::Find});
+    m_actions.sideBySide = makeAction(this, QString(), tr("Comparison side by &side"), {}, true, false);
     m_actions.chains->setToolTip(tr("Show update chains: each param's rewriters in order (Ctrl+U)"));
-    m_actions.directionAuto = makeAction(this, QString(), tr("&Automatic"), QKeySequence(), true, true);
+    m_actions.directionAuto = makeAction(this, QString(), tr("&Automatic"), {}, true, true);
     m_actions.directionAuto->setToolTip(tr("Top to bottom, or left to right when the graph is much wider than deep"));
-    m_actions.directionDown = makeAction(this, QString(), tr("&Top to bottom"), QKeySequence(), true, false);
-    m_actions.directionRight = makeAction(this, QString(), tr("&Left to right"), QKeySequence(), true, false);
+    m_actions.directionDown = makeAction(this, QString(), tr("&Top to bottom"), {}, true, false);
+    m_actions.directionRight = makeAction(this, QString(), tr("&Left to right"), {}, true, false);
     auto *directions = new QActionGroup(this);
     const std::pair<QAction *, LayoutOptions::Direction> choices[] = {
         {m_actions.directionAuto, LayoutOptions::Direction::Auto},

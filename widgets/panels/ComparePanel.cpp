@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ComparePanel.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/MovedUnitsModel.h"
 
@@ -11,7 +12,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QRadioButton>
-#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -272,9 +272,7 @@ void ComparePanel::comparisonChanged()
 
 QString ComparePanel::summaryText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_summary->text());
-    return doc.toPlainText();
+    return plainTextOf(m_summary->text());
 }
 
 } // namespace splitscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "InspectorPanel.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/UnitPortsModel.h"
 
@@ -11,7 +12,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace splitscope {
@@ -154,9 +154,7 @@ void InspectorPanel::refresh()
 
 QString InspectorPanel::headerText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_header->text());
-    return doc.toPlainText();
+    return plainTextOf(m_header->text());
 }
 
 QString InspectorPanel::reasonText() const

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "LoadErrorBanner.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QTextDocument>
 
 namespace splitscope {
 
@@ -57,9 +57,7 @@ void LoadErrorBanner::refresh()
 
 QString LoadErrorBanner::text() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_label->text());
-    return doc.toPlainText();
+    return plainTextOf(m_label->text());
 }
 
 } // namespace splitscope

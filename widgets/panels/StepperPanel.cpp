@@ -2,6 +2,7 @@
 #include "StepperPanel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/TraceCursor.h"
 
 #include <QAction>
@@ -26,15 +27,11 @@ constexpr double kNormalTextPoints = 10.5;
 constexpr double kPresentationTextPoints = 22.0; // readable from the back of a classroom
 constexpr double kSpeeds[] = {0.5, 1.0, 2.0, 4.0}; // seconds per step
 
-QAction *makeAction(QWidget *owner, const QString &icon, const QString &text, const QList<QKeySequence> &keys)
+// An action of the panel that works anywhere in its window.
+QAction *windowAction(QWidget *owner, const QString &icon, const QString &text, const QList<QKeySequence> &keys)
 {
-    auto *action = new QAction(QIcon(icon), text, owner);
-    action->setShortcuts(keys);
+    QAction *action = makeAction(owner, icon, text, keys);
     action->setShortcutContext(Qt::WindowShortcut);
-    QStringList names;
-    for (const QKeySequence &k : keys)
-        names << k.toString(QKeySequence::NativeText);
-    action->setToolTip(names.isEmpty() ? text : QStringLiteral("%1 (%2)").arg(text, names.join(QStringLiteral(", "))));
     owner->addAction(action);
     return action;
 }
@@ -55,27 +52,27 @@ StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget
       m_position(new QLabel(this)), m_speed(new QComboBox(this)), m_chipBox(new QWidget(this)),
       m_chips(new QHBoxLayout(m_chipBox)), m_text(new QTextBrowser(this)), m_timer(new QTimer(this))
 {
-    m_first = makeAction(this, QStringLiteral(":/splitscope/icons/first.svg"), tr("First step (X0)"),
+    m_first = windowAction(this, QStringLiteral(":/splitscope/icons/first.svg"), tr("First step (X0)"),
         {QKeySequence(Qt::CTRL | Qt::Key_Home)});
-    m_previous = makeAction(this, QStringLiteral(":/splitscope/icons/previous.svg"), tr("Previous step"),
+    m_previous = windowAction(this, QStringLiteral(":/splitscope/icons/previous.svg"), tr("Previous step"),
         {QKeySequence(Qt::CTRL | Qt::Key_Left), QKeySequence(Qt::Key_Comma)});
-    m_play = makeAction(this, QStringLiteral(":/splitscope/icons/play.svg"), tr("Play"), {QKeySequence(Qt::Key_P)});
+    m_play = windowAction(this, QStringLiteral(":/splitscope/icons/play.svg"), tr("Play"), {QKeySequence(Qt::Key_P)});
     m_play->setCheckable(true);
-    m_next = makeAction(this, QStringLiteral(":/splitscope/icons/next.svg"), tr("Next step"),
+    m_next = windowAction(this, QStringLiteral(":/splitscope/icons/next.svg"), tr("Next step"),
         {QKeySequence(Qt::CTRL | Qt::Key_Right), QKeySequence(Qt::Key_Period)});
-    m_last = makeAction(this, QStringLiteral(":/splitscope/icons/last.svg"), tr("Last: the split"),
+    m_last = windowAction(this, QStringLiteral(":/splitscope/icons/last.svg"), tr("Last: the split"),
         {QKeySequence(Qt::CTRL | Qt::Key_End)});
-    m_presentationAction = makeAction(this, QStringLiteral(":/splitscope/icons/presentation.svg"),
+    m_presentationAction = windowAction(this, QStringLiteral(":/splitscope/icons/presentation.svg"),
         tr("Presentation mode"), {QKeySequence(Qt::Key_F5)});
     m_presentationAction->setCheckable(true);
     for (const auto &key : {Qt::Key_Right, Qt::Key_Space, Qt::Key_PageDown}) {
-        QAction *a = makeAction(this, QString(), tr("Next step"), {QKeySequence(key)});
+        QAction *a = windowAction(this, QString(), tr("Next step"), {QKeySequence(key)});
         connect(a, &QAction::triggered, cursor, &TraceCursor::next);
         a->setEnabled(false);
         m_slideKeys.push_back(a);
     }
     for (const auto &key : {Qt::Key_Left, Qt::Key_PageUp}) {
-        QAction *a = makeAction(this, QString(), tr("Previous step"), {QKeySequence(key)});
+        QAction *a = windowAction(this, QString(), tr("Previous step"), {QKeySequence(key)});
         connect(a, &QAction::triggered, cursor, &TraceCursor::previous);
         a->setEnabled(false);
         m_slideKeys.push_back(a);

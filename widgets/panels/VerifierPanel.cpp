@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "VerifierPanel.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/FindingsModel.h"
 
@@ -10,7 +11,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTableView>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace splitscope {
@@ -96,9 +96,7 @@ void VerifierPanel::refresh()
 
 QString VerifierPanel::summaryText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_summary->text());
-    return doc.toPlainText();
+    return plainTextOf(m_summary->text());
 }
 
 } // namespace splitscope

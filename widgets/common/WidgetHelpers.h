@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QKeySequence>
+#include <QList>
+#include <QString>
+
+class QAction;
+class QObject;
+
+namespace splitscope {
+
+// Small helpers shared by the panels and the graph workspace.
+
+// An action with an icon (a resource path, or empty), its shortcuts listed in its
+// tooltip ("Next step (Ctrl+Right, .)"), optionally checkable.
+QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text,
+    const QList<QKeySequence> &shortcuts = {}, bool checkable = false, bool checked = false);
+
+// The text a rich-text label shows, without its markup (for tests and exports).
+QString plainTextOf(const QString &html);
+
+} // namespace splitscope
