@@ -2,6 +2,7 @@
 // sampleImages (Engine.h): text-to-image with the tiny DiT (optionally with a
 // trained LoRA), Euler steps of the Qwen-Image flow-matching schedule, decoded by
 // the VAE: a look at what training did.
+#include "ComputeThreads.h"
 #include "Engine.h"
 #include "FlowMatchScheduler.h"
 #include "ModelSet.h"
@@ -10,7 +11,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
 namespace splitscope::engine {
 
@@ -35,7 +35,7 @@ bool sampleImages(const SampleParams &params, std::vector<std::string> *written,
     if (!parseModelPathSpecs(params.modelIdWithOriginPaths, "model_id_with_origin_paths", specs, &e)
         || !resolveModels(resolveModelRoot(params.modelRoot), specs, resolved, &e))
         return fail(e);
-    torch::set_num_threads(params.numThreads > 0 ? params.numThreads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    applyComputeThreads(params.numThreads);
     std::vector<std::string> files;
     try {
         ModelSet models(resolved, {}, params.tokenizerPath, nullptr);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "Trainer.h"
 
+#include "ComputeThreads.h"
 #include "Dataset.h"
 #include "Hash.h"
 #include "ModelSet.h"
@@ -12,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <thread>
 #include <unistd.h>
 
 namespace splitscope::engine {
@@ -191,10 +191,8 @@ std::optional<Trainer::Failure> Trainer::prepare()
             return bad("bad-flag", "--offload_models: '" + spec.text + "' is not one of --model_id_with_origin_paths");
     }
 
-    m_threads = m_params.numThreads > 0 ? m_params.numThreads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    // Debian's LibTorch starts with one thread; the count also fixes the reduction
-    // order, so equal counts give equal bits.
-    torch::set_num_threads(m_threads);
+    // The count also fixes the order of reductions, so equal counts give equal bits.
+    m_threads = applyComputeThreads(m_params.numThreads);
     return std::nullopt;
 }
 
