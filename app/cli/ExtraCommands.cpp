@@ -4,7 +4,7 @@
 #include "ExtraCommands.h"
 
 #ifdef SPLITSCOPE_HAVE_ENGINE
-#include "EngineCommands.h"
+#include "EngineProxy.h"
 #endif
 #ifdef SPLITSCOPE_HAVE_IMPORTER
 #include "ImportCommands.h"
@@ -15,7 +15,7 @@ namespace splitscope::cli {
 void addExtraCommands(std::vector<Command> &commands)
 {
 #ifdef SPLITSCOPE_HAVE_ENGINE
-    addEngineCommands(commands);
+    addEngineProxyCommands(commands);
 #endif
 #ifdef SPLITSCOPE_HAVE_IMPORTER
     addImportCommands(commands);
@@ -26,7 +26,7 @@ void addExtraCommands(std::vector<Command> &commands)
 std::string extraBuiltinPipelineJson(const std::string &name)
 {
 #ifdef SPLITSCOPE_HAVE_ENGINE
-    return engineBuiltinPipelineJson(name);
+    return engineProxyPipelineJson(name);
 #else
     (void)name;
     return {};
@@ -36,7 +36,7 @@ std::string extraBuiltinPipelineJson(const std::string &name)
 std::vector<std::string> extraBuiltinPipelineNames()
 {
 #ifdef SPLITSCOPE_HAVE_ENGINE
-    return engineBuiltinPipelineNames();
+    return engineProxyPipelineNames();
 #else
     return {};
 #endif

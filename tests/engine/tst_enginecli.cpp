@@ -7,6 +7,7 @@
 #include "core/engine/TinyQwenImage.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QtEndian>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -47,6 +48,7 @@ class TestEngineCli : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void describe();
+    void cliHandsOverEveryEngineCommand();
     void badFlags_data();
     void badFlags();
     void eventsAreJsonLines();
@@ -86,6 +88,30 @@ void TestEngineCli::describe()
     QCOMPARE(runCli({"split", "tiny-qwen-image", "--trainable_models", "text_encoder", "--lora_base_model", "dit", "--check"}, &out, &err), 3);
     QVERIFY2((out + err).contains("edit_image"), qPrintable(out + err));
     QCOMPARE(runCli({"split", "tiny-qwen-image", "--check"}, &out, &err), 0);
+}
+
+void TestEngineCli::cliHandsOverEveryEngineCommand()
+{
+    // splitscope-cli lists the engine's commands without loading LibTorch
+    // (app/cli/EngineProxy.cpp); the two lists must agree, summaries included.
+    auto commandLines = [](const QString &program, const QStringList &arguments) {
+        QProcess p;
+        p.start(program, arguments);
+        p.waitForFinished(60000);
+        QStringList lines;
+        for (const QString &line : QString::fromUtf8(p.readAllStandardOutput()).split('\n')) {
+            if (line.startsWith("  "))
+                lines << line.trimmed();
+        }
+        return lines;
+    };
+    const QString cli = QStringLiteral(SPLITSCOPE_CLI);
+    const QString engine = QFileInfo(cli).dir().filePath("splitscope-engine");
+    const QStringList engineCommands = commandLines(engine, {"--help"});
+    QCOMPARE(engineCommands.size(), 5);
+    const QStringList cliCommands = commandLines(cli, {"--help"});
+    for (const QString &c : engineCommands)
+        QVERIFY2(cliCommands.contains(c), qPrintable(c));
 }
 
 void TestEngineCli::badFlags_data()

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// splitscope-engine: the commands that need LibTorch (describe, train, init-models,
+// make-dataset, sample). Users run them as `splitscope-cli COMMAND ...`, which hands
+// over to this program (EngineProxy.cpp), so that the commands that do not train
+// start in milliseconds instead of paying LibTorch's start-up (about a second).
+#include "Commands.h"
+#include "EngineCommands.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+int main(int argc, char **argv)
+{
+    std::vector<splitscope::cli::Command> commands;
+    splitscope::cli::addEngineCommands(commands);
+    const std::string name = argc > 1 ? argv[1] : "";
+    if (name.empty() || name == "--help" || name == "-h") {
+        std::fprintf(name.empty() ? stderr : stdout,
+            "usage: splitscope-cli COMMAND [ARGS]   (splitscope-engine runs these for splitscope-cli)\n\ncommands:\n");
+        for (const auto &c : commands)
+            std::fprintf(name.empty() ? stderr : stdout, "  %-18s %s\n", c.name, c.summary);
+        return name.empty() ? splitscope::cli::kExitUsage : splitscope::cli::kExitOk;
+    }
+    for (const auto &c : commands) {
+        if (name == c.name)
+            return c.run(std::vector<std::string>(argv + 2, argv + argc));
+    }
+    std::fprintf(stderr, "splitscope-engine: unknown command '%s'\n", name.c_str());
+    return splitscope::cli::kExitUsage;
+}
