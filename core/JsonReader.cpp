@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "JsonReader.h"
 
+#include "Utf8.h"
+
 #include <charconv>
 #include <cstdint>
 
@@ -9,25 +11,6 @@ namespace splitscope {
 namespace {
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-void appendUtf8(std::string &out, std::uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid.
 std::size_t utf8SequenceLength(std::string_view s, std::size_t i)

@@ -6,40 +6,6 @@
 
 namespace splitscope::engine {
 
-std::string jsonQuote(std::string_view text)
-{
-    std::string out = "\"";
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                char escaped[8];
-                std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-                out += escaped;
-            } else {
-                out.push_back(ch);
-            }
-        }
-    }
-    return out + "\"";
-}
-
 std::string jsonNumber(double value)
 {
     if (!std::isfinite(value))

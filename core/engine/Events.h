@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/JsonReader.h"
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -77,8 +79,8 @@ constexpr const char *kError = "error";
 constexpr const char *kDone = "done";
 } // namespace events
 
-// JSON string literal of `text` (quotes included, escapes per RFC 8259).
-std::string jsonQuote(std::string_view text);
+// JSON string literals: the core's splitscope::jsonQuote (core/JsonReader.h).
+using splitscope::jsonQuote;
 // JSON number (9 significant digits for doubles); NaN and infinities become null.
 std::string jsonNumber(double value);
 // ["a","b"]

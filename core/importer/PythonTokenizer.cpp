@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "PythonTokenizer.h"
 
+#include "core/Utf8.h"
+
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -492,21 +494,7 @@ void appendUtf8(std::string &out, unsigned long cp)
 {
     if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
         cp = 0xFFFD; // a lone surrogate cannot be written as UTF-8 (JSON output must be valid)
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    splitscope::appendUtf8(out, static_cast<std::uint32_t>(cp));
 }
 
 std::size_t findInvalidUtf8(std::string_view text)
