@@ -2,6 +2,7 @@
 #include "ArgParser.h"
 
 #include <charconv>
+#include <cstdio>
 #include <sstream>
 
 namespace splitscope::cli {
@@ -126,6 +127,18 @@ bool ArgParser::doubleValue(const std::string &name, double &out)
     }
     out = parsed;
     return true;
+}
+
+int ArgParser::usageError(const std::string &command, const std::string &message) const
+{
+    // Beyond this many flags the usage text would bury the message.
+    constexpr std::size_t kLongUsage = 16;
+    std::fprintf(stderr, "splitscope-cli %s: %s\n", command.c_str(), message.c_str());
+    if (m_order.size() <= kLongUsage)
+        std::fprintf(stderr, "%s", usage("splitscope-cli " + command).c_str());
+    else
+        std::fprintf(stderr, "(see 'splitscope-cli %s --help')\n", command.c_str());
+    return 2;
 }
 
 std::string ArgParser::usage(const std::string &program) const

@@ -34,6 +34,11 @@ public:
 
     std::string usage(const std::string &program) const;
 
+    // Prints "splitscope-cli COMMAND: MESSAGE" to stderr, then the usage when the
+    // command has few flags, or where to find it when it has many; returns the
+    // usage exit status (2). Every subcommand reports bad input through this.
+    int usageError(const std::string &command, const std::string &message) const;
+
 private:
     struct Spec {
         std::string valueName; // empty for switches

@@ -62,10 +62,7 @@ int runDiff(const Args &args)
         std::printf("%s", p.usage("splitscope-cli diff").c_str());
         return kExitOk;
     }
-    auto usage = [&](const std::string &message) {
-        std::fprintf(stderr, "splitscope-cli diff: %s\n%s", message.c_str(), p.usage("splitscope-cli diff").c_str());
-        return kExitUsage;
-    };
+    auto usage = [&](const std::string &message) { return p.usageError("diff", message); };
     if (!p.parse(args))
         return usage(p.error());
     const std::string format = p.valueOr("format", "text");

@@ -41,14 +41,6 @@ void onStopSignal(int signal)
     (void)ignored;
 }
 
-int usageError(const ArgParser &parser, const std::string &command, const std::string &message)
-{
-    std::fprintf(stderr, "splitscope-cli %s: %s\n", command.c_str(), message.c_str());
-    std::fprintf(stderr, "(see 'splitscope-cli %s --help')\n", command.c_str());
-    (void)parser;
-    return kExitUsage;
-}
-
 // ArgParser's error, with a "did you mean" for a misspelt flag.
 std::string parseError(const ArgParser &parser, const std::vector<std::string> &flags)
 {
@@ -159,7 +151,7 @@ int runDescribe(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "describe", parseError(p, {"task", "output", "help"}));
+        return p.usageError("describe", parseError(p, {"task", "output", "help"}));
     const std::string name = p.positionals().empty() ? std::string("tiny-qwen-image") : p.positionals().front();
     std::string task = p.valueOr("task", "sft");
     if (task.find(':') != std::string::npos)
@@ -168,11 +160,11 @@ int runDescribe(const Args &args)
         std::string names;
         for (const auto &n : engine::builtinPipelineNames())
             names += (names.empty() ? "" : ", ") + n;
-        return usageError(p, "describe", "no built-in executable pipeline '" + name + "' (built-in: " + names + ")");
+        return p.usageError("describe", "no built-in executable pipeline '" + name + "' (built-in: " + names + ")");
     }
     const std::string json = engine::builtinPipelineJson(name, task);
     if (json.empty())
-        return usageError(p, "describe", "--task: '" + task + "' is not sft or direct_distill");
+        return p.usageError("describe", "--task: '" + task + "' is not sft or direct_distill");
     if (const auto output = p.value("output")) {
         std::string error;
         if (!writeFileAtomically(*output, json, &error)) {
@@ -244,7 +236,7 @@ int runTrain(const Args &args)
         "seed", "num_threads", "events", "split_mode", "allow_hazards", "cache_all_params", "cache_shard_size",
         "num_inference_steps", "max_steps", "resume", "pipeline", "help"};
     if (!p.parse(args))
-        return usageError(p, "train", parseError(p, kFlags));
+        return p.usageError("train", parseError(p, kFlags));
     ensurePassiveOpenMpWaits("train", args);
 
     engine::TrainParams params;
@@ -288,25 +280,25 @@ int runTrain(const Args &args)
         {"max_steps", 1, 1LL << 40, [&](long long v) { params.maxSteps = v; }},
     };
     if (!readIntFlags(p, ints))
-        return usageError(p, "train", p.error());
+        return p.usageError("train", p.error());
     for (const char *name : {"learning_rate", "weight_decay"}) {
         double value = 0;
         if (!p.has(name))
             continue;
         if (!p.doubleValue(name, value))
-            return usageError(p, "train", p.error());
+            return p.usageError("train", p.error());
         if (!(value >= 0) || (std::strcmp(name, "learning_rate") == 0 && !(value > 0)))
-            return usageError(p, "train", std::string("--") + name + ": " + *p.value(name) + " must be "
+            return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " must be "
                 + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));
         (std::strcmp(name, "learning_rate") == 0 ? params.learningRate : params.weightDecay) = value;
     }
     const std::string splitMode = p.valueOr("split_mode", "seed");
     if (splitMode != "seed" && splitMode != "safe")
-        return usageError(p, "train", "--split_mode: '" + splitMode + "' is not seed or safe");
+        return p.usageError("train", "--split_mode: '" + splitMode + "' is not seed or safe");
     params.splitMode = splitMode == "safe" ? SplitMode::Safe : SplitMode::Seed;
     const std::string events = p.valueOr("events", "");
     if (!events.empty() && events != "jsonl")
-        return usageError(p, "train", "--events: '" + events + "' is not jsonl");
+        return p.usageError("train", "--events: '" + events + "' is not jsonl");
     const bool jsonl = events == "jsonl";
 
     engine::TrainCallbacks callbacks;
@@ -350,14 +342,14 @@ int runInitModels(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "init-models", parseError(p, {"root", "model_id", "preset", "seed", "overwrite", "help"}));
+        return p.usageError("init-models", parseError(p, {"root", "model_id", "preset", "seed", "overwrite", "help"}));
     engine::InitModelsParams params;
     params.root = engine::resolveModelRoot(p.valueOr("root", ""));
     params.modelId = p.valueOr("model_id", params.modelId);
     params.preset = p.valueOr("preset", params.preset);
     params.overwrite = p.has("overwrite");
     if (!readIntFlags(p, {{"seed", 0, 1LL << 62, intoSeed(params.seed)}}))
-        return usageError(p, "init-models", p.error());
+        return p.usageError("init-models", p.error());
     std::vector<std::string> written;
     std::string error;
     if (!engine::initModels(params, &written, &error)) {
@@ -386,7 +378,7 @@ int runMakeDataset(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "make-dataset",
+        return p.usageError("make-dataset",
             parseError(p, {"count", "width", "height", "edit", "edit_width", "edit_height", "seed", "help"}));
     engine::SyntheticDatasetOptions options;
     options.directory = p.positionals().front();
@@ -394,7 +386,7 @@ int runMakeDataset(const Args &args)
     if (!readIntFlags(p, {{"count", 1, 1000000, into(options.count)}, {"width", 8, 4096, into(options.width)},
                              {"height", 8, 4096, into(options.height)}, {"edit_width", 8, 4096, into(options.editWidth)},
                              {"edit_height", 8, 4096, into(options.editHeight)}, {"seed", 0, 1LL << 62, intoSeed(options.seed)}}))
-        return usageError(p, "make-dataset", p.error());
+        return p.usageError("make-dataset", p.error());
     std::string error;
     if (!engine::makeSyntheticDataset(options, &error)) {
         std::fprintf(stderr, "splitscope-cli make-dataset: %s\n", error.c_str());
@@ -426,7 +418,7 @@ int runSample(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "sample", parseError(p, {"model_id_with_origin_paths", "model_root", "tokenizer_path", "lora",
+        return p.usageError("sample", parseError(p, {"model_id_with_origin_paths", "model_root", "tokenizer_path", "lora",
                                                           "lora_target_modules", "lora_rank", "prompt", "width", "height",
                                                           "steps", "seed", "num_threads", "output_dir", "help"}));
     ensurePassiveOpenMpWaits("sample", args);
@@ -447,9 +439,9 @@ int runSample(const Args &args)
     if (!readIntFlags(p, {{"lora_rank", 1, 4096, into(params.loraRank)}, {"width", 16, 4096, into(params.width)},
                              {"height", 16, 4096, into(params.height)}, {"steps", 1, 1000, into(params.steps)},
                              {"num_threads", 1, 1024, into(params.numThreads)}, {"seed", 0, 1LL << 62, intoSeed(params.seed)}}))
-        return usageError(p, "sample", p.error());
+        return p.usageError("sample", p.error());
     if (params.modelIdWithOriginPaths.empty())
-        return usageError(p, "sample", "--model_id_with_origin_paths is required");
+        return p.usageError("sample", "--model_id_with_origin_paths is required");
     std::vector<std::string> written;
     std::string error;
     if (!engine::sampleImages(params, &written, &error)) {

@@ -18,12 +18,6 @@ namespace splitscope::cli {
 
 namespace {
 
-int usageError(const ArgParser &parser, const std::string &message)
-{
-    std::fprintf(stderr, "splitscope-cli import-diffsynth: %s\n", message.c_str());
-    std::fprintf(stderr, "%s", parser.usage("splitscope-cli import-diffsynth").c_str());
-    return kExitUsage;
-}
 
 // The README and the issue spell the output flag `-o`; ArgParser takes long flags only.
 Args expandShortFlags(const Args &args)
@@ -89,13 +83,13 @@ int runImportDiffSynth(const Args &rawArgs)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, p.error());
+        return p.usageError("import-diffsynth", p.error());
     if (p.has("output") && p.has("output-dir"))
-        return usageError(p, "--output writes one pipeline and --output-dir one file per pipeline; give only one");
+        return p.usageError("import-diffsynth", "--output writes one pipeline and --output-dir one file per pipeline; give only one");
     if (const auto v = p.value("output"); v && v->empty())
-        return usageError(p, "--output needs a file name");
+        return p.usageError("import-diffsynth", "--output needs a file name");
     if (const auto v = p.value("output-dir"); v && v->empty())
-        return usageError(p, "--output-dir needs a folder name");
+        return p.usageError("import-diffsynth", "--output-dir needs a folder name");
 
     importer::ImportOptions options;
     options.pipelineClass = p.valueOr("pipeline", "");
@@ -135,7 +129,7 @@ int runImportDiffSynth(const Args &rawArgs)
         std::string classes;
         for (const importer::ImportedPipeline &imported : result.pipelines)
             classes += (classes.empty() ? "" : ", ") + imported.className;
-        return usageError(p, std::to_string(result.pipelines.size()) + " pipelines were found (" + classes
+        return p.usageError("import-diffsynth", std::to_string(result.pipelines.size()) + " pipelines were found (" + classes
                 + "); choose one with --pipeline CLASS, or write them all with --output-dir DIR");
     }
     const importer::ImportedPipeline &imported = result.pipelines.front();

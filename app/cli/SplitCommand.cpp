@@ -17,13 +17,6 @@ namespace splitscope::cli {
 
 namespace {
 
-int usageError(const ArgParser &parser, const std::string &command, const std::string &message)
-{
-    std::fprintf(stderr, "splitscope-cli %s: %s\n", command.c_str(), message.c_str());
-    std::fprintf(stderr, "%s", parser.usage("splitscope-cli " + command).c_str());
-    return kExitUsage;
-}
-
 bool writeOutput(const std::string &text, const std::optional<std::string> &path)
 {
     if (!path) {
@@ -66,16 +59,16 @@ int runSplit(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "split", p.error());
+        return p.usageError("split", p.error());
 
     const std::string format = p.valueOr("format", "text");
     if (format != "text" && format != "json" && format != "dot")
-        return usageError(p, "split", "--format: '" + format + "' is not one of text, json, dot");
+        return p.usageError("split", "--format: '" + format + "' is not one of text, json, dot");
     const std::string modeName = p.valueOr("mode", "seed");
     if (modeName != "seed" && modeName != "safe")
-        return usageError(p, "split", "--mode: '" + modeName + "' is not one of seed, safe");
+        return p.usageError("split", "--mode: '" + modeName + "' is not one of seed, safe");
     if (p.has("stage-two") && p.has("mode"))
-        return usageError(p, "split", "--stage-two gives the partition itself; it cannot be combined with --mode");
+        return p.usageError("split", "--stage-two gives the partition itself; it cannot be combined with --mode");
 
     const LoadResult loaded = loadPipelineArgument(p.positionals().front());
     printDiagnostics(loaded.diagnostics, p.has("verbose"));
@@ -110,7 +103,7 @@ int runSplit(const Args &args)
             for (const Unit &u : pipeline.units)
                 names.push_back(u.name);
             const std::string hint = suggestName(unknown.front(), names);
-            return usageError(p, "split", "--stage-two: unknown unit '" + unknown.front() + "'"
+            return p.usageError("split", "--stage-two: unknown unit '" + unknown.front() + "'"
                     + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
         }
         split.models = models;
@@ -127,7 +120,7 @@ int runSplit(const Args &args)
             for (const Unit &u : pipeline.units)
                 names.push_back(u.name);
             const std::string hint = suggestName(*unitName, names);
-            return usageError(p, "split", "--explain: no unit named '" + *unitName + "' in " + pipeline.name
+            return p.usageError("split", "--explain: no unit named '" + *unitName + "' in " + pipeline.name
                     + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
         }
         explanation = explainUnit(graph, analysis.split, unit);
@@ -162,7 +155,7 @@ int runValidate(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "validate", p.error());
+        return p.usageError("validate", p.error());
     const LoadResult loaded = loadPipelineArgument(p.positionals().front());
     if (!p.has("quiet")) {
         for (const Diagnostic &d : loaded.diagnostics)
@@ -186,7 +179,7 @@ int runExamples(const Args &args)
         return kExitOk;
     }
     if (!p.parse(args))
-        return usageError(p, "examples", p.error());
+        return p.usageError("examples", p.error());
     if (p.positionals().empty()) {
         for (const auto &e : builtinExamples())
             std::printf("%s\n", e.name.c_str());
@@ -205,7 +198,7 @@ int runExamples(const Args &args)
         for (const auto &e : builtinExamples())
             names.push_back(e.name);
         const std::string hint = suggestName(name, names);
-        return usageError(p, "examples", "no built-in pipeline named '" + name + "'"
+        return p.usageError("examples", "no built-in pipeline named '" + name + "'"
                 + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
     }
     return writeOutput(json, p.value("output")) ? kExitOk : kExitFailure;
