@@ -41,8 +41,22 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
         QStringLiteral("Render the window off screen to this PNG once laid out, then exit."), QStringLiteral("OUT.png"));
     const QCommandLineOption size(QStringLiteral("size"),
         QStringLiteral("Window size for --screenshot (default 1600x1000)."), QStringLiteral("WxH"));
+    const QCommandLineOption run(QStringLiteral("run"),
+        QStringLiteral("Launch training once the pipeline is open: stage-one, stage-two, both or baseline "
+                       "(repeat it to launch several, one after the other)."),
+        QStringLiteral("KIND"));
+    const QCommandLineOption runSettings(QStringLiteral("run-settings"),
+        QStringLiteral("The Run panel's fields as JSON (dataset_base_path, model_root, cache_path, output_path, "
+                       "num_epochs, ...)."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption runHistory(QStringLiteral("run-history"),
+        QStringLiteral("Keep the run history in this file."), QStringLiteral("FILE"));
+    const QCommandLineOption when(QStringLiteral("screenshot-when"),
+        QStringLiteral("With --run: take the screenshot when the last launch is 'done' (default) or halfway "
+                       "through its last stage ('running')."),
+        QStringLiteral("WHEN"));
     parser.addOptions({trainable, lora, mode, step, select, compare, sideBySide, chains, noLabels, presentation,
-        screenshot, size});
+        screenshot, size, run, runSettings, runHistory, when});
 
     if (!parser.parse(arguments)) {
         result.error = parser.errorText();
@@ -94,6 +108,24 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
             return result;
         }
         o.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    }
+    for (const QString &value : parser.values(run)) {
+        RunKind kind = RunKind::Both;
+        if (!parseRunKind(QString(value).replace(QLatin1Char('-'), QLatin1Char('_')), kind)) {
+            result.error = QStringLiteral("--run: expected stage-one, stage-two, both or baseline, got '%1'").arg(value);
+            return result;
+        }
+        o.runs.push_back(kind);
+    }
+    o.runSettings = parser.value(runSettings);
+    o.runHistory = parser.value(runHistory);
+    if (parser.isSet(when)) {
+        const QString value = parser.value(when);
+        if (value != QLatin1String("running") && value != QLatin1String("done")) {
+            result.error = QStringLiteral("--screenshot-when: expected running or done, got '%1'").arg(value);
+            return result;
+        }
+        o.screenshotWhileRunning = value == QLatin1String("running");
     }
     if (parser.isSet(screenshot) && o.pipeline.isEmpty()) {
         result.error = QStringLiteral("--screenshot needs a PIPELINE");

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "widgets/run/RunConfig.h"
+
 #include <QSize>
 #include <QString>
 #include <QStringList>
 
 #include <optional>
+#include <vector>
 
 namespace splitscope {
 
@@ -14,11 +17,17 @@ namespace splitscope {
 //   splitscope [PIPELINE] [--trainable M1,M2] [--lora-base M|none] [--mode seed|safe]
 //              [--step K|LABEL] [--select UNIT] [--compare safe|seed|PRESET_INDEX]
 //              [--side-by-side] [--chains] [--no-labels] [--presentation]
-//              [--screenshot OUT.png [--size WxH]]
+//              [--run stage-one|stage-two|both|baseline]... [--run-settings FILE.json]
+//              [--run-history FILE.json]
+//              [--screenshot OUT.png [--size WxH] [--screenshot-when running|done]]
 //
 // PIPELINE is a file or a built-in example name (`qwen_image`). With --screenshot
 // the window is rendered off screen once the layout is done, written to OUT.png
 // and the program exits (0 written, 1 failed, 2 bad input) — for tests and docs.
+// --run launches training once the pipeline is open (several: one after the
+// other), with the Run panel's fields from --run-settings (the JSON of
+// RunSettings); with --screenshot the picture is taken when the last launch is
+// done, or halfway through its last stage with --screenshot-when running.
 struct GuiOptions {
     QString pipeline;                 // empty: the start state
     std::optional<QStringList> trainable;
@@ -33,6 +42,10 @@ struct GuiOptions {
     bool presentation = false;
     QString screenshot;               // output PNG
     QSize size{1600, 1000};
+    std::vector<RunKind> runs;        // launches, in order
+    QString runSettings;              // a RunSettings JSON file
+    QString runHistory;               // where the run history is kept (screenshots: in memory by default)
+    bool screenshotWhileRunning = false; // --screenshot-when running
 };
 
 struct GuiOptionsResult {

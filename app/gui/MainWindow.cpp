@@ -17,6 +17,12 @@
 #include "widgets/panels/StepperPanel.h"
 #include "widgets/panels/TrainingPanel.h"
 #include "widgets/panels/VerifierPanel.h"
+#include "widgets/run/RunController.h"
+#include "widgets/run/RunHistory.h"
+#include "widgets/run/RunHistoryPanel.h"
+#include "widgets/run/RunMonitor.h"
+#include "widgets/run/RunPanel.h"
+#include "widgets/run/RunningUnitMarker.h"
 
 #include "resources/Examples.h"
 
@@ -32,6 +38,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -47,6 +55,7 @@ namespace {
 
 constexpr int kMaxRecentFiles = 10;
 constexpr int kStatusMessageMs = 6000;
+constexpr int kCloseWaitMs = 10000; // a cancelled worker finishes its step and saves before the window goes
 
 QIcon icon(const char *name)
 {
@@ -58,7 +67,8 @@ QIcon icon(const char *name)
 MainWindow::MainWindow(bool persistent, QWidget *parent)
     : QMainWindow(parent), m_persistent(persistent), m_document(new SplitDocument(this)),
       m_cursor(new TraceCursor(m_document, this)), m_watcher(new PipelineFileWatcher(m_document, this)),
-      m_workspace(new GraphWorkspace(m_document, m_cursor, this))
+      m_workspace(new GraphWorkspace(m_document, m_cursor, this)), m_runController(new RunController(this)),
+      m_runHistory(new RunHistory(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(icon("splitscope"));
@@ -111,6 +121,11 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
         m_wasComparing = comparing;
     });
     connect(m_workspace->layouts(), &LayoutController::layoutReady, this, &MainWindow::updateStatus);
+    connect(m_run, &RunPanel::launched, this, &MainWindow::runLaunched);
+    connect(m_runController, &RunController::launchFinished, this, &MainWindow::runFinished);
+    connect(m_run, &RunPanel::toolFinished, this, [this](bool ok, const QString &message) {
+        statusBar()->showMessage(ok ? message : tr("Failed: %1").arg(message), kStatusMessageMs);
+    });
 
     resize(1500, 940);
     if (m_persistent)
@@ -147,9 +162,17 @@ void MainWindow::createDocks()
     m_params = new ParamsPanel(m_document, this);
     m_compare = new ComparePanel(m_document, this);
     m_problems = new ProblemsPanel(m_document, this);
+    m_run = new RunPanel(m_document, m_runController, this);
+    m_monitor = new RunMonitor(m_runController, this);
+    m_historyPanel = new RunHistoryPanel(m_runHistory, this);
+    m_runningUnit = new RunningUnitMarker(m_runController, m_document, m_workspace->scene(), this);
 
+    // Each dock joins its tab group as soon as it is added: docks side by side for a
+    // moment would make the window's minimum width their sum.
     QDockWidget *training = addPanel(m_training, tr("Training configuration"), QStringLiteral("TrainingDock"),
         Qt::LeftDockWidgetArea);
+    QDockWidget *run = addPanel(m_run, tr("Run"), QStringLiteral("RunDock"), Qt::LeftDockWidgetArea);
+    tabifyDockWidget(training, run);
     QDockWidget *inspector = addPanel(m_inspector, tr("Inspector"), QStringLiteral("InspectorDock"),
         Qt::RightDockWidgetArea);
     QDockWidget *verifier = addPanel(m_verifier, tr("Verifier"), QStringLiteral("VerifierDock"),
@@ -159,15 +182,21 @@ void MainWindow::createDocks()
         Qt::BottomDockWidgetArea);
     QDockWidget *compare = addPanel(m_compare, tr("Compare splits"), QStringLiteral("CompareDock"),
         Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_stepperDock, compare);
     m_problemsDock = addPanel(m_problems, tr("Problems"), QStringLiteral("ProblemsDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(compare, m_problemsDock);
+    m_monitorDock = addPanel(m_monitor, tr("Run monitor"), QStringLiteral("RunMonitorDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_problemsDock, m_monitorDock);
+    QDockWidget *history = addPanel(m_historyPanel, tr("Run history"), QStringLiteral("RunHistoryDock"),
+        Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_monitorDock, history);
     splitDockWidget(inspector, verifier, Qt::Vertical);
     tabifyDockWidget(verifier, params);
     verifier->raise();
-    tabifyDockWidget(m_stepperDock, compare);
-    tabifyDockWidget(compare, m_problemsDock);
+    training->raise();
     m_stepperDock->raise();
     resizeDocks({inspector, verifier}, {520, 300}, Qt::Vertical);
-    resizeDocks({inspector, training}, {410, 300}, Qt::Horizontal);
+    resizeDocks({inspector, training}, {380, 350}, Qt::Horizontal);
     resizeDocks({m_stepperDock}, {230}, Qt::Vertical);
     // The dock area corners: the bottom panels span under the training panel, not the inspector.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -253,6 +282,23 @@ void MainWindow::createActions()
     QMenu *step = menuBar()->addMenu(tr("S&tep"));
     step->addActions(m_stepper->stepActions());
 
+    // Run
+    QMenu *runMenu = menuBar()->addMenu(tr("&Run"));
+    for (RunKind kind : {RunKind::Both, RunKind::StageOne, RunKind::StageTwo, RunKind::Baseline})
+        runMenu->addAction(m_run->launchAction(kind));
+    runMenu->addSeparator();
+    runMenu->addAction(m_run->cancelAction());
+    runMenu->addAction(m_run->resumeAction());
+    runMenu->addSeparator();
+    runMenu->addAction(tr("Run &settings"), this, [this]() { showDock(QStringLiteral("RunDock")); });
+    runMenu->addAction(tr("Run &monitor"), this, [this]() { showDock(QStringLiteral("RunMonitorDock")); });
+    runMenu->addAction(tr("Run &history"), this, [this]() { showDock(QStringLiteral("RunHistoryDock")); });
+    runMenu->addAction(tr("Compare &baseline vs split"), this, [this]() {
+        showDock(QStringLiteral("RunHistoryDock"));
+        if (!m_historyPanel->compareBaselineAndSplit())
+            statusBar()->showMessage(tr("Run the one-stage baseline and both stages first"), kStatusMessageMs);
+    });
+
     // Help
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
@@ -273,6 +319,45 @@ void MainWindow::createActions()
     bar->addSeparator();
     for (QAction *a : m_stepper->stepActions())
         bar->addAction(a);
+    bar->addSeparator();
+    bar->addAction(m_run->launchAction(RunKind::Both));
+    bar->addAction(m_run->cancelAction());
+}
+
+void MainWindow::showDock(const QString &objectName)
+{
+    if (auto *dock = findChild<QDockWidget *>(objectName)) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+void MainWindow::runLaunched()
+{
+    // The monitor comes up with room for its charts.
+    m_monitorDock->show();
+    m_monitorDock->raise();
+    if (m_monitorDock->height() < height() / 3)
+        resizeDocks({m_monitorDock}, {height() * 2 / 5}, Qt::Vertical);
+    statusBar()->showMessage(tr("Started: %1").arg(m_runController->currentCommand()), kStatusMessageMs);
+}
+
+void MainWindow::runFinished()
+{
+    const auto session = m_runController->session();
+    if (!session)
+        return;
+    m_runHistory->add(session);
+    statusBar()->showMessage(tr("%1: %2").arg(runKindTitle(session->kind()), session->summary()), kStatusMessageMs);
+    // A finished baseline and a finished split launch: show what the split bought.
+    const bool pair = session->outcome() == StageRun::Outcome::Finished
+        && (session->kind() == RunKind::Baseline || session->kind() == RunKind::Both
+            || session->kind() == RunKind::StageTwo);
+    if (pair && m_historyPanel->compareBaselineAndSplit())
+        statusBar()->showMessage(tr("%1: %2 · Run history compares it with the %3")
+                                     .arg(runKindTitle(session->kind()), session->summary(),
+                                         session->kind() == RunKind::Baseline ? tr("split") : tr("baseline")),
+            kStatusMessageMs);
 }
 
 void MainWindow::rebuildExamplesMenu(QMenu *menu)
@@ -518,6 +603,9 @@ void MainWindow::showShortcuts()
            "<tr><td><b>Alt+1 / Alt+2</b></td><td>seed / safe split</td></tr>"
            "<tr><td><b>Ctrl+L / Ctrl+U</b></td><td>edge labels / update chains</td></tr>"
            "<tr><td><b>Ctrl+E</b></td><td>export PNG</td></tr>"
+           "<tr><td><b>Ctrl+R</b></td><td>run both stages; <b>Ctrl+Shift+R</b> the one-stage baseline; "
+           "<b>Ctrl+Shift+1 / 2</b> stage one / two</td></tr>"
+           "<tr><td><b>Ctrl+Shift+X</b></td><td>cancel the run (again: stop at once)</td></tr>"
            "</table>"));
 }
 
@@ -548,6 +636,21 @@ void MainWindow::dropEvent(QDropEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_runController->isRunning()) {
+        if (m_persistent
+            && QMessageBox::question(this, tr("Quit"),
+                   tr("A training run is going. Cancel it and quit? (Its finished work is kept; Resume continues "
+                      "it later.)"))
+                != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        m_runController->cancel();
+        if (!m_runController->waitForIdle(kCloseWaitMs)) {
+            m_runController->cancel(); // the second time: at once
+            m_runController->waitForIdle(kCloseWaitMs);
+        }
+    }
     if (m_presentation)
         setPresentationMode(false);
     if (m_persistent)
@@ -576,6 +679,12 @@ void MainWindow::readSettings()
     else if (direction == QLatin1String("right"))
         a.directionRight->trigger();
     m_stepper->setSecondsPerStep(settings.value(QStringLiteral("stepper/secondsPerStep"), 1.0).toDouble());
+    const QJsonObject run = QJsonDocument::fromJson(settings.value(QStringLiteral("run/settings")).toByteArray()).object();
+    if (!run.isEmpty())
+        m_run->setSettings(RunSettings::fromJson(run, RunPanel::defaultSettings()));
+    QString error;
+    if (!m_runHistory->open(RunHistory::defaultPath(), &error))
+        statusBar()->showMessage(error, kStatusMessageMs);
 }
 
 void MainWindow::writeSettings() const
@@ -594,6 +703,7 @@ void MainWindow::writeSettings() const
             : a.directionRight->isChecked()                                         ? QStringLiteral("right")
                                                                                      : QStringLiteral("auto"));
     settings.setValue(QStringLiteral("stepper/secondsPerStep"), m_stepper->secondsPerStep());
+    settings.setValue(QStringLiteral("run/settings"), QJsonDocument(m_run->settings().toJson()).toJson(QJsonDocument::Compact));
     if (!m_document->source().path.isEmpty())
         settings.setValue(QStringLiteral("lastPipeline"), m_document->source().path);
     else if (!m_document->source().exampleName.isEmpty())

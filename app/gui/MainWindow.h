@@ -15,6 +15,12 @@ class InspectorPanel;
 class ParamsPanel;
 class PipelineFileWatcher;
 class ProblemsPanel;
+class RunController;
+class RunHistory;
+class RunHistoryPanel;
+class RunMonitor;
+class RunPanel;
+class RunningUnitMarker;
 class SplitDocument;
 class StepperPanel;
 class TraceCursor;
@@ -24,8 +30,9 @@ class VerifierPanel;
 // The Splitscope window. Thin by design: it creates the document and the reusable
 // widgets of splitscope_widgets, puts them in docks around the graph, and wires
 // menus, toolbar, recent files, drag and drop, file watching and QSettings. The
-// docks leave room for more panels (a Run panel docks at the bottom next to the
-// stepper).
+// Run panel (below the training configuration) launches the engine's
+// executable pipelines; the run monitor and the run history dock at the bottom
+// next to the stepper.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -45,6 +52,12 @@ public:
     ComparePanel *comparePanel() const { return m_compare; }
     ProblemsPanel *problems() const { return m_problems; }
     PipelineFileWatcher *fileWatcher() const { return m_watcher; }
+    RunController *runController() const { return m_runController; }
+    RunHistory *runHistory() const { return m_runHistory; }
+    RunPanel *runPanel() const { return m_run; }
+    RunMonitor *runMonitor() const { return m_monitor; }
+    RunHistoryPanel *runHistoryPanel() const { return m_historyPanel; }
+    RunningUnitMarker *runningUnitMarker() const { return m_runningUnit; }
     bool presentationMode() const { return m_presentation; }
 
 public Q_SLOTS:
@@ -56,6 +69,8 @@ public Q_SLOTS:
     // asks which one when there are several. False (errors shown) when nothing was
     // imported or the importer is not built.
     bool importDiffSynthPath(const QString &path);
+    // Shows and raises the dock with this object name (RunDock, RunMonitorDock, ...).
+    void showDock(const QString &objectName);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -75,6 +90,8 @@ private:
     void rebuildExamplesMenu(QMenu *menu);
     void pipelineReset();
     void updateStatus();
+    void runLaunched();
+    void runFinished();
     void showShortcuts();
     void showAbout();
     void readSettings();
@@ -94,6 +111,13 @@ private:
     ProblemsPanel *m_problems = nullptr;
     QDockWidget *m_stepperDock = nullptr;
     QDockWidget *m_problemsDock = nullptr;
+    RunController *m_runController;
+    RunHistory *m_runHistory;
+    RunPanel *m_run = nullptr;
+    RunMonitor *m_monitor = nullptr;
+    RunHistoryPanel *m_historyPanel = nullptr;
+    RunningUnitMarker *m_runningUnit = nullptr;
+    QDockWidget *m_monitorDock = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
     QLabel *m_status = nullptr;

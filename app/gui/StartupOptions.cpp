@@ -9,6 +9,9 @@
 #include "widgets/graph/GraphWorkspace.h"
 #include "widgets/graph/SplitGraphScene.h"
 #include "widgets/layout/LayoutController.h"
+#include "widgets/run/RunController.h"
+#include "widgets/run/RunHistory.h"
+#include "widgets/run/RunPanel.h"
 
 #include "core/AtomicFile.h"
 
@@ -17,7 +20,13 @@
 #include <QBuffer>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTimer>
+
+#include <functional>
+#include <memory>
 
 #include <algorithm>
 
@@ -26,6 +35,28 @@ namespace splitscope {
 namespace {
 
 constexpr int kLayoutTimeoutMs = 120000; // dot on thousands of units takes tens of seconds
+constexpr int kRunTimeoutMs = 30 * 60 * 1000; // a screenshot's launches; they are meant to be short
+constexpr double kHalfway = 0.5;              // --screenshot-when running: this far into the last stage
+
+// Runs the event loop until `done` holds or `timeoutMs` passed; false on timeout.
+bool waitFor(const std::function<bool()> &done, int timeoutMs)
+{
+    QElapsedTimer waited;
+    waited.start();
+    while (!done()) {
+        if (waited.elapsed() > timeoutMs)
+            return false;
+        QEventLoop loop;
+        QTimer::singleShot(20, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return true;
+}
+
+QString launchName(RunKind kind)
+{
+    return runKindKey(kind).replace(QLatin1Char('_'), QLatin1Char('-'));
+}
 
 QString joined(const std::vector<std::string> &names)
 {
@@ -143,25 +174,98 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
     return {};
 }
 
+QString applyRunOptions(MainWindow &window, const GuiOptions &o)
+{
+    if (!o.runSettings.isEmpty()) {
+        QFile file(o.runSettings);
+        if (!file.open(QIODevice::ReadOnly))
+            return QStringLiteral("--run-settings: %1: %2").arg(o.runSettings, file.errorString());
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+        if (parseError.error != QJsonParseError::NoError || !doc.isObject())
+            return QStringLiteral("--run-settings: %1: not a JSON object (%2 at offset %3)")
+                .arg(o.runSettings, parseError.errorString())
+                .arg(parseError.offset);
+        window.runPanel()->setSettings(RunSettings::fromJson(doc.object(), RunPanel::defaultSettings()));
+    }
+    if (!o.runHistory.isEmpty()) {
+        QString error;
+        if (!window.runHistory()->open(o.runHistory, &error))
+            return QStringLiteral("--run-history: %1").arg(error);
+    }
+    return {};
+}
+
+QString startRuns(MainWindow &window, const GuiOptions &o, bool block)
+{
+    RunPanel *panel = window.runPanel();
+    RunController *controller = window.runController();
+    auto refused = [panel](RunKind kind) {
+        QStringList problems;
+        for (const RunIssue &issue : panel->issues())
+            problems << issue.message;
+        if (!panel->executability().runnable())
+            problems << panel->executability().reason;
+        return QStringLiteral("--run %1: cannot start: %2")
+            .arg(launchName(kind), problems.isEmpty() ? QStringLiteral("a launch is going") : problems.join(QLatin1Char(' ')));
+    };
+    if (o.runs.empty())
+        return {};
+    window.showDock(QStringLiteral("RunDock"));
+    if (!block) {
+        // Each finished launch starts the next one.
+        auto next = std::make_shared<std::size_t>(1);
+        if (!panel->launch(o.runs.front()))
+            return refused(o.runs.front());
+        QObject::connect(controller, &RunController::launchFinished, panel, [panel, controller, next, runs = o.runs]() {
+            const auto session = controller->session();
+            if (*next >= runs.size() || !session || session->outcome() != StageRun::Outcome::Finished)
+                return;
+            panel->launch(runs[(*next)++]);
+        });
+        return {};
+    }
+    for (std::size_t i = 0; i < o.runs.size(); ++i) {
+        const RunKind kind = o.runs[i];
+        if (!panel->launch(kind))
+            return refused(kind);
+        const bool last = i + 1 == o.runs.size();
+        const RunStage finalStage = stagesOf(kind).back();
+        const bool finished = waitFor(
+            [&]() {
+                if (!controller->isRunning())
+                    return true;
+                if (!last || !o.screenshotWhileRunning)
+                    return false;
+                const StageRun *run = controller->session()->current();
+                return run && run->stage == finalStage && run->fraction() >= kHalfway && !run->loss.isEmpty();
+            },
+            kRunTimeoutMs);
+        if (!finished)
+            return QStringLiteral("--run %1: still running after %2 minutes").arg(launchName(kind)).arg(kRunTimeoutMs / 60000);
+        const auto session = controller->session();
+        if (!controller->isRunning() && session->outcome() != StageRun::Outcome::Finished) {
+            QString why;
+            for (const StageRun &stage : session->stages())
+                why += stage.failure;
+            return QStringLiteral("--run %1: %2\n%3").arg(launchName(kind), session->summary(), why);
+        }
+    }
+    return {};
+}
+
 int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error)
 {
     LayoutController *layouts = window.workspace()->layouts();
     SplitDocument *document = window.document();
-    QElapsedTimer waited;
-    waited.start();
     auto ready = [&]() {
         const auto layout = layouts->layout();
         return !layouts->isBusy() && !document->isSplitting() && layout && !layout->provisional
             && window.workspace()->scene()->hasGraph();
     };
-    while (!ready()) {
-        if (waited.elapsed() > kLayoutTimeoutMs) {
-            *error = QStringLiteral("%1: the layout did not finish within %2 s").arg(path).arg(kLayoutTimeoutMs / 1000);
-            return 1;
-        }
-        QEventLoop loop;
-        QTimer::singleShot(20, &loop, &QEventLoop::quit);
-        loop.exec();
+    if (!waitFor(ready, kLayoutTimeoutMs)) {
+        *error = QStringLiteral("%1: the layout did not finish within %2 s").arg(path).arg(kLayoutTimeoutMs / 1000);
+        return 1;
     }
     if (const auto layout = layouts->layout(); !layout->ok()) {
         *error = QStringLiteral("%1: %2").arg(path, layout->error);

@@ -12,6 +12,17 @@ class MainWindow;
 // empty string, or a usage error that names the flag and the valid values.
 QString applyStartupOptions(MainWindow &window, const GuiOptions &options);
 
+// The run options: --run-settings fills the Run panel, --run-history opens that
+// history file. Returns "" or an error naming the flag.
+QString applyRunOptions(MainWindow &window, const GuiOptions &options);
+
+// Starts the --run launches, one after the other (the next when the previous one
+// finished). `block`: returns when the last one is done or, with
+// options.screenshotWhileRunning, halfway through its last stage; otherwise the
+// launches chain in the background. Returns "" or an error naming the launch
+// that could not start or failed.
+QString startRuns(MainWindow &window, const GuiOptions &options, bool block);
+
 // Waits until the window's graph is laid out (with the final, not the provisional
 // layout) and its split computed, renders the window and writes it as PNG to
 // `path` atomically. Returns 0, or 1 with `error` set.

@@ -91,6 +91,20 @@ int main(int argc, char **argv)
                 return kExitBadInput;
         }
     }
+    if (const QString error = splitscope::applyRunOptions(window, options); !error.isEmpty()) {
+        std::fprintf(stderr, "splitscope: %s\n", qPrintable(error));
+        if (screenshot)
+            return kExitBadInput;
+    }
+    if (document->hasPipeline() && !options.runs.empty()) {
+        // A screenshot waits for its launches; the window starts them and goes on.
+        const QString error = splitscope::startRuns(window, options, screenshot);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "splitscope: %s\n", qPrintable(error));
+            if (screenshot)
+                return error.contains(QLatin1String("cannot start")) ? kExitBadInput : kExitFailure;
+        }
+    }
     if (screenshot) {
         QString error;
         const int status = splitscope::writeWindowScreenshot(window, options.screenshot, &error);

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: MIT
+// The Run panel's model layer without a worker: which descriptions can run and why
+// not, the `splitscope-cli train` arguments of each stage, shell quoting, the
+// checks before a launch (each problem on its field), events folded into a stage's
+// record, the run history on disk, its table and the comparison of two runs.
+#include "RunTestSupport.h"
+
+#include "widgets/run/RunChecks.h"
+#include "widgets/run/RunComparisonModel.h"
+#include "widgets/run/RunEvent.h"
+#include "widgets/run/RunFormat.h"
+#include "widgets/run/RunHistory.h"
+#include "widgets/run/RunHistoryModel.h"
+#include "widgets/run/RunSession.h"
+
+#include "core/PipelineFile.h"
+#include "resources/Examples.h"
+
+#include <QAbstractItemModelTester>
+#include <QBrush>
+#include <QColor>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace splitscope;
+using namespace splitscope::test;
+
+namespace {
+
+Pipeline loadExample(const char *name)
+{
+    const BuiltinExample *e = findBuiltinExample(name);
+    return e ? *parsePipeline(e->json, name).pipeline : Pipeline{};
+}
+
+const ExecutablePipeline &tiny()
+{
+    return executablePipelines().front();
+}
+
+// The value after `flag` in `args`, or "<absent>".
+QString flagValue(const QStringList &args, const QString &flag)
+{
+    const qsizetype i = args.indexOf(flag);
+    return i < 0 ? QStringLiteral("<absent>") : i + 1 < args.size() ? args.at(i + 1) : QString();
+}
+
+QList<RunField> fields(const QList<RunIssue> &issues)
+{
+    QList<RunField> out;
+    for (const RunIssue &i : issues)
+        out << i.field;
+    return out;
+}
+
+QString messages(const QList<RunIssue> &issues)
+{
+    QStringList out;
+    for (const RunIssue &i : issues)
+        out << i.message;
+    return out.join(QLatin1Char('\n'));
+}
+
+void feed(StageRun &run, const QList<QByteArray> &lines)
+{
+    for (const QByteArray &line : lines) {
+        const auto event = RunEvent::parse(line);
+        QVERIFY2(event, line.constData());
+        run.apply(*event);
+    }
+}
+
+// A finished session with a training stage whose numbers are given.
+std::shared_ptr<RunSession> finishedSession(RunKind kind, double seconds, qint64 peak, double loss, double epochSeconds)
+{
+    auto session = std::make_shared<RunSession>(kind, RunConfig{});
+    for (RunStage stage : stagesOf(kind)) {
+        StageRun &run = session->addStage(stage);
+        run.outcome = StageRun::Outcome::Finished;
+        run.processSeconds = seconds / static_cast<double>(stagesOf(kind).size());
+        run.peakRss = peak;
+        if (run.isTraining()) {
+            run.finalLoss = loss;
+            run.epochSeconds = {epochSeconds, epochSeconds};
+            run.steps = 8;
+            run.samplesPerSecond = 4.0 / epochSeconds;
+            run.loss = {QPointF(1, 0.5), QPointF(2, 0.4)};
+        }
+        run.memory = {QPointF(0.5, static_cast<double>(peak) / 2), QPointF(1.0, static_cast<double>(peak))};
+    }
+    return session;
+}
+
+} // namespace
+
+class TestRunConfig : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void executability_data();
+    void executability();
+    void stageArguments();
+    void argumentsFollowTheChoice();
+    void shellQuoting_data();
+    void shellQuoting();
+    void settingsJson();
+    void checksNameTheField();
+    void cacheChecks();
+    void eventsFoldIntoAStage();
+    void badLinesAreNotEvents_data();
+    void badLinesAreNotEvents();
+    void stageRoundTripsThroughJson();
+    void historyPersistsAndRefusesToOverwrite();
+    void historyModel();
+    void comparison();
+    void formats();
+};
+
+void TestRunConfig::executability_data()
+{
+    QTest::addColumn<QString>("example");
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("task");
+    QTest::addColumn<QString>("reason");
+    QTest::addRow("tiny runs") << "tiny-qwen-image" << "" << "sft" << "";
+    QTest::addRow("description only") << "qwen_image" << "" << ""
+                                      << "qwen_image is a description only: it can be inspected, but Splitscope has no "
+                                         "code for its units";
+    QTest::addRow("edited unit") << "tiny-qwen-image" << "outputs" << ""
+                                 << "differs from the engine's in units[3].output_params (QwenImageUnit_PromptEmbedder)";
+    QTest::addRow("unit removed") << "tiny-qwen-image" << "drop" << "" << "differs from the engine's in its number of units";
+    QTest::addRow("distill loss") << "tiny-qwen-image" << "distill" << "direct_distill" << "";
+    QTest::addRow("unknown loss") << "tiny-qwen-image" << "loss" << ""
+                                  << "has no loss named 'MyLoss' (the engine has FlowMatchSFTLoss, DirectDistillLoss)";
+}
+
+void TestRunConfig::executability()
+{
+    QFETCH(QString, example);
+    QFETCH(QString, edit);
+    QFETCH(QString, task);
+    QFETCH(QString, reason);
+    Pipeline p = loadExample(example.toLatin1().constData());
+    QVERIFY(!p.units.empty());
+    if (edit == QLatin1String("outputs"))
+        p.units[3].outputParams.push_back("extra");
+    else if (edit == QLatin1String("drop"))
+        p.units.pop_back();
+    else if (edit == QLatin1String("distill"))
+        p.loss->name = "DirectDistillLoss";
+    else if (edit == QLatin1String("loss"))
+        p.loss->name = "MyLoss";
+    const Executability e = checkExecutable(p);
+    QCOMPARE(e.runnable(), reason.isEmpty());
+    QCOMPARE(e.task, task);
+    QVERIFY2(e.reason.contains(reason), qPrintable(e.reason));
+    if (e.runnable())
+        QCOMPARE(e.pipeline->name, QStringLiteral("tiny-qwen-image"));
+}
+
+void TestRunConfig::stageArguments()
+{
+    RunConfig c = tinyConfig(QStringLiteral("/w"));
+    c.settings.epochs = 3;
+    c.settings.datasetRepeat = 2;
+    c.settings.learningRate = 0.0005;
+    c.settings.seed = 7;
+    c.settings.threads = 2;
+    c.settings.cacheShardSize = 4;
+
+    const QStringList one = trainArguments(c, tiny(), RunStage::StageOne, true);
+    QCOMPARE(one.mid(0, 3), (QStringList{"train", "--task", "sft:data_process"}));
+    QCOMPARE(flagValue(one, "--dataset_base_path"), QStringLiteral("/w/data"));
+    QCOMPARE(flagValue(one, "--output_path"), QStringLiteral("/w/cache"));
+    QCOMPARE(flagValue(one, "--model_root"), QStringLiteral("/w/models"));
+    QCOMPARE(flagValue(one, "--model_id_with_origin_paths"), tiny().modelSpecs());
+    // As DiffSynth's commands: the models this stage does not run are offloaded.
+    QCOMPARE(flagValue(one, "--offload_models"),
+        QStringLiteral("Qwen/Qwen-Image:transformer/diffusion_pytorch_model*.safetensors"));
+    QCOMPARE(flagValue(one, "--cache_shard_size"), QStringLiteral("4"));
+    QCOMPARE(flagValue(one, "--lora_base_model"), QStringLiteral("dit"));
+    for (const char *absent : {"--num_epochs", "--dataset_repeat", "--learning_rate", "--lora_target_modules", "--resume"})
+        QCOMPARE(flagValue(one, absent), QStringLiteral("<absent>"));
+
+    const QStringList two = trainArguments(c, tiny(), RunStage::StageTwo, true);
+    QCOMPARE(flagValue(two, "--task"), QStringLiteral("sft:train"));
+    QCOMPARE(flagValue(two, "--dataset_base_path"), QStringLiteral("/w/cache"));
+    QCOMPARE(flagValue(two, "--output_path"), QStringLiteral("/w/out/two-stage"));
+    QCOMPARE(flagValue(two, "--offload_models"),
+        QStringLiteral("Qwen/Qwen-Image:text_encoder/model*.safetensors,Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors"));
+    QCOMPARE(flagValue(two, "--num_epochs"), QStringLiteral("3"));
+    QCOMPARE(flagValue(two, "--dataset_repeat"), QStringLiteral("2"));
+    QCOMPARE(flagValue(two, "--learning_rate"), QStringLiteral("0.0005"));
+    QCOMPARE(flagValue(two, "--lora_target_modules"), QStringLiteral("to_q,to_k"));
+    QCOMPARE(flagValue(two, "--lora_rank"), QStringLiteral("4"));
+    QCOMPARE(flagValue(two, "--remove_prefix_in_ckpt"), QStringLiteral("pipe.dit."));
+    QCOMPARE(flagValue(two, "--seed"), QStringLiteral("7"));
+    QCOMPARE(flagValue(two, "--num_threads"), QStringLiteral("2"));
+    QVERIFY(two.contains("--resume"));
+    QCOMPARE(flagValue(two, "--cache_shard_size"), QStringLiteral("<absent>"));
+
+    const QStringList base = trainArguments(c, tiny(), RunStage::OneStage, false);
+    QCOMPARE(flagValue(base, "--task"), QStringLiteral("sft"));
+    QCOMPARE(flagValue(base, "--dataset_base_path"), QStringLiteral("/w/data"));
+    QCOMPARE(flagValue(base, "--output_path"), QStringLiteral("/w/out/one-stage"));
+    QCOMPARE(flagValue(base, "--offload_models"), QStringLiteral("<absent>"));
+    QCOMPARE(flagValue(base, "--split_mode"), QStringLiteral("<absent>"));
+    QVERIFY(!base.contains("--resume"));
+}
+
+void TestRunConfig::argumentsFollowTheChoice()
+{
+    RunConfig c = tinyConfig(QStringLiteral("/w"));
+    c.trainable = {QStringLiteral("text_encoder")};
+    c.loraBase.clear();
+    c.mode = SplitMode::Safe;
+    c.settings.allowHazards = true;
+    c.settings.threads = 0;
+    c.datasetColumns = {QStringLiteral("image"), QStringLiteral("prompt"), QStringLiteral("edit_image")};
+    const QStringList one = trainArguments(c, tiny(), RunStage::StageOne, false);
+    QCOMPARE(flagValue(one, "--trainable_models"), QStringLiteral("text_encoder"));
+    QCOMPARE(flagValue(one, "--lora_base_model"), QStringLiteral("<absent>"));
+    QCOMPARE(flagValue(one, "--split_mode"), QStringLiteral("safe"));
+    QVERIFY(one.contains("--allow_hazards"));
+    QCOMPARE(flagValue(one, "--num_threads"), QStringLiteral("<absent>")); // all cores: the engine's default
+    QCOMPARE(flagValue(one, "--data_file_keys"), QStringLiteral("image,edit_image"));
+    QCOMPARE(flagValue(one, "--extra_inputs"), QStringLiteral("edit_image"));
+    const QStringList two = trainArguments(c, tiny(), RunStage::StageTwo, false);
+    QCOMPARE(flagValue(two, "--data_file_keys"), QStringLiteral("<absent>")); // stage two reads the cache
+    QCOMPARE(flagValue(two, "--remove_prefix_in_ckpt"), QStringLiteral("<absent>"));
+    QCOMPARE(c.label(), QStringLiteral("trainable text_encoder · safe split"));
+    c.loraBase = QStringLiteral("dit");
+    QCOMPARE(c.label(), QStringLiteral("trainable text_encoder + LoRA on dit · safe split"));
+    QCOMPARE(modelsRequiringBackward(c), (QStringList{"text_encoder", "dit"}));
+}
+
+void TestRunConfig::shellQuoting_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("command");
+    QTest::addRow("plain") << QStringList{"train", "--seed", "0", "/a/b-c_d.e"} << "cli train --seed 0 /a/b-c_d.e";
+    QTest::addRow("glob and comma") << QStringList{"Qwen/Qwen-Image:transformer/x*.safetensors,y"}
+                                    << "cli 'Qwen/Qwen-Image:transformer/x*.safetensors,y'";
+    QTest::addRow("space") << QStringList{"/my data"} << "cli '/my data'";
+    QTest::addRow("quote") << QStringList{"it's"} << "cli 'it'\\''s'";
+    QTest::addRow("empty") << QStringList{""} << "cli ''";
+    QTest::addRow("dollar") << QStringList{"$HOME"} << "cli '$HOME'";
+}
+
+void TestRunConfig::shellQuoting()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, command);
+    QCOMPARE(shellCommand(QStringLiteral("cli"), arguments), command);
+}
+
+void TestRunConfig::settingsJson()
+{
+    RunSettings s;
+    s.datasetPath = QStringLiteral("/d");
+    s.epochs = 5;
+    s.learningRate = 3e-5;
+    s.seed = 123456789012LL;
+    s.allowHazards = true;
+    const RunSettings back = RunSettings::fromJson(s.toJson());
+    QVERIFY(back == s);
+    QCOMPARE(back.seed, 123456789012LL);
+    // Keys are the flag names; wrong types and out-of-range values keep the defaults.
+    QCOMPARE(s.toJson().value("num_epochs").toInt(), 5);
+    RunSettings defaults;
+    defaults.epochs = 9;
+    const RunSettings bad = RunSettings::fromJson(
+        QJsonObject{{"num_epochs", "two"}, {"learning_rate", -1}, {"lora_rank", 0}, {"model_root", "/m"}}, defaults);
+    QCOMPARE(bad.epochs, 9);
+    QCOMPARE(bad.learningRate, RunSettings().learningRate);
+    QCOMPARE(bad.loraRank, RunSettings().loraRank);
+    QCOMPARE(bad.modelsRoot, QStringLiteral("/m"));
+
+    RunConfig c = tinyConfig(QStringLiteral("/w"));
+    c.trainable = {QStringLiteral("vae")};
+    c.mode = SplitMode::Safe;
+    const RunConfig cb = RunConfig::fromJson(c.toJson());
+    QCOMPARE(cb.trainable, c.trainable);
+    QCOMPARE(cb.loraBase, c.loraBase);
+    QCOMPARE(cb.mode, SplitMode::Safe);
+    QCOMPARE(cb.stageTwoModels, c.stageTwoModels);
+    QVERIFY(cb.settings == c.settings);
+}
+
+void TestRunConfig::checksNameTheField()
+{
+    QTemporaryDir dir;
+    RunConfig c = tinyConfig(dir.path());
+    // Nothing on disk yet: dataset, models, cache (stage two) each say what to do.
+    QList<RunIssue> issues = validateRun(c, tiny(), RunKind::StageTwo, 0);
+    QCOMPARE(fields(issues), (QList<RunField>{RunField::ModelsRoot, RunField::Cache}));
+    QVERIFY2(issues[0].message.contains("No dit, text_encoder, vae weights under") && issues[0].message.contains("create the tiny models"),
+        qPrintable(issues[0].message));
+    QVERIFY2(issues[1].message.contains("run stage one first"), qPrintable(issues[1].message));
+    issues = validateRun(c, tiny(), RunKind::Baseline, 0);
+    QCOMPARE(fields(issues), (QList<RunField>{RunField::Dataset, RunField::ModelsRoot}));
+    QVERIFY2(issues[0].message.contains("has no metadata.csv: choose a dataset folder or generate the example dataset"),
+        qPrintable(issues[0].message));
+
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny(), {QStringLiteral("vae")}));
+    issues = validateRun(c, tiny(), RunKind::Both, 0);
+    QCOMPARE(fields(issues), (QList<RunField>{RunField::ModelsRoot}));
+    QVERIFY2(issues[0].message.startsWith("No vae weights under"), qPrintable(issues[0].message));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    QVERIFY2(validateRun(c, tiny(), RunKind::Both, 0).isEmpty(), qPrintable(messages(validateRun(c, tiny(), RunKind::Both, 0))));
+
+    // The training choice and the split.
+    RunConfig none = c;
+    none.loraBase.clear();
+    QCOMPARE(fields(validateRun(none, tiny(), RunKind::Baseline, 0)), QList<RunField>{RunField::Training});
+    issues = validateRun(c, tiny(), RunKind::Both, 1);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Hazards});
+    QVERIFY2(issues[0].message.contains("The seed split has 1 hazard(s)"), qPrintable(issues[0].message));
+    QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 1).isEmpty()); // one-stage training has no split
+    RunConfig allowed = c;
+    allowed.settings.allowHazards = true;
+    QVERIFY(validateRun(allowed, tiny(), RunKind::Both, 1).isEmpty());
+
+    // Fields.
+    RunConfig targets = c;
+    targets.settings.loraTargets = QStringLiteral(" ");
+    QCOMPARE(fields(validateRun(targets, tiny(), RunKind::Baseline, 0)), QList<RunField>{RunField::LoraTargets});
+    QVERIFY(validateRun(targets, tiny(), RunKind::StageOne, 0).isEmpty()); // stage one trains nothing
+    QVERIFY(writeText(dir.filePath("file"), "x"));
+    RunConfig fileOutput = c;
+    fileOutput.settings.outputPath = dir.filePath("file");
+    issues = validateRun(fileOutput, tiny(), RunKind::Baseline, 0);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Output});
+    QVERIFY(issues[0].message.endsWith("is a file, not a folder."));
+    QVERIFY(writeDataset(dir.filePath("bad"), 1, "file,caption"));
+    RunConfig columns = c;
+    columns.settings.datasetPath = dir.filePath("bad");
+    issues = validateRun(columns, tiny(), RunKind::StageOne, 0);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Dataset});
+    QCOMPARE(issues[0].message, QStringLiteral("metadata.csv needs the columns image and prompt (it has: file, caption)."));
+}
+
+void TestRunConfig::cacheChecks()
+{
+    QTemporaryDir dir;
+    RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 4));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    const QString cache = c.settings.cachePath;
+
+    QVERIFY(writeManifest(cache, false, {QStringLiteral("dit")}, QStringLiteral("seed"), 4, 2));
+    CacheStatus status = readCacheStatus(cache);
+    QVERIFY(status.exists);
+    QVERIFY(!status.complete);
+    QCOMPARE(status.cachedSamples, 2);
+    QCOMPARE(status.samples, 4);
+    QCOMPARE(status.shards, 1);
+    QCOMPARE(status.bytes, 1000);
+    QVERIFY2(status.summary().startsWith("incomplete: 2 of 4 samples in 1 shard(s)"), qPrintable(status.summary()));
+    QList<RunIssue> issues = validateRun(c, tiny(), RunKind::StageTwo, 0);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Cache});
+    QVERIFY2(issues[0].message.contains("is incomplete (2 of 4 samples): run stage one to finish it"), qPrintable(issues[0].message));
+    QVERIFY(validateRun(c, tiny(), RunKind::StageOne, 0).isEmpty()); // stage one resumes it
+
+    QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}));
+    QVERIFY(validateRun(c, tiny(), RunKind::StageTwo, 0).isEmpty());
+    QVERIFY2(readCacheStatus(cache).summary().startsWith("complete: 4 samples in 2 shard(s)"),
+        qPrintable(readCacheStatus(cache).summary()));
+
+    // A cache of another split would be refused by the engine: said before the launch.
+    QVERIFY(writeManifest(cache, true, {QStringLiteral("vae")}));
+    for (RunKind kind : {RunKind::StageOne, RunKind::StageTwo, RunKind::Both}) {
+        issues = validateRun(c, tiny(), kind, 0);
+        QCOMPARE(fields(issues), QList<RunField>{RunField::Cache});
+        QVERIFY2(issues[0].message.contains("holds a cache of the seed split for vae (sft), not of this run's seed split "
+                                            "for dit"),
+            qPrintable(issues[0].message));
+    }
+    QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 0).isEmpty());
+    QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}, QStringLiteral("safe")));
+    QCOMPARE(fields(validateRun(c, tiny(), RunKind::StageTwo, 0)), QList<RunField>{RunField::Cache});
+
+    QVERIFY(writeText(QDir(cache).filePath("manifest.json"), "{\"format\": \"other\"}"));
+    status = readCacheStatus(cache);
+    QVERIFY(!status.exists);
+    QVERIFY2(status.error.endsWith("is not a Splitscope cache manifest"), qPrintable(status.error));
+    QCOMPARE(fields(validateRun(c, tiny(), RunKind::StageOne, 0)), QList<RunField>{RunField::Cache});
+}
+
+void TestRunConfig::eventsFoldIntoAStage()
+{
+    StageRun one;
+    one.stage = RunStage::StageOne;
+    one.clockOffset = 10; // the worker's time 0 is 10 s into the launch
+    feed(one, {R"({"event":"start","time":0.02,"pid":42,"resumed":false,"num_threads":1,"stage_one_units":["A","B"],"stage_two_units":[],"cache_set":["x"]})",
+                  R"({"event":"stage","time":0.02,"stage":"data_process","total_samples":6})",
+                  R"({"event":"unit","time":0.03,"stage":"data_process","sample":2,"unit":"B","unit_index":1})",
+                  R"({"event":"progress","time":0.1,"stage":"data_process","done":3,"total":6,"samples_per_s":30,"eta_s":0.1,"cache_bytes_written":500})",
+                  R"({"event":"memory","time":0.1,"rss_bytes":1000,"peak_rss_bytes":1200,"model_bytes":{"vae":100},"cache_bytes_written":500,"cache_bytes_read":0})",
+                  R"({"event":"memory","time":0.2,"rss_bytes":1500,"peak_rss_bytes":1500,"model_bytes":{"vae":100,"text_encoder":50}})",
+                  R"({"event":"warning","time":0.2,"code":"frozen-randomness","message":"frozen"})"});
+    QVERIFY(one.started);
+    QCOMPARE(one.pid, 42);
+    QCOMPARE(one.stageOneUnits, (QStringList{"A", "B"}));
+    QCOMPARE(one.unit, QStringLiteral("B"));
+    QCOMPARE(one.unitSample, 2);
+    QCOMPARE(one.done, 3);
+    QCOMPARE(one.total, 6);
+    QCOMPARE(one.fraction(), 0.5);
+    QCOMPARE(one.cacheWritten, 500);
+    QCOMPARE(one.warnings, QStringList{"frozen"});
+    // Memory: on the launch's clock, each model's bytes as a series, zeros before it loaded.
+    QCOMPARE(one.memory, (QVector<QPointF>{QPointF(10.1, 1000), QPointF(10.2, 1500)}));
+    QCOMPARE(one.models, (QStringList{"vae", "text_encoder"}));
+    QCOMPARE(one.modelMemory[1], (QVector<QPointF>{QPointF(10.1, 0), QPointF(10.2, 50)}));
+    QCOMPARE(one.peakMemory(), 1500);
+    // A sample the GUI takes itself keeps x monotonic and carries the models over.
+    one.addMemorySample(10.15, 1400);
+    QCOMPARE(one.memory.last(), QPointF(10.2, 1400));
+    QCOMPARE(one.modelMemory[0].last(), QPointF(10.2, 100));
+    feed(one, {R"({"event":"done","time":0.3,"ok":true,"cancelled":false,"exit_status":0,"wall_s":0.3,"samples":6,"peak_rss_bytes":1600,"outputs":{"cache":"/c","manifest":"/c/manifest.json"}})"});
+    QCOMPARE(one.outcome, StageRun::Outcome::Finished);
+    QCOMPARE(one.unit, QString());
+    QCOMPARE(one.peakMemory(), 1600);
+    QCOMPARE(one.outputs.value("cache"), QStringLiteral("/c"));
+
+    StageRun two;
+    two.stage = RunStage::StageTwo;
+    feed(two, {R"({"event":"stage","time":1.0,"stage":"train","total_steps":4,"epochs":2})",
+                  R"({"event":"step","time":1.5,"epoch":0,"step":1,"total_steps":4,"loss":2.0,"samples_per_s":8,"eta_s":1.5,"cache_bytes_read":10})",
+                  R"({"event":"step","time":2.0,"epoch":0,"step":2,"total_steps":4,"loss":1.0,"samples_per_s":8,"eta_s":1.0,"cache_bytes_read":20})",
+                  R"({"event":"epoch","time":2.0,"epoch":0,"mean_loss":1.5,"steps":2})",
+                  R"({"event":"step","time":2.5,"epoch":1,"step":3,"total_steps":4,"loss":null,"samples_per_s":8})",
+                  R"({"event":"step","time":3.5,"epoch":1,"step":4,"total_steps":4,"loss":4.0,"samples_per_s":8,"eta_s":0})",
+                  R"({"event":"epoch","time":3.5,"epoch":1,"mean_loss":3.0,"steps":2})",
+                  R"({"event":"error","time":3.6,"message":"disk full","code":"io"})",
+                  R"({"event":"done","time":3.6,"ok":false,"cancelled":false,"exit_status":1,"final_loss":4.0,"steps":4})"});
+    QCOMPARE(two.total, 4);
+    QCOMPARE(two.epochs, 2);
+    QCOMPARE(two.epoch, 1);
+    QCOMPARE(two.cacheRead, 20);
+    // A null loss (not finite) draws no point.
+    QCOMPARE(two.loss, (QVector<QPointF>{QPointF(1, 2.0), QPointF(2, 1.0), QPointF(4, 4.0)}));
+    // Smoothed with bias correction: the first point is the first loss, not 0.1 of it.
+    QCOMPARE(two.smoothedLoss[0], QPointF(1, 2.0));
+    const double second = (0.9 * 0.1 * 2.0 + 0.1 * 1.0) / (1 - 0.81);
+    QVERIFY(std::fabs(two.smoothedLoss[1].y() - second) < 1e-12);
+    QCOMPARE(two.epochLoss, (QVector<QPointF>{QPointF(2, 1.5), QPointF(4, 3.0)}));
+    QCOMPARE(two.epochSeconds, (QVector<double>{1.0, 1.5}));
+    QCOMPARE(two.meanEpochSeconds(), 1.25);
+    QCOMPARE(two.outcome, StageRun::Outcome::Failed);
+    QCOMPARE(two.exitCode, 1);
+    QCOMPARE(two.errors, QStringList{"disk full"});
+    QCOMPARE(two.finalLoss, 4.0);
+}
+
+void TestRunConfig::badLinesAreNotEvents_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("text") << QByteArray("loaded vae") << "not JSON";
+    QTest::addRow("array") << QByteArray("[1,2]") << "not a JSON object";
+    QTest::addRow("no name") << QByteArray(R"({"time":1})") << "no \"event\" name";
+    QTest::addRow("cut") << QByteArray(R"({"event":"step","ti)") << "not JSON";
+}
+
+void TestRunConfig::badLinesAreNotEvents()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(QString, error);
+    QString why;
+    QVERIFY(!RunEvent::parse(line, &why));
+    QVERIFY2(why.startsWith(error), qPrintable(why));
+    // An event the GUI does not know is kept and ignored.
+    const auto other = RunEvent::parse(R"({"event":"future","time":2,"x":1})");
+    QVERIFY(other);
+    QCOMPARE(other->kind, RunEvent::Kind::Other);
+    StageRun run;
+    QVERIFY(!run.apply(*other));
+}
+
+void TestRunConfig::stageRoundTripsThroughJson()
+{
+    StageRun run;
+    run.stage = RunStage::OneStage;
+    run.command = QStringLiteral("cli train --task sft");
+    run.outcome = StageRun::Outcome::Cancelled;
+    run.exitCode = 4;
+    run.finalLoss = StageRun::kNaN;
+    run.wallSeconds = 2.5;
+    run.failure = QStringLiteral("cancelled");
+    run.outputs.insert(QStringLiteral("resume_state"), QStringLiteral("/o/resume.safetensors"));
+    run.models = {QStringLiteral("dit")};
+    for (int i = 0; i < 5000; ++i) {
+        run.loss.append(QPointF(i + 1, 1.0 / (i + 1)));
+        run.memory.append(QPointF(i * 0.1, 1000 + i));
+    }
+    run.modelMemory = {run.memory};
+    const StageRun back = StageRun::fromJson(run.toJson(100));
+    QCOMPARE(back.stage, RunStage::OneStage);
+    QCOMPARE(back.command, run.command);
+    QCOMPARE(back.outcome, StageRun::Outcome::Cancelled);
+    QCOMPARE(back.exitCode, 4);
+    QVERIFY(std::isnan(back.finalLoss));
+    QCOMPARE(back.wallSeconds, 2.5);
+    QCOMPARE(back.outputs, run.outputs);
+    // Thinned to 100 points, first and last kept.
+    QCOMPARE(back.loss.size(), 100);
+    QCOMPARE(back.loss.first(), run.loss.first());
+    QCOMPARE(back.loss.last(), run.loss.last());
+    QCOMPARE(back.modelMemory.size(), 1);
+    QCOMPARE(back.modelMemory[0].size(), 100);
+    QCOMPARE(back.peakMemory(), 1000 + 4999);
+}
+
+void TestRunConfig::historyPersistsAndRefusesToOverwrite()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("sub/run-history.json"));
+    RunHistory history;
+    QVERIFY(history.open(path));
+    QCOMPARE(history.count(), 0);
+    const auto a = finishedSession(RunKind::Baseline, 10, 3000, 0.25, 4);
+    const auto b = finishedSession(RunKind::Both, 8, 2000, 0.25, 2);
+    history.add(a);
+    history.add(b);
+    QVERIFY(QFile::exists(path));
+    QCOMPARE(history.saveError(), QString());
+
+    RunHistory reread;
+    QVERIFY(reread.open(path));
+    QCOMPARE(reread.count(), 2);
+    QCOMPARE(reread.run(0)->id(), a->id());
+    QCOMPARE(reread.run(1)->kind(), RunKind::Both);
+    QCOMPARE(reread.run(1)->stages().size(), std::size_t(2));
+    QCOMPARE(reread.run(1)->peakMemory(), 2000);
+    QCOMPARE(reread.run(0)->finalLoss(), 0.25);
+    reread.remove(0);
+    RunHistory third;
+    QVERIFY(third.open(path));
+    QCOMPARE(third.count(), 1);
+    QCOMPARE(third.run(0)->id(), b->id());
+
+    // A damaged file is left alone: the runs in it are not overwritten by new ones.
+    QVERIFY(writeText(path, "{\"format\": \"splitscope.runs/1\", \"runs\": [ {"));
+    RunHistory damaged;
+    QString error;
+    QVERIFY(!damaged.open(path, &error));
+    QVERIFY2(error.contains("is not JSON") && error.contains("the file is left as it is"), qPrintable(error));
+    damaged.add(a);
+    QCOMPARE(damaged.count(), 1);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), QByteArray("{\"format\": \"splitscope.runs/1\", \"runs\": [ {"));
+    QVERIFY(writeText(path, "{\"format\": \"splitscope.runs/1\", \"runs\": [ {\"kind\": \"walk\"} ]}"));
+    QVERIFY(!damaged.open(path, &error));
+    QVERIFY2(error.contains("runs[0]: \"kind\" is not one of"), qPrintable(error));
+}
+
+void TestRunConfig::historyModel()
+{
+    RunHistory history;
+    RunHistoryModel model(&history);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    history.add(finishedSession(RunKind::Baseline, 10, 3 << 20, 0.25, 4));
+    history.add(finishedSession(RunKind::Both, 75, 2 << 20, 0.125, 2));
+    QCOMPARE(model.rowCount(), 2);
+    // Newest first.
+    QCOMPARE(model.index(0, RunHistoryModel::LaunchColumn).data().toString(), QStringLiteral("Both stages"));
+    QCOMPARE(model.index(0, RunHistoryModel::TimeColumn).data().toString(), QStringLiteral("1:15"));
+    QCOMPARE(model.index(0, RunHistoryModel::PeakColumn).data().toString(), QStringLiteral("2.00 MiB"));
+    QCOMPARE(model.index(0, RunHistoryModel::LossColumn).data().toString(), QStringLiteral("0.125"));
+    QCOMPARE(model.index(0, RunHistoryModel::OutcomeColumn).data().toString(), QStringLiteral("finished"));
+    QCOMPARE(model.index(1, 0).data(RunHistoryModel::IdRole).toString(), history.run(0)->id());
+    history.remove(1);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, RunHistoryModel::LaunchColumn).data().toString(), QStringLiteral("One-stage baseline"));
+    history.clear();
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestRunConfig::comparison()
+{
+    RunComparisonModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(model.summary(), QString());
+    model.setRuns(finishedSession(RunKind::Baseline, 10, 4 << 20, 0.25, 4),
+        finishedSession(RunKind::Both, 8, 3 << 20, 0.25, 2));
+    auto row = [&model](const QString &metric) -> RunComparisonModel::Row {
+        for (const auto &r : model.rows()) {
+            if (r.metric == metric)
+                return r;
+        }
+        return {};
+    };
+    QCOMPARE(row("Time, as waited").aText, QStringLiteral("10.0 s"));
+    QCOMPARE(row("Time, as waited").bText, QStringLiteral("8.00 s"));
+    QCOMPARE(row("Time, as waited").relation, QString::fromUtf8("0.80× (−20 %)"));
+    QCOMPARE(row("Time per epoch").relation, QString::fromUtf8("0.50× (−50 %)"));
+    QCOMPARE(row("Peak memory while training").relation, QString::fromUtf8("0.75× (−25 %)"));
+    QCOMPARE(row("Training speed (samples/s)").relation, QString::fromUtf8("2.00× (+100 %)"));
+    QCOMPARE(row("Final loss").relation, QStringLiteral("equal"));
+    QCOMPARE(row("Stage one (caching)").aText, QString::fromUtf8("—"));
+    // B better: green; the table says which way is better.
+    const int epochRow = 3;
+    QCOMPARE(model.index(epochRow, RunComparisonModel::MetricColumn).data().toString(), QStringLiteral("Time per epoch"));
+    QCOMPARE(model.index(epochRow, RunComparisonModel::RatioColumn).data(Qt::ForegroundRole).value<QBrush>().color(),
+        QColor(0x2b, 0x8a, 0x3e));
+    QCOMPARE(model.summary(), QString::fromUtf8("B vs A: an epoch takes 2.0× less time; 25 % less peak memory while "
+                                                "training; 0.80× (−20 %) in all (8.00 s vs 10.0 s); the same final "
+                                                "loss."));
+    QCOMPARE(model.headerData(RunComparisonModel::AColumn, Qt::Horizontal).toString(), QStringLiteral("A: One-stage baseline"));
+}
+
+void TestRunConfig::formats()
+{
+    QCOMPARE(formatBytes(0), QStringLiteral("0 B"));
+    QCOMPARE(formatBytes(1536), QStringLiteral("1.50 KiB"));
+    QCOMPARE(formatBytes(200LL << 20), QStringLiteral("200 MiB"));
+    QCOMPARE(formatBytes(-1), QString::fromUtf8("—"));
+    QCOMPARE(formatDuration(42), QStringLiteral("0:42"));
+    QCOMPARE(formatDuration(3723), QStringLiteral("1:02:03"));
+    QCOMPARE(formatDuration(StageRun::kNaN), QString::fromUtf8("—"));
+    QCOMPARE(formatSeconds(0.844), QStringLiteral("0.84 s"));
+    QCOMPARE(formatSeconds(125), QStringLiteral("2:05"));
+    QCOMPARE(formatLoss(0.0123456), QStringLiteral("0.01235"));
+    QCOMPARE(formatRatio(10, 5), QString::fromUtf8("0.50× (−50 %)"));
+    QCOMPARE(formatRatio(0, 5), QString::fromUtf8("—"));
+}
+
+QTEST_MAIN(TestRunConfig)
+#include "tst_runconfig.moc"

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#include "LossChartView.h"
+
+#include "RunCharts.h"
+#include "RunSession.h"
+
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace splitscope {
+
+namespace {
+
+constexpr int kRawAlpha = 70;        // the per-step loss is noisy: drawn light under the smoothed curve
+constexpr double kYPadding = 0.06;   // free room above and below the curves, as a fraction of their span
+
+} // namespace
+
+LossChartView::LossChartView(QWidget *parent) : QChartView(parent), m_x(new QValueAxis(this)), m_y(new QValueAxis(this))
+{
+    m_x->setTitleText(tr("optimizer step"));
+    m_x->setLabelFormat(QStringLiteral("%d"));
+    m_y->setTitleText(tr("loss"));
+    m_y->setLabelFormat(QStringLiteral("%.3g"));
+    setChart(makeRunChart(tr("Loss"), Qt::AlignBottom, m_x, m_y));
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(180, 150);
+    fitAxes();
+}
+
+LossChartView::~LossChartView() = default;
+
+void LossChartView::clearRuns()
+{
+    for (Trace &t : m_traces) {
+        for (QAbstractSeries *s : std::initializer_list<QAbstractSeries *>{t.raw, t.smoothed, t.epochs}) {
+            chart()->removeSeries(s);
+            delete s;
+        }
+    }
+    m_traces.clear();
+    m_empty = true;
+    m_xMax = 0;
+    fitAxes();
+}
+
+void LossChartView::addRun(std::shared_ptr<const RunSession> session, const QString &label, const QColor &color)
+{
+    Trace t;
+    t.session = std::move(session);
+    t.raw = new QLineSeries;
+    t.smoothed = new QLineSeries;
+    t.epochs = new QScatterSeries;
+    QColor light = color;
+    light.setAlpha(kRawAlpha);
+    QPen rawPen(light);
+    rawPen.setWidthF(1.0);
+    t.raw->setPen(rawPen);
+    QPen smoothPen(color);
+    smoothPen.setWidthF(2.2);
+    t.smoothed->setPen(smoothPen);
+    t.smoothed->setName(label);
+    t.epochs->setColor(color.darker(120));
+    t.epochs->setBorderColor(Qt::white);
+    t.epochs->setMarkerSize(7.0);
+    t.epochs->setName(tr("%1: epoch mean").arg(label));
+    for (QXYSeries *s : std::initializer_list<QXYSeries *>{t.raw, t.smoothed, t.epochs}) {
+        chart()->addSeries(s);
+        s->attachAxis(m_x);
+        s->attachAxis(m_y);
+    }
+    // The legend names each run once (its smoothed curve).
+    for (QLegendMarker *m : chart()->legend()->markers(t.raw))
+        m->setVisible(false);
+    for (QLegendMarker *m : chart()->legend()->markers(t.epochs))
+        m->setVisible(false);
+    t.rawFeed = SeriesFeed(t.raw);
+    t.smoothedFeed = SeriesFeed(t.smoothed);
+    t.epochFeed = SeriesFeed(t.epochs);
+    m_traces.push_back(std::move(t));
+    refresh();
+}
+
+void LossChartView::refresh()
+{
+    bool changed = false;
+    for (Trace &t : m_traces) {
+        const StageRun *stage = t.session ? t.session->trainingStage() : nullptr;
+        static const QVector<QPointF> none;
+        const QVector<QPointF> &loss = stage ? stage->loss : none;
+        if (loss.size() < t.scanned)
+            t.scanned = 0; // another stage: start over
+        for (qsizetype i = t.scanned; i < loss.size(); ++i) {
+            const QPointF &p = loss[i];
+            if (m_empty) {
+                m_yMin = m_yMax = p.y();
+                m_empty = false;
+            }
+            m_xMax = std::max(m_xMax, p.x());
+            m_yMin = std::min(m_yMin, p.y());
+            m_yMax = std::max(m_yMax, p.y());
+            changed = true;
+        }
+        t.scanned = loss.size();
+        t.rawFeed.feed(loss);
+        t.smoothedFeed.feed(stage ? stage->smoothedLoss : none);
+        t.epochFeed.feed(stage ? stage->epochLoss : none);
+    }
+    if (changed)
+        fitAxes();
+}
+
+void LossChartView::fitAxes()
+{
+    if (m_empty) {
+        m_x->setRange(0, 10);
+        m_y->setRange(0, 1);
+        return;
+    }
+    m_x->setRange(0, std::max(1.0, m_xMax));
+    const double span = std::max(m_yMax - m_yMin, 1e-6);
+    m_y->setRange(std::max(0.0, m_yMin - kYPadding * span), m_yMax + kYPadding * span);
+}
+
+int LossChartView::rawPoints(int index) const
+{
+    return index >= 0 && index < runCount() ? static_cast<int>(m_traces[index].raw->count()) : 0;
+}
+
+int LossChartView::smoothedPoints(int index) const
+{
+    return index >= 0 && index < runCount() ? static_cast<int>(m_traces[index].smoothed->count()) : 0;
+}
+
+} // namespace splitscope

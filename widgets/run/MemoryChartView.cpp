@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+#include "MemoryChartView.h"
+
+#include "RunFormat.h"
+#include "RunCharts.h"
+#include "RunSession.h"
+
+#include <QAreaSeries>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kAreaAlpha = 150;
+
+} // namespace
+
+MemoryChartView::MemoryChartView(QWidget *parent)
+    : QChartView(parent), m_x(new QValueAxis(this)), m_y(new QValueAxis(this))
+{
+    m_x->setTitleText(tr("seconds"));
+    m_x->setLabelFormat(QStringLiteral("%.0f"));
+    m_y->setTitleText(tr("MiB"));
+    m_y->setLabelFormat(QStringLiteral("%.0f"));
+    setChart(makeRunChart(tr("Memory"), Qt::AlignRight, m_x, m_y));
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(180, 150);
+    fitAxes();
+}
+
+MemoryChartView::~MemoryChartView() = default;
+
+void MemoryChartView::addSeries(QAbstractSeries *series)
+{
+    chart()->addSeries(series);
+    series->attachAxis(m_x);
+    series->attachAxis(m_y);
+}
+
+void MemoryChartView::clearRuns()
+{
+    for (Trace &t : m_traces) {
+        for (StageTrace &s : t.stages) {
+            chart()->removeSeries(s.rss);
+            delete s.rss;
+            for (ModelArea &a : s.areas) {
+                chart()->removeSeries(a.area);
+                delete a.area;
+                delete a.upper;
+                delete a.lower;
+            }
+        }
+    }
+    m_traces.clear();
+    fitAxes();
+}
+
+void MemoryChartView::addRun(std::shared_ptr<const RunSession> session, const QString &label, const QColor &color,
+    bool models)
+{
+    Trace t;
+    t.session = std::move(session);
+    t.label = label;
+    t.color = color;
+    t.models = models;
+    m_traces.push_back(std::move(t));
+    refresh();
+}
+
+void MemoryChartView::refresh()
+{
+    for (Trace &t : m_traces) {
+        if (!t.session)
+            continue;
+        const std::vector<StageRun> &stages = t.session->stages();
+        while (t.stages.size() < stages.size()) {
+            const StageRun &stage = stages[t.stages.size()];
+            StageTrace s;
+            s.rss = new QLineSeries;
+            QPen pen(t.color.isValid() ? t.color : stageLineColor(stage.stage));
+            pen.setWidthF(2.0);
+            s.rss->setPen(pen);
+            const QString stageName = stage.stage == RunStage::OneStage ? tr("one-stage")
+                : stage.stage == RunStage::StageOne                      ? tr("stage 1")
+                                                                         : tr("stage 2");
+            s.rss->setName(t.label.isEmpty() ? tr("RSS %1").arg(stageName) : tr("%1 RSS %2").arg(t.label, stageName));
+            s.feed = SeriesFeed(s.rss, 1.0 / kMiB);
+            t.stages.push_back(std::move(s));
+            addSeries(t.stages.back().rss);
+        }
+        for (std::size_t i = 0; i < t.stages.size(); ++i) {
+            t.stages[i].feed.feed(stages[i].memory);
+            if (t.models && t.stages[i].stackedPoints != stages[i].memory.size())
+                restack(t, i);
+        }
+    }
+    fitAxes();
+}
+
+void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
+{
+    const StageRun &stage = trace.session->stages()[stageIndex];
+    StageTrace &s = trace.stages[stageIndex];
+    s.stackedPoints = stage.memory.size();
+    for (int m = static_cast<int>(s.areas.size()); m < stage.models.size(); ++m) {
+        ModelArea a;
+        a.model = stage.models.at(m);
+        a.upper = new QLineSeries(this);
+        a.lower = new QLineSeries(this);
+        a.area = new QAreaSeries(a.upper, a.lower);
+        // One color per model name in the whole chart, one legend entry per model.
+        int colorIndex = 0;
+        bool named = false;
+        QStringList seen;
+        for (const Trace &t : m_traces) {
+            for (const StageTrace &st : t.stages) {
+                for (const ModelArea &other : st.areas) {
+                    if (!seen.contains(other.model))
+                        seen << other.model;
+                    named = named || other.model == a.model;
+                }
+            }
+        }
+        colorIndex = seen.contains(a.model) ? static_cast<int>(seen.indexOf(a.model)) : static_cast<int>(seen.size());
+        QColor fill = modelColor(colorIndex);
+        fill.setAlpha(kAreaAlpha);
+        a.area->setColor(fill);
+        a.area->setBorderColor(fill.darker(130));
+        a.area->setName(a.model);
+        s.areas.push_back(a);
+        addSeries(a.area);
+        if (named) {
+            for (QLegendMarker *marker : chart()->legend()->markers(a.area))
+                marker->setVisible(false);
+        }
+    }
+    // Stacked: each model's band starts where the previous one's ends.
+    QVector<double> base(stage.memory.size(), 0.0);
+    for (int m = 0; m < static_cast<int>(s.areas.size()) && m < stage.modelMemory.size(); ++m) {
+        const QVector<QPointF> &bytes = stage.modelMemory.at(m);
+        QList<QPointF> lower;
+        QList<QPointF> upper;
+        const qsizetype n = std::min(bytes.size(), base.size());
+        lower.reserve(n);
+        upper.reserve(n);
+        for (qsizetype i = 0; i < n; ++i) {
+            lower.append(QPointF(bytes[i].x(), base[i] / kMiB));
+            base[i] += bytes[i].y();
+            upper.append(QPointF(bytes[i].x(), base[i] / kMiB));
+        }
+        s.areas[m].lower->replace(lower);
+        s.areas[m].upper->replace(upper);
+    }
+}
+
+void MemoryChartView::fitAxes()
+{
+    double xMax = 0;
+    double yMax = 0;
+    for (const Trace &t : m_traces) {
+        if (!t.session)
+            continue;
+        for (const StageRun &stage : t.session->stages()) {
+            if (!stage.memory.isEmpty())
+                xMax = std::max(xMax, stage.memory.constLast().x());
+            yMax = std::max(yMax, static_cast<double>(stage.peakMemory()) / kMiB);
+        }
+    }
+    m_x->setRange(0, std::max(1.0, xMax));
+    m_y->setRange(0, yMax > 0 ? yMax * 1.1 : 100.0);
+}
+
+int MemoryChartView::memoryPoints(int index) const
+{
+    if (index < 0 || index >= runCount())
+        return 0;
+    int points = 0;
+    for (const StageTrace &s : m_traces[static_cast<std::size_t>(index)].stages)
+        points += static_cast<int>(s.rss->count());
+    return points;
+}
+
+int MemoryChartView::modelAreas() const
+{
+    int areas = 0;
+    for (const Trace &t : m_traces) {
+        for (const StageTrace &s : t.stages)
+            areas += static_cast<int>(s.areas.size());
+    }
+    return areas;
+}
+
+} // namespace splitscope

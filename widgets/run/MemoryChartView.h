@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "SeriesFeed.h"
+
+#include <QChartView>
+#include <QColor>
+
+#include <memory>
+#include <vector>
+
+class QAreaSeries;
+class QLineSeries;
+class QValueAxis;
+
+namespace splitscope {
+
+class RunSession;
+
+// The worker's resident memory over the seconds of a launch, one line per stage
+// (stage one blue, stage two orange, the baseline violet), and under it the bytes
+// of each loaded model stacked as areas: what the weights take, and what the rest
+// (LibTorch, activations, optimizer state, buffers) does. Live during a run, or
+// two launches' RSS overlaid (A violet, B orange) for a comparison.
+class MemoryChartView : public QChartView {
+    Q_OBJECT
+public:
+    explicit MemoryChartView(QWidget *parent = nullptr);
+    ~MemoryChartView() override;
+
+    void clearRuns();
+    // `color` invalid: each stage in its own color. `models`: stack the loaded
+    // models' bytes under the RSS line.
+    void addRun(std::shared_ptr<const RunSession> session, const QString &label, const QColor &color, bool models);
+    int runCount() const { return static_cast<int>(m_traces.size()); }
+    void refresh();
+
+    // What is drawn (for tests): RSS points of run `index` (all stages), model areas.
+    int memoryPoints(int index) const;
+    int modelAreas() const;
+
+private:
+    struct ModelArea {
+        QString model;
+        QAreaSeries *area = nullptr;
+        QLineSeries *upper = nullptr;
+        QLineSeries *lower = nullptr;
+    };
+    struct StageTrace {
+        QLineSeries *rss = nullptr;
+        SeriesFeed feed;
+        std::vector<ModelArea> areas;
+        qsizetype stackedPoints = -1;
+    };
+    struct Trace {
+        std::shared_ptr<const RunSession> session;
+        QString label;
+        QColor color;
+        bool models = false;
+        std::vector<StageTrace> stages;
+    };
+    void addSeries(QAbstractSeries *series);
+    void restack(Trace &trace, std::size_t stageIndex);
+    void fitAxes();
+
+    std::vector<Trace> m_traces;
+    QValueAxis *m_x;
+    QValueAxis *m_y;
+};
+
+} // namespace splitscope

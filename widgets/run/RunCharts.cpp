@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#include "RunCharts.h"
+
+#include <QChart>
+#include <QGraphicsLayout>
+#include <QLegend>
+#include <QSplitter>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+namespace splitscope {
+
+namespace {
+
+constexpr double kLegendScale = 0.85; // legends are read less than the curves
+
+} // namespace
+
+QChart *makeRunChart(const QString &title, Qt::Alignment legend, QValueAxis *x, QValueAxis *y)
+{
+    auto *chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setTitle(title);
+    QFont small = chart->legend()->font();
+    small.setPointSizeF(small.pointSizeF() * kLegendScale);
+    chart->legend()->setFont(small);
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
+    chart->legend()->setAlignment(legend);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    return chart;
+}
+
+QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch)
+{
+    auto *splitter = new QSplitter(Qt::Horizontal, owner);
+    splitter->addWidget(left);
+    splitter->addWidget(loss);
+    splitter->addWidget(memory);
+    splitter->setStretchFactor(0, leftStretch);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 3);
+    splitter->setChildrenCollapsible(false);
+    auto *layout = new QVBoxLayout(owner);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+    return splitter;
+}
+
+} // namespace splitscope

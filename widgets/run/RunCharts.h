@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+#include <Qt>
+
+class QChart;
+class QSplitter;
+class QValueAxis;
+class QWidget;
+
+namespace splitscope {
+
+// The look the run charts share: no animation (they refresh ten times a second),
+// tight margins, a small legend at `legend`, and the two value axes.
+QChart *makeRunChart(const QString &title, Qt::Alignment legend, QValueAxis *x, QValueAxis *y);
+
+// Gives `owner` one layout: `left`, then the loss and the memory chart, side by
+// side in a splitter (the monitor's and the history's arrangement).
+QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch);
+
+} // namespace splitscope

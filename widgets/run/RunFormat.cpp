@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "RunFormat.h"
+
+#include <cmath>
+
+namespace splitscope {
+
+namespace {
+
+constexpr const char *kUnknown = "—";
+
+} // namespace
+
+QString formatBytes(qint64 bytes)
+{
+    if (bytes < 0)
+        return QString::fromUtf8(kUnknown);
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024.0 && unit < 4) {
+        value /= 1024.0;
+        ++unit;
+    }
+    if (unit == 0)
+        return QStringLiteral("%1 B").arg(bytes);
+    return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 2 : value < 100 ? 1 : 0).arg(QLatin1String(units[unit]));
+}
+
+QString formatDuration(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return QString::fromUtf8(kUnknown);
+    const qint64 total = static_cast<qint64>(std::llround(seconds));
+    const qint64 h = total / 3600;
+    const qint64 m = (total / 60) % 60;
+    const qint64 s = total % 60;
+    if (h > 0)
+        return QStringLiteral("%1:%2:%3").arg(h).arg(m, 2, 10, QLatin1Char('0')).arg(s, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(m).arg(s, 2, 10, QLatin1Char('0'));
+}
+
+QString formatSeconds(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return QString::fromUtf8(kUnknown);
+    if (seconds < 10)
+        return QStringLiteral("%1 s").arg(seconds, 0, 'f', 2);
+    if (seconds < 100)
+        return QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
+    return formatDuration(seconds);
+}
+
+QString formatLoss(double loss)
+{
+    if (!std::isfinite(loss))
+        return QString::fromUtf8(kUnknown);
+    return QString::number(loss, 'g', 4);
+}
+
+QString formatRatio(double a, double b)
+{
+    if (!(a > 0) || !(b > 0) || !std::isfinite(a) || !std::isfinite(b))
+        return QString::fromUtf8(kUnknown);
+    const double ratio = b / a;
+    const double percent = (ratio - 1.0) * 100.0;
+    const QString sign = percent < 0 ? QString::fromUtf8("−") : QStringLiteral("+");
+    return QString::fromUtf8("%1× (%2%3 %)").arg(ratio, 0, 'f', 2).arg(sign).arg(std::fabs(percent), 0, 'f', 0);
+}
+
+} // namespace splitscope
+
+namespace splitscope {
+
+QColor stageLineColor(RunStage stage)
+{
+    switch (stage) {
+    case RunStage::StageOne:
+        return QColor(0x19, 0x71, 0xc2);
+    case RunStage::StageTwo:
+        return QColor(0xe8, 0x59, 0x0c);
+    case RunStage::OneStage:
+        break;
+    }
+    return QColor(0x67, 0x41, 0xd9);
+}
+
+QColor comparisonColor(int index)
+{
+    return index == 0 ? QColor(0x67, 0x41, 0xd9) : QColor(0xe8, 0x59, 0x0c);
+}
+
+QColor modelColor(int index)
+{
+    static const QColor palette[] = {QColor(0x2f, 0x9e, 0x44), QColor(0x0c, 0x85, 0x99), QColor(0xae, 0x3e, 0xc9),
+        QColor(0xf0, 0x8c, 0x00), QColor(0x86, 0x8e, 0x96)};
+    return palette[static_cast<unsigned>(index) % (sizeof palette / sizeof palette[0])];
+}
+
+} // namespace splitscope

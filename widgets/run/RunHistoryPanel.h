@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace splitscope {
+
+class LossChartView;
+class MemoryChartView;
+class RunComparisonModel;
+class RunHistory;
+class RunHistoryModel;
+class RunSession;
+
+// The run history and the comparison of two runs. The table lists every launch
+// (newest first); selecting two rows compares them: a table of time (as waited,
+// per stage, per epoch), training speed, peak memory (whole launch and while
+// training), final loss and steps with B relative to A, a one-line summary, and
+// both runs' loss and memory charts overlaid. The older run is A. "Baseline vs
+// split" picks the newest finished baseline and split launch by itself: the
+// promise of split training with the user's own numbers.
+class RunHistoryPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunHistoryPanel(RunHistory *history, QWidget *parent = nullptr);
+
+    QTableView *table() const { return m_table; }
+    RunHistoryModel *historyModel() const { return m_model; }
+    RunComparisonModel *comparison() const { return m_comparison; }
+    LossChartView *lossChart() const { return m_loss; }
+    MemoryChartView *memoryChart() const { return m_memory; }
+    QLabel *summaryLabel() const { return m_summary; }
+
+public Q_SLOTS:
+    // Compares two runs of the history by id; false when either is missing.
+    bool compare(const QString &idA, const QString &idB);
+    // The newest finished one-stage baseline against the newest finished split
+    // launch (both stages, or stage two) after it or before it; false without both.
+    bool compareBaselineAndSplit();
+    void clearComparison();
+
+private:
+    void selectionChanged();
+    void removeSelected();
+    void openOutput();
+    void historyChanged();
+
+    RunHistory *m_history;
+    RunHistoryModel *m_model;
+    RunComparisonModel *m_comparison;
+    QTableView *m_table;
+    QTableView *m_comparisonTable;
+    QLabel *m_summary;
+    QLabel *m_status;
+    QPushButton *m_pair;
+    QPushButton *m_remove;
+    QPushButton *m_open;
+    LossChartView *m_loss;
+    MemoryChartView *m_memory;
+};
+
+} // namespace splitscope

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+#include "RunMonitor.h"
+
+#include "LossChartView.h"
+#include "MemoryChartView.h"
+#include "RunController.h"
+#include "RunCharts.h"
+#include "RunFormat.h"
+
+#include <QFontDatabase>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace splitscope {
+
+namespace {
+
+constexpr int kLogBlocks = 3000; // lines the log view keeps
+
+QString stateWord(StageRun::Outcome outcome)
+{
+    switch (outcome) {
+    case StageRun::Outcome::Running:
+        return RunMonitor::tr("running");
+    case StageRun::Outcome::Finished:
+        return RunMonitor::tr("finished");
+    case StageRun::Outcome::Cancelled:
+        return RunMonitor::tr("cancelled");
+    case StageRun::Outcome::Failed:
+        return RunMonitor::tr("failed");
+    case StageRun::Outcome::Crashed:
+        break;
+    }
+    return RunMonitor::tr("crashed");
+}
+
+QString levelColor(RunSession::LogLine::Level level)
+{
+    switch (level) {
+    case RunSession::LogLine::Level::Command:
+        return QStringLiteral("#1864ab");
+    case RunSession::LogLine::Level::Warning:
+        return QStringLiteral("#b35c00");
+    case RunSession::LogLine::Level::Error:
+        return QStringLiteral("#c2255c");
+    case RunSession::LogLine::Level::Note:
+        return QStringLiteral("#2b8a3e");
+    case RunSession::LogLine::Level::Info:
+        break;
+    }
+    return QStringLiteral("#343a40");
+}
+
+} // namespace
+
+RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
+    : QWidget(parent), m_controller(controller), m_title(new QLabel(this)), m_stages(new QLabel(this)),
+      m_bar(new QProgressBar(this)), m_details(new QLabel(this)), m_log(new QPlainTextEdit(this)),
+      m_loss(new LossChartView(this)), m_memory(new MemoryChartView(this))
+{
+    auto *left = new QWidget(this);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(4, 4, 4, 4);
+    m_title->setTextFormat(Qt::RichText);
+    m_stages->setTextFormat(Qt::RichText);
+    m_stages->setWordWrap(true);
+    m_bar->setTextVisible(true);
+    m_details->setTextFormat(Qt::RichText);
+    m_details->setWordWrap(true);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(kLogBlocks);
+    m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_log->setPlaceholderText(tr("The worker's log appears here: the command, its progress lines and how it ended."));
+    leftLayout->addWidget(m_title);
+    leftLayout->addWidget(m_stages);
+    leftLayout->addWidget(m_bar);
+    leftLayout->addWidget(m_details);
+    leftLayout->addWidget(m_log, 1);
+
+    QSplitter *splitter = layOutWithCharts(this, left, m_loss, m_memory, 3);
+    splitter->setObjectName(QStringLiteral("RunMonitorSplitter"));
+
+    connect(controller, &RunController::launchStarted, this, &RunMonitor::launchStarted);
+    connect(controller, &RunController::updated, this, &RunMonitor::refresh);
+    connect(controller, &RunController::stateChanged, this, &RunMonitor::refresh);
+    refresh();
+}
+
+void RunMonitor::launchStarted()
+{
+    const auto session = m_controller->session();
+    m_loss->clearRuns();
+    m_memory->clearRuns();
+    m_log->clear();
+    m_logShown = 0;
+    if (!session)
+        return;
+    m_loss->addRun(session, tr("smoothed"), stageLineColor(
+        session->kind() == RunKind::Baseline ? RunStage::OneStage : RunStage::StageTwo));
+    m_memory->addRun(session, QString(), QColor(), true);
+    refresh();
+}
+
+void RunMonitor::refresh()
+{
+    const auto session = m_controller->session();
+    if (!session) {
+        m_title->setText(tr("<b>No run yet</b>"));
+        m_stages->setText(tr("Launch from the Run panel: stage one caches what stage two does not train; stage two "
+                             "trains from the cache; the one-stage baseline trains without a split."));
+        m_bar->setRange(0, 1);
+        m_bar->setValue(0);
+        m_bar->setFormat(QString());
+        m_details->clear();
+        return;
+    }
+    const StageRun *run = session->current();
+    const bool cancelling = m_controller->state() == RunController::State::Cancelling;
+    m_title->setText(QStringLiteral("<b>%1</b> · %2 · %3")
+                         .arg(runKindTitle(session->kind()).toHtmlEscaped(), session->config().label().toHtmlEscaped(),
+                             session->isRunning() ? (cancelling ? tr("cancelling…") : tr("running"))
+                                                  : session->summary().toHtmlEscaped()));
+
+    // The stages of the launch, as chips: done, running, to come.
+    QStringList chips;
+    const auto plan = stagesOf(session->kind());
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        const StageRun *s = i < session->stages().size() ? &session->stages()[i] : nullptr;
+        const QString name = runStageTitle(plan[i]);
+        if (!s) {
+            chips << QStringLiteral("<span style='color:#868e96'>%1 · waiting</span>").arg(name);
+            continue;
+        }
+        const QColor color = stageLineColor(s->stage);
+        QString text = QStringLiteral("<span style='color:%1'><b>%2</b></span> · %3")
+                           .arg(color.name(), name, stateWord(s->outcome));
+        if (!s->isRunning() && s->processSeconds >= 0)
+            text += QStringLiteral(" in %1").arg(formatSeconds(s->processSeconds));
+        chips << text;
+    }
+    m_stages->setText(chips.join(QStringLiteral(" &nbsp;→&nbsp; ")));
+
+    if (!run) {
+        m_details->clear();
+        return;
+    }
+    // The bar: samples in stage one, steps in training.
+    const QString unitWord = run->isTraining() ? tr("step") : tr("sample");
+    if (run->total > 0) {
+        m_bar->setRange(0, 1000);
+        m_bar->setValue(static_cast<int>(std::lround(run->fraction() * 1000)));
+        m_bar->setFormat(tr("%1 %2 of %3 (%4 %)")
+                             .arg(unitWord)
+                             .arg(run->done)
+                             .arg(run->total)
+                             .arg(run->fraction() * 100, 0, 'f', 0));
+    } else if (run->isRunning()) {
+        m_bar->setRange(0, 0); // busy: LibTorch loads, the dataset is read
+        m_bar->setFormat(tr("starting…"));
+    } else {
+        m_bar->setRange(0, 1);
+        m_bar->setValue(run->outcome == StageRun::Outcome::Finished ? 1 : 0);
+        m_bar->setFormat(stateWord(run->outcome));
+    }
+
+    QStringList rows;
+    auto row = [&rows](const QString &name, const QString &value) {
+        rows << QStringLiteral("<tr><td style='color:#495057;padding-right:10px'>%1</td><td>%2</td></tr>").arg(name, value);
+    };
+    const double elapsed = run->isRunning() ? std::max(0.0, run->lastTime) : run->processSeconds;
+    if (run->isTraining() && run->epochs > 0)
+        row(tr("Epoch"), tr("%1 of %2").arg(std::max(0, run->epoch) + 1).arg(run->epochs));
+    if (std::isfinite(run->samplesPerSecond))
+        row(tr("Speed"), tr("%1 samples/s").arg(run->samplesPerSecond, 0, 'f', 1));
+    if (run->isRunning() && std::isfinite(run->etaSeconds))
+        row(tr("Remaining"), formatDuration(run->etaSeconds));
+    row(tr("Elapsed"), formatDuration(elapsed));
+    if (run->stage == RunStage::StageOne || run->cacheWritten > 0)
+        row(tr("Cache written"), formatBytes(run->cacheWritten));
+    if (run->stage == RunStage::StageTwo)
+        row(tr("Cache read"), formatBytes(run->cacheRead));
+    if (!run->unit.isEmpty())
+        row(tr("Running"), QStringLiteral("<span style='color:#e8590c'><b>%1</b></span> (sample %2)")
+                               .arg(run->unit.toHtmlEscaped())
+                               .arg(run->unitSample + 1));
+    if (run->rss > 0)
+        row(tr("Memory"), tr("%1 now, peak %2").arg(formatBytes(run->rss), formatBytes(run->peakMemory())));
+    if (!run->modelBytes.isEmpty()) {
+        QStringList models;
+        for (auto it = run->modelBytes.cbegin(); it != run->modelBytes.cend(); ++it)
+            models << QStringLiteral("%1 %2").arg(it.key(), formatBytes(it.value()));
+        row(tr("Loaded models"), models.join(QStringLiteral(", ")));
+    }
+    if (std::isfinite(run->finalLoss) && !run->isRunning())
+        row(tr("Final loss"), formatLoss(run->finalLoss));
+    QString details = QStringLiteral("<table cellspacing=0>%1</table>").arg(rows.join(QString()));
+    if (!run->failure.isEmpty() && !run->isRunning()) {
+        const bool cancelled = run->outcome == StageRun::Outcome::Cancelled;
+        details += QStringLiteral("<p style='color:%1'>%2</p>")
+                       .arg(cancelled ? QStringLiteral("#b35c00") : QStringLiteral("#c2255c"),
+                           run->failure.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+    }
+    m_details->setText(details);
+
+    // The log: only the lines that are new since the last refresh.
+    const auto &log = session->log();
+    const qint64 fresh = std::min<qint64>(session->logTotal() - m_logShown, static_cast<qint64>(log.size()));
+    for (auto it = log.end() - fresh; it != log.end(); ++it) {
+        m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2</span>")
+                              .arg(levelColor(it->level), it->text.toHtmlEscaped()));
+    }
+    m_logShown = session->logTotal();
+
+    m_loss->refresh();
+    m_memory->refresh();
+}
+
+} // namespace splitscope

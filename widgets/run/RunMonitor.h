@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QSplitter;
+
+namespace splitscope {
+
+class LossChartView;
+class MemoryChartView;
+class RunController;
+
+// The live view of a launch: a progress strip (stage, epoch, step or sample, ETA,
+// samples per second, elapsed time, cache bytes written and read, the unit
+// running now, resident memory and the loaded models' bytes), the loss chart
+// (raw and smoothed), the memory chart (RSS over time with each loaded model's
+// bytes), and the log (the commands, the worker's standard error, how each stage
+// ended). It follows the controller's session and refreshes on its coalesced
+// updated() signal, so a fast worker costs the GUI ten refreshes a second.
+class RunMonitor : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunMonitor(RunController *controller, QWidget *parent = nullptr);
+
+    LossChartView *lossChart() const { return m_loss; }
+    MemoryChartView *memoryChart() const { return m_memory; }
+    QPlainTextEdit *logView() const { return m_log; }
+    QProgressBar *progressBar() const { return m_bar; }
+    QLabel *titleLabel() const { return m_title; }
+    QLabel *detailsLabel() const { return m_details; }
+    QLabel *stagesLabel() const { return m_stages; }
+
+private:
+    void launchStarted();
+    void refresh();
+
+    RunController *m_controller;
+    QLabel *m_title;
+    QLabel *m_stages;
+    QProgressBar *m_bar;
+    QLabel *m_details;
+    QPlainTextEdit *m_log;
+    LossChartView *m_loss;
+    MemoryChartView *m_memory;
+    qint64 m_logShown = 0; // session log lines already in the view
+};
+
+} // namespace splitscope
