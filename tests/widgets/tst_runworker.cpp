@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+// Launch and watch with the real worker (splitscope-cli train in a child process)
+// on the tiny pipeline, driven through the main window as a user drives it: tiny
+// models and a dataset made with the Run panel's buttons; stage one then stage two
+// with progress, charts and the running unit in the graph; stage one cancelled
+// halfway and resumed to the same cache as an uninterrupted run; a worker killed
+// with SIGKILL reported with its signal and stderr while the window goes on; the
+// one-stage baseline compared with the split in the run history.
+#include "WidgetTestSupport.h"
+
+#include "MainWindow.h"
+
+#include "widgets/document/SplitDocument.h"
+#include "widgets/run/CliTask.h"
+#include "widgets/run/LossChartView.h"
+#include "widgets/run/MemoryChartView.h"
+#include "widgets/run/RunChecks.h"
+#include "widgets/run/RunComparisonModel.h"
+#include "widgets/run/RunController.h"
+#include "widgets/run/RunHistory.h"
+#include "widgets/run/RunHistoryPanel.h"
+#include "widgets/run/RunMonitor.h"
+#include "widgets/run/RunPanel.h"
+#include "widgets/run/RunningUnitMarker.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDirIterator>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <functional>
+#include <memory>
+
+using namespace splitscope;
+using namespace splitscope::test;
+
+namespace {
+
+constexpr int kLaunchTimeoutMs = 180000;
+constexpr int kSamples = 12; // the dataset: 12 images of 64x64, the default (slower) models
+
+// Every file under `dir`, relative path -> bytes.
+QMap<QString, QByteArray> filesUnder(const QString &dir)
+{
+    QMap<QString, QByteArray> files;
+    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        if (file.open(QIODevice::ReadOnly))
+            files.insert(QDir(dir).relativeFilePath(path), file.readAll());
+    }
+    return files;
+}
+
+} // namespace
+
+class TestRunWorker : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void stageOneThenStageTwo();
+    void cancelStageOneThenResume();
+    void killedWorkerIsReported();
+    void baselineComparedWithTheSplit();
+    void cleanupTestCase();
+
+private:
+    // Runs the event loop until the current launch is over.
+    bool waitForLaunch();
+    // Runs the event loop until `condition` holds after a controller update.
+    bool waitForUpdate(const std::function<bool()> &condition);
+    void setSettings(const std::function<void(RunSettings &)> &change);
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<MainWindow> m_window;
+    RunPanel *m_panel = nullptr;
+    RunController *m_controller = nullptr;
+    double m_splitLoss = 0;
+};
+
+void TestRunWorker::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    m_window = std::make_unique<MainWindow>(false);
+    m_window->resize(1400, 900);
+    m_window->show();
+    m_panel = m_window->runPanel();
+    m_controller = m_window->runController();
+    m_controller->setWorkerProgram(QStringLiteral(SPLITSCOPE_CLI));
+    QVERIFY(m_window->openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(waitForGraph(*m_window->workspace()));
+    QVERIFY2(m_panel->executability().runnable(), qPrintable(m_panel->executability().reason));
+
+    RunSettings s = RunPanel::defaultSettings();
+    s.datasetPath = m_dir.filePath(QStringLiteral("data"));
+    s.modelsRoot = m_dir.filePath(QStringLiteral("models"));
+    s.cachePath = m_dir.filePath(QStringLiteral("cache"));
+    s.outputPath = m_dir.filePath(QStringLiteral("out"));
+    s.epochs = 2;
+    s.learningRate = 1e-3;
+    s.loraRank = 4;
+    s.threads = 1;
+    s.cacheShardSize = 4;
+    m_panel->setSettings(s);
+    QVERIFY(m_panel->fieldMessage(RunField::Dataset).contains(QLatin1String("has no metadata.csv")));
+    QVERIFY(!m_panel->launch(RunKind::Both)); // refused, said under the fields
+    QVERIFY(m_panel->statusLabel()->text().contains(QLatin1String("Both stages cannot start")));
+
+    // The Run panel's buttons make the models and the dataset (the real CLI).
+    QSignalSpy tools(m_panel, &RunPanel::toolFinished);
+    QVERIFY(m_panel->createModels(QStringLiteral("default"), false));
+    QVERIFY(tools.wait(60000));
+    QVERIFY2(tools.last().at(0).toBool(), qPrintable(tools.last().at(1).toString()));
+    QVERIFY(m_panel->generateDataset(kSamples, 64, false));
+    QVERIFY(tools.wait(60000));
+    QVERIFY2(tools.last().at(0).toBool(), qPrintable(tools.last().at(1).toString()));
+    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 image(s); columns image, prompt"));
+    QVERIFY2(m_panel->issues().isEmpty(), qPrintable(m_panel->issues().value(0).message));
+}
+
+bool TestRunWorker::waitForLaunch()
+{
+    if (!m_controller->isRunning())
+        return true;
+    QSignalSpy finished(m_controller, &RunController::launchFinished);
+    return finished.wait(kLaunchTimeoutMs);
+}
+
+bool TestRunWorker::waitForUpdate(const std::function<bool()> &condition)
+{
+    QSignalSpy updated(m_controller, &RunController::updated);
+    while (!condition()) {
+        if (!m_controller->isRunning() || !updated.wait(kLaunchTimeoutMs))
+            return condition();
+    }
+    return true;
+}
+
+void TestRunWorker::setSettings(const std::function<void(RunSettings &)> &change)
+{
+    RunSettings s = m_panel->settings();
+    change(s);
+    m_panel->setSettings(s);
+}
+
+void TestRunWorker::stageOneThenStageTwo()
+{
+    RunningUnitMarker *marker = m_window->runningUnitMarker();
+    QSignalSpy updates(m_controller, &RunController::updated);
+    QSignalSpy stages(m_controller, &RunController::stageStarted);
+    QStringList unitsSeen;
+    bool ringShown = false;
+    const auto units = connect(m_controller, &RunController::unitChanged, this, [&](const QString &unit) {
+        if (unit.isEmpty())
+            return;
+        unitsSeen << unit;
+        ringShown = ringShown || (marker->isShown() && marker->markedUnit() == unit);
+    });
+    QList<double> fractions;
+    const auto progress = connect(m_controller, &RunController::updated, this, [&]() {
+        const StageRun *run = m_controller->session()->current();
+        if (run && run->fraction() >= 0)
+            fractions << run->fraction();
+    });
+
+    QVERIFY(m_panel->launch(RunKind::StageOne));
+    QVERIFY(!m_panel->launchAction(RunKind::StageTwo)->isEnabled()); // one launch at a time
+    QVERIFY(m_panel->cancelAction()->isEnabled());
+    QVERIFY(waitForLaunch());
+    auto session = m_controller->session();
+    QCOMPARE(session->outcome(), StageRun::Outcome::Finished);
+    const StageRun &one = session->stages().at(0);
+    QVERIFY2(one.failure.isEmpty(), qPrintable(one.failure));
+    QCOMPARE(one.done, qint64(kSamples));
+    QCOMPARE(one.total, qint64(kSamples));
+    QCOMPARE(one.stageOneUnits.size(), 6);
+    QVERIFY(one.pid > 0);
+    QVERIFY(one.cacheWritten > 0);
+    QVERIFY(one.memory.size() >= 2);
+    QVERIFY(one.peakMemory() > (50 << 20)); // LibTorch alone takes more
+    QCOMPARE(stages.size(), 1);
+    QVERIFY(updates.size() >= 2);
+    // Progress only grows, and ends at the end.
+    QVERIFY(!fractions.isEmpty());
+    QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
+    QCOMPARE(fractions.last(), 1.0);
+    // The units lit up in the graph, and the ring is gone afterwards.
+    QVERIFY2(unitsSeen.contains(QStringLiteral("QwenImageUnit_ShapeChecker")), qPrintable(unitsSeen.join(',')));
+    QVERIFY(ringShown);
+    QVERIFY(!marker->isShown());
+    // The monitor: a full bar, memory points, the stage-one models stacked.
+    RunMonitor *monitor = m_window->runMonitor();
+    QCOMPARE(monitor->progressBar()->value(), monitor->progressBar()->maximum());
+    QVERIFY2(monitor->progressBar()->format().startsWith(QLatin1String("sample 12 of 12")),
+        qPrintable(monitor->progressBar()->format()));
+    QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
+    QVERIFY(monitor->memoryChart()->modelAreas() >= 2); // vae and text_encoder
+    QVERIFY(monitor->logView()->toPlainText().contains(QLatin1String("stage one done: 12 samples")));
+    const CacheStatus cache = readCacheStatus(m_panel->settings().cachePath);
+    QVERIFY(cache.complete);
+    QCOMPARE(cache.samples, kSamples);
+    QCOMPARE(cache.shards, 3);
+    // The command shown is the one that ran.
+    QVERIFY2(m_panel->commandView()->toPlainText().startsWith(QStringLiteral(SPLITSCOPE_CLI " train --task sft:data_process")),
+        qPrintable(m_panel->commandView()->toPlainText()));
+
+    fractions.clear();
+    QVERIFY(m_panel->launch(RunKind::StageTwo));
+    QVERIFY(waitForLaunch());
+    disconnect(units);
+    disconnect(progress);
+    session = m_controller->session();
+    QCOMPARE(session->outcome(), StageRun::Outcome::Finished);
+    const StageRun &two = session->stages().at(0);
+    QCOMPARE(two.stage, RunStage::StageTwo);
+    QCOMPARE(two.steps, qint64(2 * kSamples));
+    QCOMPARE(two.loss.size(), 2 * kSamples);
+    QCOMPARE(two.epochLoss.size(), 2);
+    QCOMPARE(two.epochSeconds.size(), 2);
+    QVERIFY(two.cacheRead > 0);
+    QVERIFY(std::isfinite(two.finalLoss));
+    QVERIFY(QFile::exists(two.outputs.value(QStringLiteral("checkpoint"))));
+    QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
+    // The charts got every point.
+    QCOMPARE(monitor->lossChart()->rawPoints(0), 2 * kSamples);
+    QCOMPARE(monitor->lossChart()->smoothedPoints(0), 2 * kSamples);
+    QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
+    QVERIFY2(m_panel->commandView()->toPlainText().contains(QLatin1String("--task sft:train")),
+        qPrintable(m_panel->commandView()->toPlainText()));
+    m_splitLoss = two.finalLoss;
+    QCOMPARE(m_window->runHistory()->count(), 2);
+}
+
+void TestRunWorker::cancelStageOneThenResume()
+{
+    // An uninterrupted stage one, one sample per shard.
+    setSettings([this](RunSettings &s) {
+        s.cachePath = m_dir.filePath(QStringLiteral("cache-whole"));
+        s.cacheShardSize = 1;
+    });
+    QVERIFY(m_panel->launch(RunKind::StageOne));
+    QVERIFY(waitForLaunch());
+    QCOMPARE(m_controller->session()->outcome(), StageRun::Outcome::Finished);
+
+    // The same, cancelled after two samples.
+    setSettings([this](RunSettings &s) { s.cachePath = m_dir.filePath(QStringLiteral("cache-cancelled")); });
+    QVERIFY(m_panel->launch(RunKind::StageOne));
+    QVERIFY(waitForUpdate([this]() {
+        const StageRun *run = m_controller->session()->current();
+        return run && run->done >= 2;
+    }));
+    m_panel->cancelAction()->trigger();
+    QCOMPARE(m_controller->state(), RunController::State::Cancelling);
+    QCOMPARE(m_panel->cancelAction()->text().remove(QLatin1Char('&')), QStringLiteral("Stop now"));
+    QVERIFY(waitForLaunch());
+    auto session = m_controller->session();
+    const StageRun &cancelled = session->stages().at(0);
+    QCOMPARE(session->outcome(), StageRun::Outcome::Cancelled);
+    QCOMPARE(cancelled.exitCode, 4);
+    QVERIFY2(cancelled.failure.contains(QLatin1String("samples are cached in finished shards; Resume continues")),
+        qPrintable(cancelled.failure));
+    const CacheStatus partial = readCacheStatus(m_panel->settings().cachePath);
+    QVERIFY(partial.exists);
+    QVERIFY(!partial.complete);
+    QVERIFY2(partial.cachedSamples >= 2 && partial.cachedSamples < kSamples, qPrintable(partial.summary()));
+    QVERIFY(m_panel->resumeAction()->isEnabled());
+    QVERIFY(m_window->runMonitor()->detailsLabel()->text().contains(QLatin1String("Resume continues")));
+
+    QVERIFY(m_panel->resume());
+    QVERIFY(waitForLaunch());
+    session = m_controller->session();
+    QVERIFY(session->resumed());
+    QCOMPARE(session->outcome(), StageRun::Outcome::Finished);
+    QVERIFY(!m_panel->resumeAction()->isEnabled());
+    bool resumedFromShards = false;
+    for (const auto &line : session->log())
+        resumedFromShards = resumedFromShards || line.text.contains(QLatin1String("resuming stage one"));
+    QVERIFY(resumedFromShards);
+
+    // The cache equals the uninterrupted run's, byte for byte (manifest and shards).
+    const auto whole = filesUnder(m_dir.filePath(QStringLiteral("cache-whole")));
+    const auto resumed = filesUnder(m_dir.filePath(QStringLiteral("cache-cancelled")));
+    QCOMPARE(whole.keys(), resumed.keys());
+    QCOMPARE(whole.size(), kSamples + 1);
+    for (auto it = whole.cbegin(); it != whole.cend(); ++it)
+        QVERIFY2(it.value() == resumed.value(it.key()), qPrintable(it.key()));
+}
+
+void TestRunWorker::killedWorkerIsReported()
+{
+    setSettings([](RunSettings &s) { s.epochs = 200; });
+    QVERIFY(m_panel->launch(RunKind::Baseline));
+    QVERIFY(waitForUpdate([this]() {
+        const StageRun *run = m_controller->session()->current();
+        return run && !run->loss.isEmpty();
+    }));
+    const qint64 pid = m_controller->workerPid();
+    QVERIFY(pid > 0);
+    QCOMPARE(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+    QVERIFY(waitForLaunch());
+    const auto session = m_controller->session();
+    const StageRun &run = session->stages().at(0);
+    QCOMPARE(session->outcome(), StageRun::Outcome::Crashed);
+    QCOMPARE(run.exitCode, SIGKILL);
+    QVERIFY2(run.failure.contains(QStringLiteral("One-stage baseline stopped without finishing: the worker (pid %1) was "
+                                                 "killed by signal 9 (SIGKILL)")
+                                      .arg(pid)),
+        qPrintable(run.failure));
+    QVERIFY(run.failure.contains(QLatin1String("Last lines of its error output:")));
+    QVERIFY(!run.stderrTail.isEmpty());
+    QVERIFY(run.failure.contains(run.stderrTail.last()));
+    QVERIFY(m_panel->statusLabel()->text().contains(QLatin1String("killed by signal 9")));
+    QVERIFY(m_window->runMonitor()->detailsLabel()->text().contains(QLatin1String("killed by signal 9")));
+    // The window goes on: idle, every launch available, the graph still there.
+    QVERIFY(!m_controller->isRunning());
+    for (RunKind kind : {RunKind::StageOne, RunKind::StageTwo, RunKind::Both, RunKind::Baseline})
+        QVERIFY(m_panel->launchAction(kind)->isEnabled());
+    QVERIFY(m_panel->resumeAction()->isEnabled());
+    QVERIFY(m_window->workspace()->scene()->hasGraph());
+    QCOMPARE(m_window->runHistory()->run(m_window->runHistory()->count() - 1)->outcome(), StageRun::Outcome::Crashed);
+}
+
+void TestRunWorker::baselineComparedWithTheSplit()
+{
+    setSettings([](RunSettings &s) { s.epochs = 2; });
+    QVERIFY(m_panel->launch(RunKind::Baseline));
+    QVERIFY(waitForLaunch());
+    const auto baseline = m_controller->session();
+    QCOMPARE(baseline->outcome(), StageRun::Outcome::Finished);
+    // Split training changes nothing: the same final loss as stage two's.
+    QCOMPARE(baseline->finalLoss(), m_splitLoss);
+
+    // The window compared the new baseline with the split by itself.
+    RunHistoryPanel *history = m_window->runHistoryPanel();
+    RunComparisonModel *comparison = history->comparison();
+    QVERIFY(comparison->runA() && comparison->runB());
+    QCOMPARE(comparison->runA()->kind(), RunKind::Baseline);
+    QCOMPARE(comparison->runB()->kind(), RunKind::StageTwo);
+    QCOMPARE(comparison->runA()->id(), baseline->id());
+    auto row = [comparison](const QString &metric) -> RunComparisonModel::Row {
+        for (const auto &r : comparison->rows()) {
+            if (r.metric == metric)
+                return r;
+        }
+        return {};
+    };
+    QCOMPARE(row(QStringLiteral("Final loss")).relation, QStringLiteral("equal"));
+    QCOMPARE(row(QStringLiteral("Optimizer steps")).a, 2.0 * kSamples);
+    QCOMPARE(row(QStringLiteral("Optimizer steps")).b, 2.0 * kSamples);
+    for (const char *metric : {"Time, as waited", "Time per epoch", "Peak memory while training"}) {
+        const auto r = row(QLatin1String(metric));
+        QVERIFY2(r.a > 0 && r.b > 0 && !r.relation.isEmpty(), metric);
+    }
+    QVERIFY(comparison->summary().contains(QLatin1String("the same final loss")));
+    QVERIFY(history->summaryLabel()->text().contains(QLatin1String("B vs A")));
+    QCOMPARE(history->lossChart()->runCount(), 2);
+    QCOMPARE(history->lossChart()->rawPoints(0), 2 * kSamples);
+    QCOMPARE(history->lossChart()->rawPoints(1), 2 * kSamples);
+    QCOMPARE(history->memoryChart()->runCount(), 2);
+    QVERIFY(history->memoryChart()->memoryPoints(0) > 0 && history->memoryChart()->memoryPoints(1) > 0);
+}
+
+void TestRunWorker::cleanupTestCase()
+{
+    m_window.reset();
+}
+
+QTEST_MAIN(TestRunWorker)
+#include "tst_runworker.moc"
