@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// The Run panel and its window without a worker: a description-only pipeline says
+// why it cannot run; every field is checked on disk and its problem shown under it;
+// the training choice of the configuration panel reaches the checks and the
+// commands; a missing worker program is a clear error; the Run menu; settings,
+// window layout and run history survive a restart.
+#include "RunTestSupport.h"
+#include "WidgetTestSupport.h"
+
+#include "MainWindow.h"
+
+#include "widgets/common/WidgetHelpers.h"
+#include "widgets/document/SplitDocument.h"
+#include "widgets/run/RunController.h"
+#include "widgets/run/RunHistory.h"
+#include "widgets/run/RunPanel.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace splitscope;
+using namespace splitscope::test;
+
+namespace {
+
+QAction *runMenuAction(QMainWindow &window, const QString &text)
+{
+    for (QAction *top : window.menuBar()->actions()) {
+        if (top->text().remove(QLatin1Char('&')) != QLatin1String("Run"))
+            continue;
+        for (QAction *a : top->menu()->actions()) {
+            if (a->text().remove(QLatin1Char('&')) == text)
+                return a;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestRunPanel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void descriptionOnlyPipelineCannotRun();
+    void fieldsAreCheckedWhereTheyAre();
+    void trainingChoiceReachesTheChecksAndCommands();
+    void missingWorkerIsAClearError();
+    void runMenu();
+    void settingsLayoutAndHistorySurviveARestart();
+};
+
+void TestRunPanel::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // never touch the user's settings or history
+}
+
+void TestRunPanel::descriptionOnlyPipelineCannotRun()
+{
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("qwen_image")));
+    RunPanel *panel = window.runPanel();
+    QVERIFY(!panel->executability().runnable());
+    const QString banner = plainTextOf(panel->banner()->text());
+    QVERIFY2(banner.startsWith(QLatin1String("Inspect only")), qPrintable(banner));
+    QVERIFY2(banner.contains(QLatin1String("qwen_image is a description only: it can be inspected, but Splitscope has "
+                                           "no code for its units")),
+        qPrintable(banner));
+    QVERIFY(banner.contains(QString::fromUtf8("File ▸ Examples ▸ tiny-qwen-image")));
+    for (RunKind kind : {RunKind::StageOne, RunKind::StageTwo, RunKind::Both, RunKind::Baseline}) {
+        QVERIFY(!panel->launchAction(kind)->isEnabled());
+        QVERIFY(!panel->launch(kind));
+    }
+    QVERIFY(panel->commandView()->toPlainText().isEmpty());
+    // The executable example runs.
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(panel->executability().runnable());
+    QVERIFY(plainTextOf(panel->banner()->text()).startsWith(QLatin1String("tiny-qwen-image runs here")));
+    QVERIFY(panel->launchAction(RunKind::Both)->isEnabled());
+}
+
+void TestRunPanel::fieldsAreCheckedWhereTheyAre()
+{
+    QTemporaryDir dir;
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    const RunConfig c = tinyConfig(dir.path());
+    panel->setSettings(c.settings);
+    QVERIFY2(panel->fieldMessage(RunField::Dataset).endsWith(QLatin1String("has no metadata.csv: choose a dataset folder "
+                                                                           "or generate the example dataset.")),
+        qPrintable(panel->fieldMessage(RunField::Dataset)));
+    QVERIFY(panel->fieldMessage(RunField::ModelsRoot).startsWith(QLatin1String("No dit, text_encoder, vae weights under")));
+    QVERIFY(panel->datasetEdit()->styleSheet().contains(QLatin1String("#c2255c"))); // framed in red
+    QCOMPARE(panel->fieldMessage(RunField::Cache), QStringLiteral("no cache yet"));
+    QVERIFY(!panel->launch(RunKind::Both));
+    QVERIFY2(plainTextOf(panel->statusLabel()->text()).startsWith(QLatin1String("Both stages cannot start:")),
+        qPrintable(panel->statusLabel()->text()));
+
+    // Typing a path is checked once typing pauses.
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, executablePipelines().front()));
+    panel->datasetEdit()->setText(c.settings.datasetPath + QLatin1Char('/'));
+    QTRY_COMPARE(panel->fieldMessage(RunField::Dataset), QStringLiteral("3 image(s); columns image, prompt"));
+    QVERIFY(panel->datasetEdit()->styleSheet().isEmpty());
+    QVERIFY(panel->fieldMessage(RunField::ModelsRoot).startsWith(QLatin1String("dit, text_encoder, vae under")));
+    QVERIFY(panel->issues().isEmpty());
+
+    // Stage two wants a complete cache of this split.
+    QVERIFY(!panel->launch(RunKind::StageTwo));
+    QVERIFY2(plainTextOf(panel->statusLabel()->text()).contains(QLatin1String("run stage one first")),
+        qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->fieldMessage(RunField::Cache).contains(QLatin1String("run stage one first")));
+    QVERIFY(writeManifest(c.settings.cachePath, true, {QStringLiteral("vae")}));
+    panel->cacheEdit()->setText(c.settings.cachePath + QLatin1Char('/'));
+    QTRY_VERIFY(panel->fieldMessage(RunField::Cache).contains(QLatin1String("holds a cache of the seed split for vae")));
+
+    // A learning rate that is not a number.
+    panel->learningRateEdit()->setText(QStringLiteral("fast"));
+    QVERIFY(!panel->launch(RunKind::Baseline));
+    QVERIFY(plainTextOf(panel->statusLabel()->text()).contains(QLatin1String("the learning rate is not a positive number")));
+    QVERIFY(panel->learningRateEdit()->styleSheet().contains(QLatin1String("#c2255c")));
+}
+
+void TestRunPanel::trainingChoiceReachesTheChecksAndCommands()
+{
+    QTemporaryDir dir;
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    SplitDocument *document = window.document();
+    RunPanel *panel = window.runPanel();
+    RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, executablePipelines().front()));
+    panel->setSettings(c.settings);
+    QVERIFY(panel->issues().isEmpty());
+
+    // The file's training block: LoRA on the DiT; every unit is cached.
+    QCOMPARE(panel->config().loraBase, QStringLiteral("dit"));
+    QCOMPARE(panel->config().stageTwoModels, QStringList{"dit"});
+    panel->commandStage()->setCurrentIndex(panel->commandStage()->findData(static_cast<int>(RunStage::StageOne)));
+    QString command = panel->commandView()->toPlainText();
+    QVERIFY2(command.contains(QLatin1String(" train --task sft:data_process --dataset_base_path ") + c.settings.datasetPath),
+        qPrintable(command));
+    QVERIFY(command.contains(QLatin1String("--offload_models 'Qwen/Qwen-Image:transformer/diffusion_pytorch_model*.safetensors'")));
+    QVERIFY(command.contains(QLatin1String("--output_path ") + c.settings.cachePath));
+    panel->commandStage()->setCurrentIndex(panel->commandStage()->findData(static_cast<int>(RunStage::OneStage)));
+    command = panel->commandView()->toPlainText();
+    QVERIFY(command.contains(QLatin1String("--task sft --dataset_base_path")));
+    QVERIFY(command.contains(QLatin1String("--output_path ") + c.settings.outputPath + QLatin1String("/one-stage")));
+    QMetaObject::invokeMethod(panel, "copyCommand");
+    QCOMPARE(QGuiApplication::clipboard()->text(), command);
+
+    // Nothing to train.
+    document->setLoraBase(std::nullopt);
+    QTRY_VERIFY(panel->fieldMessage(RunField::Training).startsWith(QLatin1String("Nothing to train")));
+    // The text encoder with a LoRA on the DiT: the seed split has a hazard.
+    document->setLoraBase(std::string("dit"));
+    document->setModelTrainable("text_encoder", true);
+    QTRY_VERIFY(panel->fieldMessage(RunField::Hazards).startsWith(QLatin1String("The seed split has 1 hazard(s)")));
+    QVERIFY(panel->fieldMessage(RunField::Training).isEmpty());
+    QVERIFY(!panel->launch(RunKind::StageOne));
+    panel->commandStage()->setCurrentIndex(panel->commandStage()->findData(static_cast<int>(RunStage::StageTwo)));
+    command = panel->commandView()->toPlainText();
+    QVERIFY2(command.contains(QLatin1String("--trainable_models text_encoder --lora_base_model dit")), qPrintable(command));
+    QVERIFY(command.contains(QLatin1String("--offload_models Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors")));
+    // The safe split has none: the same launch is fine, and the commands say --split_mode safe.
+    document->setSplitMode(SplitMode::Safe);
+    QTRY_VERIFY(panel->fieldMessage(RunField::Hazards).isEmpty());
+    QVERIFY(panel->commandView()->toPlainText().contains(QLatin1String("--split_mode safe")));
+    QCOMPARE(panel->config().label(), QStringLiteral("trainable text_encoder + LoRA on dit · safe split"));
+}
+
+void TestRunPanel::missingWorkerIsAClearError()
+{
+    QTemporaryDir dir;
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, executablePipelines().front()));
+    panel->setSettings(c.settings);
+    window.runController()->setWorkerProgram(dir.filePath(QStringLiteral("no-such-cli")));
+    QVERIFY(!panel->launch(RunKind::Baseline));
+    QVERIFY2(plainTextOf(panel->statusLabel()->text()).contains(QLatin1String("no-such-cli is missing or not executable")),
+        qPrintable(panel->statusLabel()->text()));
+    QVERIFY(!window.runController()->isRunning());
+    QVERIFY(panel->launchAction(RunKind::Baseline)->isEnabled());
+}
+
+void TestRunPanel::runMenu()
+{
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    QCOMPARE(runMenuAction(window, QStringLiteral("Both stages")), panel->launchAction(RunKind::Both));
+    QCOMPARE(runMenuAction(window, QStringLiteral("Stage one")), panel->launchAction(RunKind::StageOne));
+    QCOMPARE(runMenuAction(window, QStringLiteral("Stage two")), panel->launchAction(RunKind::StageTwo));
+    QCOMPARE(runMenuAction(window, QStringLiteral("One-stage baseline")), panel->launchAction(RunKind::Baseline));
+    QCOMPARE(runMenuAction(window, QStringLiteral("Cancel run")), panel->cancelAction());
+    QCOMPARE(runMenuAction(window, QStringLiteral("Resume")), panel->resumeAction());
+    QCOMPARE(panel->launchAction(RunKind::Both)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_R));
+    // Nothing to cancel or resume before a launch.
+    QVERIFY(!panel->cancelAction()->isEnabled());
+    QVERIFY(!panel->resumeAction()->isEnabled());
+    QVERIFY(runMenuAction(window, QStringLiteral("Compare baseline vs split")));
+}
+
+void TestRunPanel::settingsLayoutAndHistorySurviveARestart()
+{
+    QSettings().clear();
+    QFile::remove(RunHistory::defaultPath());
+    QTemporaryDir dir;
+    RunSettings saved = tinyConfig(dir.path()).settings;
+    saved.epochs = 7;
+    saved.learningRate = 3e-4;
+    saved.seed = 11;
+    saved.threads = 2;
+    {
+        MainWindow window(true);
+        window.show();
+        window.runPanel()->setSettings(saved);
+        window.findChild<QDockWidget *>(QStringLiteral("RunHistoryDock"))->hide();
+        auto session = std::make_shared<RunSession>(RunKind::Baseline, window.runPanel()->config());
+        StageRun &run = session->addStage(RunStage::OneStage);
+        run.outcome = StageRun::Outcome::Finished;
+        run.finalLoss = 0.5;
+        window.runHistory()->add(session);
+        window.close();
+    }
+    QVERIFY(QFile::exists(RunHistory::defaultPath()));
+    MainWindow again(true);
+    again.show();
+    QVERIFY(again.runPanel()->settings() == saved);
+    QCOMPARE(again.runPanel()->epochsSpin()->value(), 7);
+    QVERIFY(again.findChild<QDockWidget *>(QStringLiteral("RunHistoryDock"))->isHidden());
+    QCOMPARE(again.runHistory()->count(), 1);
+    QCOMPARE(again.runHistory()->run(0)->finalLoss(), 0.5);
+    again.close();
+    QSettings().clear();
+    QFile::remove(RunHistory::defaultPath());
+}
+
+QTEST_MAIN(TestRunPanel)
+#include "tst_runpanel.moc"
