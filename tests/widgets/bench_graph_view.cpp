@@ -16,6 +16,8 @@
 #include "widgets/graph/SplitGraphScene.h"
 #include "widgets/layout/LayoutController.h"
 
+#include "LatencyProbe.h"
+
 #include "core/RandomPipeline.h"
 
 #include <QApplication>
@@ -28,76 +30,12 @@
 #include <ctime>
 
 using namespace splitscope;
+using namespace splitscope::test;
 
 namespace {
 
-constexpr int kProbeMs = 5;          // latency probe period
 constexpr int kPaintFrames = 20;     // repaints averaged per zoom level
 constexpr int kResplits = 8;         // training changes measured
-
-// The CPU time this thread has used, in nanoseconds.
-qint64 threadCpuNs()
-{
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<qint64>(t.tv_sec) * 1000000000 + t.tv_nsec;
-}
-
-// Records the longest gap between ticks of a fast timer: the event loop's worst stall.
-// On a loaded machine a gap also holds time spent waiting for a CPU, so the GUI
-// thread's own CPU time within the worst gap is recorded as well. (A tick costs
-// microseconds.)
-class LatencyProbe {
-public:
-    LatencyProbe()
-    {
-        m_timer.setInterval(kProbeMs);
-        QObject::connect(&m_timer, &QTimer::timeout, [this]() {
-            const qint64 now = m_clock.nsecsElapsed();
-            const qint64 cpu = threadCpuNs();
-            if (m_last >= 0 && now - m_last > m_worst) {
-                m_worst = now - m_last;
-                m_worstAt = m_last;
-                m_worstCpu = cpu - m_lastCpu;
-            }
-            m_last = now;
-            m_lastCpu = cpu;
-        });
-    }
-    void start()
-    {
-        m_worst = 0;
-        m_last = 0; // a stall right at the start counts from here
-        m_lastCpu = threadCpuNs();
-        m_worstCpu = 0;
-        m_clock.start();
-        m_timer.start();
-    }
-    double worstMs()
-    {
-        m_timer.stop();
-        // A stall still going on at the end counts too.
-        if (m_last >= 0 && m_clock.nsecsElapsed() - m_last > m_worst) {
-            m_worst = m_clock.nsecsElapsed() - m_last;
-            m_worstAt = m_last;
-            m_worstCpu = threadCpuNs() - m_lastCpu;
-        }
-        return m_worst / 1e6;
-    }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_last = -1;
-    qint64 m_worst = 0;
-    qint64 m_worstAt = 0;
-    qint64 m_lastCpu = 0;
-    qint64 m_worstCpu = 0;
-
-public:
-    double worstStartMs() const { return m_worstAt / 1e6; }
-    double worstCpuMs() const { return m_worstCpu / 1e6; }
-};
 
 // Notes when the viewport starts its first paint after `armed` is set.
 class PaintWatch : public QObject {

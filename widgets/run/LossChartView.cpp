@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kRawAlpha = 70;        // the per-step loss is noisy: drawn light under the smoothed curve
 constexpr double kYPadding = 0.06;   // free room above and below the curves, as a fraction of their span
+constexpr int kMaxEpochDots = 60;    // a scatter series costs a graphics item per dot
 
 } // namespace
 
@@ -80,17 +81,19 @@ void LossChartView::addRun(std::shared_ptr<const RunSession> session, const QStr
         m->setVisible(false);
     t.rawFeed = SeriesFeed(t.raw);
     t.smoothedFeed = SeriesFeed(t.smoothed);
-    t.epochFeed = SeriesFeed(t.epochs);
+    t.epochFeed = SeriesFeed(t.epochs, 1.0, kMaxEpochDots);
     m_traces.push_back(std::move(t));
     refresh();
 }
 
 void LossChartView::refresh()
 {
+    // The axes first: a range change makes Qt Charts recompute every series'
+    // geometry, which then happens once, before the new points come.
+    static const QVector<QPointF> none;
     bool changed = false;
     for (Trace &t : m_traces) {
         const StageRun *stage = t.session ? t.session->trainingStage() : nullptr;
-        static const QVector<QPointF> none;
         const QVector<QPointF> &loss = stage ? stage->loss : none;
         if (loss.size() < t.scanned)
             t.scanned = 0; // another stage: start over
@@ -106,12 +109,15 @@ void LossChartView::refresh()
             changed = true;
         }
         t.scanned = loss.size();
-        t.rawFeed.feed(loss);
-        t.smoothedFeed.feed(stage ? stage->smoothedLoss : none);
-        t.epochFeed.feed(stage ? stage->epochLoss : none);
     }
     if (changed)
         fitAxes();
+    for (Trace &t : m_traces) {
+        const StageRun *stage = t.session ? t.session->trainingStage() : nullptr;
+        t.rawFeed.feed(stage ? stage->loss : none);
+        t.smoothedFeed.feed(stage ? stage->smoothedLoss : none);
+        t.epochFeed.feed(stage ? stage->epochLoss : none);
+    }
 }
 
 void LossChartView::fitAxes()
@@ -121,9 +127,17 @@ void LossChartView::fitAxes()
         m_y->setRange(0, 1);
         return;
     }
-    m_x->setRange(0, std::max(1.0, m_xMax));
+    // The x axis spans the stage's steps from the start (known from its first
+    // event), so that it does not move while the curve grows.
+    double steps = m_xMax;
+    for (const Trace &t : m_traces) {
+        if (const StageRun *stage = t.session ? t.session->trainingStage() : nullptr)
+            steps = std::max(steps, static_cast<double>(stage->total));
+    }
+    m_x->setRange(0, std::max(1.0, steps));
     const double span = std::max(m_yMax - m_yMin, 1e-6);
-    m_y->setRange(std::max(0.0, m_yMin - kYPadding * span), m_yMax + kYPadding * span);
+    m_y->setRange(std::max(0.0, roundDownForAxis(m_yMin - kYPadding * span, span)),
+        roundUpForAxis(m_yMax + kYPadding * span, span));
 }
 
 int LossChartView::rawPoints(int index) const

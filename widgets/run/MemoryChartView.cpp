@@ -94,13 +94,19 @@ void MemoryChartView::refresh()
             t.stages.push_back(std::move(s));
             addSeries(t.stages.back().rss);
         }
+    }
+    // The axes first (see LossChartView::refresh), then the points.
+    fitAxes();
+    for (Trace &t : m_traces) {
+        if (!t.session)
+            continue;
+        const std::vector<StageRun> &stages = t.session->stages();
         for (std::size_t i = 0; i < t.stages.size(); ++i) {
             t.stages[i].feed.feed(stages[i].memory);
             if (t.models && t.stages[i].stackedPoints != stages[i].memory.size())
                 restack(t, i);
         }
     }
-    fitAxes();
 }
 
 void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
@@ -140,19 +146,31 @@ void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
                 marker->setVisible(false);
         }
     }
-    // Stacked: each model's band starts where the previous one's ends.
-    QVector<double> base(stage.memory.size(), 0.0);
+    // Stacked: each model's band starts where the previous one's ends. The bands
+    // are steps (weights load and unload at moments): only the samples around a
+    // change, and the last, are drawn, so a long run costs a handful of points.
+    const qsizetype n = stage.memory.size();
+    QVector<qsizetype> kept;
+    for (qsizetype i = 0; i < n; ++i) {
+        bool change = i == 0 || i + 1 == n;
+        for (qsizetype m = 0; !change && m < stage.modelMemory.size(); ++m) {
+            const QVector<QPointF> &bytes = stage.modelMemory.at(m);
+            change = i < bytes.size() && (bytes[i].y() != bytes[i - 1].y()
+                                             || (i + 1 < bytes.size() && bytes[i + 1].y() != bytes[i].y()));
+        }
+        if (change)
+            kept.append(i);
+    }
+    QVector<double> base(kept.size(), 0.0);
     for (int m = 0; m < static_cast<int>(s.areas.size()) && m < stage.modelMemory.size(); ++m) {
         const QVector<QPointF> &bytes = stage.modelMemory.at(m);
         QList<QPointF> lower;
         QList<QPointF> upper;
-        const qsizetype n = std::min(bytes.size(), base.size());
-        lower.reserve(n);
-        upper.reserve(n);
-        for (qsizetype i = 0; i < n; ++i) {
-            lower.append(QPointF(bytes[i].x(), base[i] / kMiB));
-            base[i] += bytes[i].y();
-            upper.append(QPointF(bytes[i].x(), base[i] / kMiB));
+        for (qsizetype k = 0; k < kept.size() && kept[k] < bytes.size(); ++k) {
+            const QPointF &p = bytes[kept[k]];
+            lower.append(QPointF(p.x(), base[k] / kMiB));
+            base[k] += p.y();
+            upper.append(QPointF(p.x(), base[k] / kMiB));
         }
         s.areas[m].lower->replace(lower);
         s.areas[m].upper->replace(upper);
@@ -172,8 +190,8 @@ void MemoryChartView::fitAxes()
             yMax = std::max(yMax, static_cast<double>(stage.peakMemory()) / kMiB);
         }
     }
-    m_x->setRange(0, std::max(1.0, xMax));
-    m_y->setRange(0, yMax > 0 ? yMax * 1.1 : 100.0);
+    m_x->setRange(0, xMax > 0 ? roundUpForAxis(xMax, xMax) : 1.0);
+    m_y->setRange(0, yMax > 0 ? roundUpForAxis(yMax * 1.05, yMax) : 100.0);
 }
 
 int MemoryChartView::memoryPoints(int index) const

@@ -8,6 +8,8 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace splitscope {
 
 namespace {
@@ -32,6 +34,27 @@ QChart *makeRunChart(const QString &title, Qt::Alignment legend, QValueAxis *x, 
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     return chart;
+}
+
+namespace {
+
+double axisUnit(double span)
+{
+    return span > 0 ? std::pow(10.0, std::floor(std::log10(span))) / 2.0 : 1.0;
+}
+
+} // namespace
+
+double roundUpForAxis(double value, double span)
+{
+    const double unit = axisUnit(span);
+    return std::ceil(value / unit) * unit;
+}
+
+double roundDownForAxis(double value, double span)
+{
+    const double unit = axisUnit(span);
+    return std::floor(value / unit) * unit;
 }
 
 QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch)

@@ -15,6 +15,12 @@ namespace splitscope {
 // tight margins, a small legend at `legend`, and the two value axes.
 QChart *makeRunChart(const QString &title, Qt::Alignment legend, QValueAxis *x, QValueAxis *y);
 
+// Axis ends that move seldom while a run grows its curves (every move re-lays out
+// the chart): `value` rounded away from zero to a multiple of half the power of
+// ten of `span` (span 2.6 -> multiples of 0.5: 2.66 -> 3.0).
+double roundUpForAxis(double value, double span);
+double roundDownForAxis(double value, double span);
+
 // Gives `owner` one layout: `left`, then the loss and the memory chart, side by
 // side in a splitter (the monitor's and the history's arrangement).
 QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch);

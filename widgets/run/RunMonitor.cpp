@@ -21,7 +21,8 @@ namespace splitscope {
 
 namespace {
 
-constexpr int kLogBlocks = 3000; // lines the log view keeps
+constexpr int kLogBlocks = 3000;      // lines the log view keeps
+constexpr int kChartIntervalMs = 250; // the charts redraw at most four times a second
 
 QString stateWord(StageRun::Outcome outcome)
 {
@@ -102,6 +103,7 @@ void RunMonitor::launchStarted()
     m_memory->clearRuns();
     m_log->clear();
     m_logShown = 0;
+    m_chartClock.invalidate();
     if (!session)
         return;
     m_loss->addRun(session, tr("smoothed"), stageLineColor(
@@ -220,8 +222,13 @@ void RunMonitor::refresh()
     }
     m_logShown = session->logTotal();
 
-    m_loss->refresh();
-    m_memory->refresh();
+    // Charts cost a repaint of their curves: four times a second is enough to
+    // watch them, and the last refresh of a stage always draws.
+    if (!m_chartClock.isValid() || m_chartClock.elapsed() >= kChartIntervalMs || !run->isRunning()) {
+        m_chartClock.start();
+        m_loss->refresh();
+        m_memory->refresh();
+    }
 }
 
 } // namespace splitscope

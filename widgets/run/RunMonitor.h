@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QLabel;
@@ -47,6 +48,7 @@ private:
     LossChartView *m_loss;
     MemoryChartView *m_memory;
     qint64 m_logShown = 0; // session log lines already in the view
+    QElapsedTimer m_chartClock; // since the charts last redrew
 };
 
 } // namespace splitscope

@@ -10,7 +10,9 @@
 
 #include <QGraphicsObject>
 #include <QPainter>
-#include <QVariantAnimation>
+#include <QTimer>
+
+#include <cmath>
 
 namespace splitscope {
 
@@ -18,7 +20,8 @@ namespace {
 
 constexpr double kRingGap = 5.0;      // between the box and the ring, scene units
 constexpr double kRingWidth = 4.0;
-constexpr int kPulseMs = 900;         // one pulse of the ring's opacity
+constexpr int kPulseMs = 1200;        // one pulse of the ring's opacity
+constexpr int kPulseSteps = 12;       // repaints per pulse: a ring that breathes, not a 60 Hz animation
 
 // The ring and tag around a running unit's box, behind the box.
 class Halo : public QGraphicsObject {
@@ -74,16 +77,13 @@ private:
 RunningUnitMarker::RunningUnitMarker(RunController *controller, SplitDocument *document, SplitGraphScene *scene,
     QObject *parent)
     : QObject(parent), m_controller(controller), m_document(document), m_scene(scene),
-      m_pulse(new QVariantAnimation(this))
+      m_pulse(new QTimer(this))
 {
-    m_pulse->setStartValue(1.0);
-    m_pulse->setKeyValueAt(0.5, 0.45);
-    m_pulse->setEndValue(1.0);
-    m_pulse->setDuration(kPulseMs);
-    m_pulse->setLoopCount(-1);
-    connect(m_pulse, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
+    m_pulse->setInterval(kPulseMs / kPulseSteps);
+    connect(m_pulse, &QTimer::timeout, this, [this]() {
+        m_phase = (m_phase + 1) % kPulseSteps;
         if (m_halo)
-            m_halo->setOpacity(value.toDouble());
+            m_halo->setOpacity(0.7 + 0.3 * std::cos(2.0 * M_PI * m_phase / kPulseSteps));
     });
     connect(controller, &RunController::unitChanged, this, &RunningUnitMarker::setRunningUnit);
     connect(controller, &RunController::launchFinished, this, [this]() { setRunningUnit(QString()); });
@@ -116,7 +116,7 @@ void RunningUnitMarker::attach()
     }
     if (node && !m_halo)
         m_halo = new Halo(node->boxRect(), node);
-    if (m_halo && m_pulse->state() != QAbstractAnimation::Running)
+    if (m_halo && !m_pulse->isActive())
         m_pulse->start();
     else if (!m_halo)
         m_pulse->stop();

@@ -6,7 +6,7 @@
 #include <QString>
 
 class QGraphicsObject;
-class QVariantAnimation;
+class QTimer;
 
 namespace splitscope {
 
@@ -15,7 +15,7 @@ class SplitDocument;
 class SplitGraphScene;
 
 // Lights up, in the unit graph, the unit the worker runs now (its `unit` events,
-// stage one and one-stage runs): a pulsing ring around the box with a "running"
+// stage one and one-stage runs): a slowly pulsing ring around the box with a "running"
 // tag, drawn as a child of the scene's node item so that it follows layouts and
 // goes away with the items. It marks only the pipeline that is running (the open
 // document must be the launch's pipeline) and leaves the user's selection alone.
@@ -41,7 +41,8 @@ private:
     SplitGraphScene *m_scene;
     QString m_unit;
     QPointer<QGraphicsObject> m_halo;
-    QVariantAnimation *m_pulse;
+    QTimer *m_pulse;
+    int m_phase = 0;
 };
 
 } // namespace splitscope

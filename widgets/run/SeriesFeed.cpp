@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: MIT
 #include "SeriesFeed.h"
 
-#include "StageRun.h"
-
 #include <QXYSeries>
 
 namespace splitscope {
 
-namespace {
-
-QList<QPointF> scaled(const QVector<QPointF> &points, qsizetype from, double scale)
+void SeriesFeed::rebuild(const QVector<QPointF> &points)
 {
-    QList<QPointF> out;
-    out.reserve(points.size() - from);
-    for (qsizetype i = from; i < points.size(); ++i)
-        out.append(QPointF(points[i].x(), points[i].y() * scale));
-    return out;
+    const int size = static_cast<int>(points.size());
+    m_stride = 1;
+    while (size / m_stride > m_maxShown)
+        m_stride *= 2;
+    QList<QPointF> shown;
+    shown.reserve(size / m_stride + 2);
+    for (int i = 0; i < size; i += m_stride)
+        shown.append(scaled(points[i]));
+    m_tail = size > 0 && (size - 1) % m_stride != 0;
+    if (m_tail)
+        shown.append(scaled(points[size - 1]));
+    m_series->replace(shown);
+    m_fed = size;
 }
-
-} // namespace
 
 void SeriesFeed::feed(const QVector<QPointF> &points)
 {
@@ -27,15 +29,23 @@ void SeriesFeed::feed(const QVector<QPointF> &points)
     const int size = static_cast<int>(points.size());
     if (size == m_fed)
         return;
-    if (size > kMaxShownPoints) {
-        m_series->replace(scaled(thinned(points, kMaxShownPoints), 0, m_scale));
-        m_thinned = true;
-    } else if (size < m_fed || m_thinned) {
-        m_series->replace(scaled(points, 0, m_scale));
-        m_thinned = false;
-    } else {
-        m_series->append(scaled(points, m_fed, m_scale));
+    // Starting over, or so many new points that the stride must grow: draw anew.
+    if (size < m_fed || size / m_stride > m_maxShown) {
+        rebuild(points);
+        return;
     }
+    if (m_tail)
+        m_series->remove(m_series->count() - 1);
+    QList<QPointF> fresh;
+    int first = m_fed;
+    while (first % m_stride != 0)
+        ++first;
+    for (int i = first; i < size; i += m_stride)
+        fresh.append(scaled(points[i]));
+    m_tail = (size - 1) % m_stride != 0;
+    if (m_tail)
+        fresh.append(scaled(points[size - 1]));
+    m_series->append(fresh);
     m_fed = size;
 }
 

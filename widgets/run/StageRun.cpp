@@ -85,6 +85,7 @@ QVector<QPointF> thinned(const QVector<QPointF> &points, int maxPoints)
 
 bool StageRun::apply(const RunEvent &event)
 {
+    ++events;
     lastTime = std::max(lastTime, event.time);
     switch (event.kind) {
     case RunEvent::Kind::Start:

@@ -67,6 +67,7 @@ struct StageRun {
     qint64 peakRss = 0;
     QMap<QString, qint64> modelBytes; // the latest memory event's loaded weights
     double lastTime = 0;              // the latest event's time (worker clock)
+    qint64 events = 0;                // events received
     double trainStartTime = kNaN;     // worker time of the training loop's `stage` event
     double lastEpochEnd = kNaN;       // worker time of the latest `epoch` event
     double ema = 0;                   // the loss average before bias correction
