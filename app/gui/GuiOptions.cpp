@@ -55,8 +55,12 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
         QStringLiteral("With --run: take the screenshot when the last launch is 'done' (default) or halfway "
                        "through its last stage ('running')."),
         QStringLiteral("WHEN"));
+    const QCommandLineOption show(QStringLiteral("show"),
+        QStringLiteral("Raise a panel once everything else is done: training, run, monitor, history, stepper, compare, "
+                       "problems, inspector, verifier or params."),
+        QStringLiteral("PANEL"));
     parser.addOptions({trainable, lora, mode, step, select, compare, sideBySide, chains, noLabels, presentation,
-        screenshot, size, run, runSettings, runHistory, when});
+        screenshot, size, run, runSettings, runHistory, when, show});
 
     if (!parser.parse(arguments)) {
         result.error = parser.errorText();
@@ -126,6 +130,17 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
             return result;
         }
         o.screenshotWhileRunning = value == QLatin1String("running");
+    }
+    if (parser.isSet(show)) {
+        static const QStringList panels{QStringLiteral("training"), QStringLiteral("run"), QStringLiteral("monitor"),
+            QStringLiteral("history"), QStringLiteral("stepper"), QStringLiteral("compare"), QStringLiteral("problems"),
+            QStringLiteral("inspector"), QStringLiteral("verifier"), QStringLiteral("params")};
+        o.show = parser.value(show);
+        if (!panels.contains(o.show)) {
+            result.error = QStringLiteral("--show: expected one of %1, got '%2'")
+                               .arg(panels.join(QStringLiteral(", ")), o.show);
+            return result;
+        }
     }
     if (parser.isSet(screenshot) && o.pipeline.isEmpty()) {
         result.error = QStringLiteral("--screenshot needs a PIPELINE");

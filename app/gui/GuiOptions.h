@@ -18,7 +18,7 @@ namespace splitscope {
 //              [--step K|LABEL] [--select UNIT] [--compare safe|seed|PRESET_INDEX]
 //              [--side-by-side] [--chains] [--no-labels] [--presentation]
 //              [--run stage-one|stage-two|both|baseline]... [--run-settings FILE.json]
-//              [--run-history FILE.json]
+//              [--run-history FILE.json] [--show PANEL]
 //              [--screenshot OUT.png [--size WxH] [--screenshot-when running|done]]
 //
 // PIPELINE is a file or a built-in example name (`qwen_image`). With --screenshot
@@ -46,6 +46,7 @@ struct GuiOptions {
     QString runSettings;              // a RunSettings JSON file
     QString runHistory;               // where the run history is kept (screenshots: in memory by default)
     bool screenshotWhileRunning = false; // --screenshot-when running
+    QString show;                     // a panel to raise: run, monitor, history, stepper, compare, ...
 };
 
 struct GuiOptionsResult {

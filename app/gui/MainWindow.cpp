@@ -196,7 +196,7 @@ void MainWindow::createDocks()
     training->raise();
     m_stepperDock->raise();
     resizeDocks({inspector, verifier}, {520, 300}, Qt::Vertical);
-    resizeDocks({inspector, training}, {380, 350}, Qt::Horizontal);
+    resizeDocks({inspector, training}, {360, 390}, Qt::Horizontal);
     resizeDocks({m_stepperDock}, {230}, Qt::Vertical);
     // The dock area corners: the bottom panels span under the training panel, not the inspector.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -326,19 +326,22 @@ void MainWindow::createActions()
 
 void MainWindow::showDock(const QString &objectName)
 {
-    if (auto *dock = findChild<QDockWidget *>(objectName)) {
-        dock->show();
-        dock->raise();
-    }
+    auto *dock = findChild<QDockWidget *>(objectName);
+    if (!dock)
+        return;
+    dock->show();
+    dock->raise();
+    // The run monitor and history come up with room for their charts and tables.
+    const int room = objectName == QLatin1String("RunHistoryDock") ? height() / 2
+        : objectName == QLatin1String("RunMonitorDock")            ? height() * 2 / 5
+                                                                    : 0;
+    if (dock->height() < room)
+        resizeDocks({dock}, {room}, Qt::Vertical);
 }
 
 void MainWindow::runLaunched()
 {
-    // The monitor comes up with room for its charts.
-    m_monitorDock->show();
-    m_monitorDock->raise();
-    if (m_monitorDock->height() < height() / 3)
-        resizeDocks({m_monitorDock}, {height() * 2 / 5}, Qt::Vertical);
+    showDock(QStringLiteral("RunMonitorDock"));
     statusBar()->showMessage(tr("Started: %1").arg(m_runController->currentCommand()), kStatusMessageMs);
 }
 

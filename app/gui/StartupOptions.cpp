@@ -238,7 +238,8 @@ QString startRuns(MainWindow &window, const GuiOptions &o, bool block)
                 if (!last || !o.screenshotWhileRunning)
                     return false;
                 const StageRun *run = controller->session()->current();
-                return run && run->stage == finalStage && run->fraction() >= kHalfway && !run->loss.isEmpty();
+                return run && run->stage == finalStage && run->fraction() >= kHalfway
+                    && (!run->isTraining() || !run->loss.isEmpty());
             },
             kRunTimeoutMs);
         if (!finished)
@@ -252,6 +253,18 @@ QString startRuns(MainWindow &window, const GuiOptions &o, bool block)
         }
     }
     return {};
+}
+
+void showStartupPanel(MainWindow &window, const GuiOptions &o)
+{
+    static const std::pair<const char *, const char *> docks[] = {{"training", "TrainingDock"}, {"run", "RunDock"},
+        {"monitor", "RunMonitorDock"}, {"history", "RunHistoryDock"}, {"stepper", "StepperDock"},
+        {"compare", "CompareDock"}, {"problems", "ProblemsDock"}, {"inspector", "InspectorDock"},
+        {"verifier", "VerifierDock"}, {"params", "ParamsDock"}};
+    for (const auto &[name, dock] : docks) {
+        if (o.show == QLatin1String(name))
+            window.showDock(QLatin1String(dock));
+    }
 }
 
 int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error)

@@ -23,6 +23,9 @@ QString applyRunOptions(MainWindow &window, const GuiOptions &options);
 // that could not start or failed.
 QString startRuns(MainWindow &window, const GuiOptions &options, bool block);
 
+// Raises the panel named by --show (nothing when it is empty).
+void showStartupPanel(MainWindow &window, const GuiOptions &options);
+
 // Waits until the window's graph is laid out (with the final, not the provisional
 // layout) and its split computed, renders the window and writes it as PNG to
 // `path` atomically. Returns 0, or 1 with `error` set.

@@ -105,6 +105,7 @@ int main(int argc, char **argv)
                 return error.contains(QLatin1String("cannot start")) ? kExitBadInput : kExitFailure;
         }
     }
+    splitscope::showStartupPanel(window, options);
     if (screenshot) {
         QString error;
         const int status = splitscope::writeWindowScreenshot(window, options.screenshot, &error);

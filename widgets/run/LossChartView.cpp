@@ -18,6 +18,7 @@ namespace {
 constexpr int kRawAlpha = 70;        // the per-step loss is noisy: drawn light under the smoothed curve
 constexpr double kYPadding = 0.06;   // free room above and below the curves, as a fraction of their span
 constexpr int kMaxEpochDots = 60;    // a scatter series costs a graphics item per dot
+constexpr double kSmoothWidth = 2.2; // pen of the smoothed curve
 
 } // namespace
 
@@ -62,8 +63,15 @@ void LossChartView::addRun(std::shared_ptr<const RunSession> session, const QStr
     rawPen.setWidthF(1.0);
     t.raw->setPen(rawPen);
     QPen smoothPen(color);
-    smoothPen.setWidthF(2.2);
+    smoothPen.setWidthF(kSmoothWidth);
     t.smoothed->setPen(smoothPen);
+    // Runs that train the same (split and baseline) draw the same curve: the first
+    // one widens under the others, so that both stay visible.
+    if (!m_traces.empty()) {
+        QPen under = m_traces.front().smoothed->pen();
+        under.setWidthF(kSmoothWidth * 2.5);
+        m_traces.front().smoothed->setPen(under);
+    }
     t.smoothed->setName(label);
     t.epochs->setColor(color.darker(120));
     t.epochs->setBorderColor(Qt::white);

@@ -28,7 +28,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_x->setLabelFormat(QStringLiteral("%.0f"));
     m_y->setTitleText(tr("MiB"));
     m_y->setLabelFormat(QStringLiteral("%.0f"));
-    setChart(makeRunChart(tr("Memory"), Qt::AlignRight, m_x, m_y));
+    setChart(makeRunChart(tr("Memory"), Qt::AlignBottom, m_x, m_y));
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(180, 150);
     fitAxes();
@@ -86,10 +86,14 @@ void MemoryChartView::refresh()
             QPen pen(t.color.isValid() ? t.color : stageLineColor(stage.stage));
             pen.setWidthF(2.0);
             s.rss->setPen(pen);
-            const QString stageName = stage.stage == RunStage::OneStage ? tr("one-stage")
-                : stage.stage == RunStage::StageOne                      ? tr("stage 1")
-                                                                         : tr("stage 2");
-            s.rss->setName(t.label.isEmpty() ? tr("RSS %1").arg(stageName) : tr("%1 RSS %2").arg(t.label, stageName));
+            const QString stageName = stage.stage == RunStage::OneStage ? tr("RSS")
+                : stage.stage == RunStage::StageOne                      ? tr("RSS 1")
+                                                                         : tr("RSS 2");
+            // Live: "RSS 1", "RSS 2"; compared: "A", "B 1", "B 2".
+            const QString suffix = stage.stage == RunStage::OneStage ? QString()
+                : stage.stage == RunStage::StageOne                  ? QStringLiteral(" 1")
+                                                                     : QStringLiteral(" 2");
+            s.rss->setName(t.label.isEmpty() ? stageName : t.label + suffix);
             s.feed = SeriesFeed(s.rss, 1.0 / kMiB);
             t.stages.push_back(std::move(s));
             addSeries(t.stages.back().rss);
@@ -172,8 +176,12 @@ void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
             base[k] += p.y();
             upper.append(QPointF(p.x(), base[k] / kMiB));
         }
-        s.areas[m].lower->replace(lower);
-        s.areas[m].upper->replace(upper);
+        // QAreaSeries in Qt 6.4 does not redraw on its lines' pointsReplaced():
+        // clear and append, which it follows.
+        for (QLineSeries *line : {s.areas[m].lower, s.areas[m].upper})
+            line->clear();
+        s.areas[m].lower->append(lower);
+        s.areas[m].upper->append(upper);
     }
 }
 

@@ -18,7 +18,7 @@ namespace splitscope {
 class RunSession;
 
 // The worker's resident memory over the seconds of a launch, one line per stage
-// (stage one blue, stage two orange, the baseline violet), and under it the bytes
+// ("RSS 1" stage one blue, "RSS 2" stage two orange, the baseline's violet), and under it the bytes
 // of each loaded model stacked as areas: what the weights take, and what the rest
 // (LibTorch, activations, optimizer state, buffers) does. Live during a run, or
 // two launches' RSS overlaid (A violet, B orange) for a comparison.

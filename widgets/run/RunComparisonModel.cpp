@@ -158,15 +158,18 @@ QVariant RunComparisonModel::data(const QModelIndex &index, int role) const
 
 QVariant RunComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
+    // Short headers keep the ratio column in view; the panel's summary line and the
+    // tooltip say which launch A and B are.
+    const bool tip = role == Qt::ToolTipRole;
     switch (static_cast<Column>(section)) {
     case MetricColumn:
         return QString();
     case AColumn:
-        return m_a ? tr("A: %1").arg(runKindTitle(m_a->kind())) : tr("A");
+        return m_a && tip ? tr("A: %1").arg(runKindTitle(m_a->kind())) : tr("A");
     case BColumn:
-        return m_b ? tr("B: %1").arg(runKindTitle(m_b->kind())) : tr("B");
+        return m_b && tip ? tr("B: %1").arg(runKindTitle(m_b->kind())) : tr("B");
     case RatioColumn:
         return tr("B vs A");
     case ColumnCount:

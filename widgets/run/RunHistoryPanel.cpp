@@ -87,6 +87,8 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     comparisonLayout->addWidget(m_summary);
     comparisonLayout->addWidget(m_comparisonTable, 1);
     tables->addWidget(comparisonBox);
+    tables->setStretchFactor(0, 2);
+    tables->setStretchFactor(1, 3);
     leftLayout->addWidget(tables, 1);
     leftLayout->addWidget(m_status);
 
@@ -146,12 +148,11 @@ bool RunHistoryPanel::compare(const QString &idA, const QString &idB)
     const auto runA = m_history->run(a);
     const auto runB = m_history->run(b);
     m_comparison->setRuns(runA, runB);
-    const QString labelA = tr("A: %1").arg(runKindTitle(runA->kind()));
-    const QString labelB = tr("B: %1").arg(runKindTitle(runB->kind()));
+    // Short legends: the table and the summary say what A and B are.
     m_loss->clearRuns();
     m_memory->clearRuns();
-    m_loss->addRun(runA, labelA, comparisonColor(0));
-    m_loss->addRun(runB, labelB, comparisonColor(1));
+    m_loss->addRun(runA, QStringLiteral("A"), comparisonColor(0));
+    m_loss->addRun(runB, QStringLiteral("B"), comparisonColor(1));
     m_memory->addRun(runA, QStringLiteral("A"), comparisonColor(0), false);
     m_memory->addRun(runB, QStringLiteral("B"), comparisonColor(1), false);
     m_summary->setText(QStringLiteral("<b>A</b> %1 · %2 &nbsp; <b>B</b> %3 · %4<br>%5")

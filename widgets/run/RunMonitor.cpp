@@ -7,11 +7,13 @@
 #include "RunCharts.h"
 #include "RunFormat.h"
 
+#include <QChart>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -80,6 +82,9 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     m_log->setMaximumBlockCount(kLogBlocks);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    QScrollBar *logScroll = m_log->verticalScrollBar();
+    connect(logScroll, &QAbstractSlider::actionTriggered, this,
+        [this, logScroll](int) { m_followLog = logScroll->sliderPosition() >= logScroll->maximum() - 1; });
     m_log->setPlaceholderText(tr("The worker's log appears here: the command, its progress lines and how it ended."));
     leftLayout->addWidget(m_title);
     leftLayout->addWidget(m_stages);
@@ -87,8 +92,11 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     leftLayout->addWidget(m_details);
     leftLayout->addWidget(m_log, 1);
 
-    QSplitter *splitter = layOutWithCharts(this, left, m_loss, m_memory, 3);
+    QSplitter *splitter = layOutWithCharts(this, left, m_loss, m_memory, 2);
     splitter->setObjectName(QStringLiteral("RunMonitorSplitter"));
+    // The text needs less room than the charts' legends (five entries on the memory chart):
+    // proportions, scaled to the splitter's width.
+    splitter->setSizes({5, 6, 7});
 
     connect(controller, &RunController::launchStarted, this, &RunMonitor::launchStarted);
     connect(controller, &RunController::updated, this, &RunMonitor::refresh);
@@ -102,10 +110,13 @@ void RunMonitor::launchStarted()
     m_loss->clearRuns();
     m_memory->clearRuns();
     m_log->clear();
+    m_followLog = true;
     m_logShown = 0;
     m_chartClock.invalidate();
     if (!session)
         return;
+    const bool trains = session->kind() != RunKind::StageOne;
+    m_loss->chart()->setTitle(trains ? tr("Loss") : tr("Loss (stage one trains nothing)"));
     m_loss->addRun(session, tr("smoothed"), stageLineColor(
         session->kind() == RunKind::Baseline ? RunStage::OneStage : RunStage::StageTwo));
     m_memory->addRun(session, QString(), QColor(), true);
@@ -202,7 +213,7 @@ void RunMonitor::refresh()
             models << QStringLiteral("%1 %2").arg(it.key(), formatBytes(it.value()));
         row(tr("Loaded models"), models.join(QStringLiteral(", ")));
     }
-    if (std::isfinite(run->finalLoss) && !run->isRunning())
+    if (run->isTraining() && std::isfinite(run->finalLoss) && !run->isRunning())
         row(tr("Final loss"), formatLoss(run->finalLoss));
     QString details = QStringLiteral("<table cellspacing=0>%1</table>").arg(rows.join(QString()));
     if (!run->failure.isEmpty() && !run->isRunning()) {
@@ -220,6 +231,10 @@ void RunMonitor::refresh()
         m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2</span>")
                               .arg(levelColor(it->level), it->text.toHtmlEscaped()));
     }
+    // The log follows its end unless the user scrolled up to read (a resize of the
+    // dock keeps the top line, so the end is kept by hand).
+    if (m_followLog)
+        m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
     m_logShown = session->logTotal();
 
     // Charts cost a repaint of their curves: four times a second is enough to

@@ -48,6 +48,7 @@ private:
     LossChartView *m_loss;
     MemoryChartView *m_memory;
     qint64 m_logShown = 0; // session log lines already in the view
+    bool m_followLog = true; // the log scrolls to its end until the user scrolls up
     QElapsedTimer m_chartClock; // since the charts last redrew
 };
 

@@ -212,8 +212,11 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     auto *copy = new QPushButton(tr("Cop&y"), this);
     copy->setToolTip(tr("Copy the command to the clipboard"));
     connect(copy, &QPushButton::clicked, this, &RunPanel::copyCommand);
+    m_commandStage->setToolTip(tr("Which stage's command to show"));
+    m_commandStage->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_commandStage->setMinimumContentsLength(8);
     auto *commandHeader = new QHBoxLayout;
-    commandHeader->addWidget(new QLabel(tr("Command of"), this));
+    commandHeader->addWidget(new QLabel(tr("<b>Command</b>"), this));
     commandHeader->addWidget(m_commandStage, 1);
     commandHeader->addWidget(copy);
 
