@@ -50,6 +50,16 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_inputStart.assign(1, 0);
     m_outputStart.assign(1, 0);
     m_unitModelStart.assign(1, 0);
+    // fetch_input_params sorts by name and drops repeats. Units read a handful of
+    // params, so each unit's list is sorted on its own, right after it is interned
+    // while its names are still in cache (a global sort of every name would dominate
+    // large graphs, and a later pass misses the cache on every name it compares).
+    const auto byName = [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; };
+    const auto sortAndDedupeFrom = [this, &byName](std::size_t begin) {
+        const auto first = m_inputs.begin() + static_cast<std::ptrdiff_t>(begin);
+        std::sort(first, m_inputs.end(), byName);
+        m_inputs.erase(std::unique(first, m_inputs.end()), m_inputs.end());
+    };
     // Prefetch the hash slots of a unit a few positions ahead while interning this one.
     constexpr int kPrefetchDistance = 4;
     for (int i = 0; i < n; ++i) {
@@ -61,6 +71,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                 m_paramIndex.prefetch(p);
         }
         const Unit &u = pipeline.units[i];
+        const std::size_t unitInputs = m_inputs.size();
         for (const auto &p : u.inputParams)
             m_inputs.push_back(intern(p));
         for (const auto *map : {&u.inputParamsPosi, &u.inputParamsNega}) {
@@ -69,6 +80,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                     m_inputs.push_back(intern(entry.second));
             }
         }
+        sortAndDedupeFrom(unitInputs);
         m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
         for (const auto &p : u.outputParams)
             m_outputs.push_back(intern(p));
@@ -83,6 +95,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         m_unitModelStart.push_back(static_cast<std::uint32_t>(m_unitModels.size()));
     }
     const bool lossReadsEverything = !(pipeline.loss && pipeline.loss->inputParams);
+    const std::size_t lossInputs = m_inputs.size();
     if (!lossReadsEverything) {
         for (const auto &p : *pipeline.loss->inputParams)
             m_inputs.push_back(intern(p));
@@ -90,30 +103,10 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         for (ParamId p = 0; p < static_cast<ParamId>(m_paramNames.size()); ++p)
             m_inputs.push_back(p);
     }
+    sortAndDedupeFrom(lossInputs);
     m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
-
-    // fetch_input_params sorts by name and drops repeats. Units read a handful of
-    // params, so each unit's list is sorted on its own (a global sort of every name
-    // would dominate large graphs); the loss's "every param" list is sorted once.
+    m_inputs.shrink_to_fit();
     const int paramTotal = paramCount();
-    const auto byName = [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; };
-    {
-        std::size_t write = 0;
-        std::vector<std::uint32_t> starts(1, 0);
-        starts.reserve(n + 2);
-        for (int u = 0; u <= n; ++u) {
-            auto first = m_inputs.begin() + m_inputStart[u];
-            auto last = m_inputs.begin() + m_inputStart[u + 1];
-            std::sort(first, last, byName);
-            last = std::unique(first, last);
-            // Compact in place: the write position never passes the read position.
-            write = static_cast<std::size_t>(std::copy(first, last, m_inputs.begin() + write) - m_inputs.begin());
-            starts.push_back(static_cast<std::uint32_t>(write));
-        }
-        m_inputs.resize(write);
-        m_inputs.shrink_to_fit();
-        m_inputStart = std::move(starts);
-    }
 
     // Edges (build_edges): scan units in order keeping the last producer of each param.
     std::vector<UnitId> lastProducer(paramTotal, kNoUnit);

@@ -78,9 +78,16 @@ QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
                 }
             }
         }
-        if (role == Qt::ToolTipRole)
+        // A model no unit calls is not unused: DiffSynth's denoising model (dit) is
+        // called by model_fn inside the loss, which always runs in stage two.
+        if (role == Qt::ToolTipRole) {
+            if (calls == 0)
+                return tr("No unit calls %1: if it runs, it runs inside the loss (as DiffSynth's denoising model "
+                          "does in model_fn), which is always in stage two.")
+                    .arg(QString::fromStdString(model));
             return tr("%1 unit(s) call this model; %2 of them run in stage two").arg(calls).arg(trained);
-        return calls == 0 ? tr("unused") : QStringLiteral("%1 / %2").arg(trained).arg(calls);
+        }
+        return calls == 0 ? tr("no unit") : QStringLiteral("%1 / %2").arg(trained).arg(calls);
     }
     case SizeColumn:
         if (role == Qt::DisplayRole) {
