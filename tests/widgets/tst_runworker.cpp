@@ -203,6 +203,12 @@ void TestRunWorker::stageOneThenStageTwo()
         qPrintable(monitor->progressBar()->format()));
     QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
     QVERIFY(monitor->memoryChart()->modelAreas() >= 2); // vae and text_encoder
+    // The legend names the stage's line and each loaded model once, in full.
+    const QString legendOne = monitor->memoryChart()->legendText();
+    for (const char *entry : {"RSS 1", "text_encoder", "vae"})
+        QVERIFY2(legendOne.contains(QLatin1String(entry)), qPrintable(legendOne));
+    QVERIFY2(legendOne.count(QLatin1String("vae")) == 1 && !legendOne.contains(QLatin1String("dit")),
+        qPrintable(legendOne));
     QVERIFY(monitor->logView()->toPlainText().contains(QLatin1String("stage one done: 12 samples")));
     const CacheStatus cache = readCacheStatus(m_panel->settings().cachePath);
     QVERIFY(cache.complete);
@@ -233,6 +239,11 @@ void TestRunWorker::stageOneThenStageTwo()
     QCOMPARE(monitor->lossChart()->rawPoints(0), 2 * kSamples);
     QCOMPARE(monitor->lossChart()->smoothedPoints(0), 2 * kSamples);
     QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
+    // This launch's legend: stage two's line and the one model it loads.
+    const QString legendTwo = monitor->memoryChart()->legendText();
+    QVERIFY2(legendTwo.contains(QLatin1String("RSS 2")) && legendTwo.contains(QLatin1String("dit"))
+            && !legendTwo.contains(QLatin1String("RSS 1")) && !legendTwo.contains(QLatin1String("vae")),
+        qPrintable(legendTwo));
     QVERIFY2(m_panel->commandView()->toPlainText().contains(QLatin1String("--task sft:train")),
         qPrintable(m_panel->commandView()->toPlainText()));
     m_splitLoss = two.finalLoss;

@@ -6,8 +6,12 @@
 #include "RunSession.h"
 
 #include <QAreaSeries>
+#include <QChart>
+#include <QLabel>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QTextDocumentFragment>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -22,16 +26,75 @@ constexpr int kAreaAlpha = 150;
 } // namespace
 
 MemoryChartView::MemoryChartView(QWidget *parent)
-    : QChartView(parent), m_x(new QValueAxis(this)), m_y(new QValueAxis(this))
+    : QChartView(parent), m_x(new QValueAxis(this)), m_y(new QValueAxis(this)), m_legend(new QLabel(this))
 {
     m_x->setTitleText(tr("seconds"));
     m_x->setLabelFormat(QStringLiteral("%.0f"));
     m_y->setTitleText(tr("MiB"));
     m_y->setLabelFormat(QStringLiteral("%.0f"));
     setChart(makeRunChart(tr("Memory"), Qt::AlignBottom, m_x, m_y));
+    chart()->legend()->setVisible(false);
+    m_legend->setObjectName(QStringLiteral("MemoryLegend"));
+    m_legend->setWordWrap(true);
+    m_legend->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setFont(chart()->legend()->font());
+    m_legend->setAttribute(Qt::WA_TransparentForMouseEvents);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(180, 150);
     fitAxes();
+    placeLegend();
+}
+
+void MemoryChartView::resizeEvent(QResizeEvent *event)
+{
+    QChartView::resizeEvent(event);
+    placeLegend();
+}
+
+void MemoryChartView::placeLegend()
+{
+    constexpr int kMargin = 4;
+    const int width = std::max(1, viewport()->width() - 2 * kMargin);
+    const int height = m_legendHtml.isEmpty() ? 0 : m_legend->heightForWidth(width);
+    m_legend->setGeometry(kMargin, viewport()->height() - height - kMargin, width, height);
+    m_legend->setVisible(height > 0);
+    chart()->setMargins(QMargins(kMargin, kMargin, kMargin, kMargin + height));
+}
+
+void MemoryChartView::updateLegend()
+{
+    // One entry per RSS line and per model (a model loaded in both stages is
+    // named once), in the order they were added.
+    QStringList entries;
+    QStringList models;
+    for (QAbstractSeries *series : chart()->series()) {
+        QColor color;
+        if (series->type() == QAbstractSeries::SeriesTypeLine) {
+            color = static_cast<QLineSeries *>(series)->pen().color();
+        } else if (series->type() == QAbstractSeries::SeriesTypeArea) {
+            if (models.contains(series->name()))
+                continue;
+            models << series->name();
+            color = static_cast<QAreaSeries *>(series)->color();
+        }
+        if (series->name().isEmpty() || !color.isValid())
+            continue;
+        color.setAlpha(255);
+        entries << QStringLiteral("<span style='white-space:nowrap'><span style='color:%1'>&#9632;</span>&nbsp;%2</span>")
+                       .arg(color.name(), series->name().toHtmlEscaped());
+    }
+    const QString html = entries.join(QStringLiteral(" &nbsp; "));
+    if (html == m_legendHtml)
+        return;
+    m_legendHtml = html;
+    m_legend->setText(html);
+    placeLegend();
+}
+
+QString MemoryChartView::legendText() const
+{
+    return QTextDocumentFragment::fromHtml(m_legendHtml).toPlainText();
 }
 
 MemoryChartView::~MemoryChartView() = default;
@@ -59,6 +122,7 @@ void MemoryChartView::clearRuns()
     }
     m_traces.clear();
     fitAxes();
+    updateLegend();
 }
 
 void MemoryChartView::addRun(std::shared_ptr<const RunSession> session, const QString &label, const QColor &color,
@@ -111,6 +175,7 @@ void MemoryChartView::refresh()
                 restack(t, i);
         }
     }
+    updateLegend();
 }
 
 void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)

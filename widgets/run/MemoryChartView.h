@@ -10,6 +10,7 @@
 #include <vector>
 
 class QAreaSeries;
+class QLabel;
 class QLineSeries;
 class QValueAxis;
 
@@ -29,6 +30,9 @@ public:
     ~MemoryChartView() override;
 
     void clearRuns();
+
+    // The legend's text, entries separated by "  " (for tests).
+    QString legendText() const;
     // `color` invalid: each stage in its own color. `models`: stack the loaded
     // models' bytes under the RSS line.
     void addRun(std::shared_ptr<const RunSession> session, const QString &label, const QColor &color, bool models);
@@ -38,6 +42,9 @@ public:
     // What is drawn (for tests): RSS points of run `index` (all stages), model areas.
     int memoryPoints(int index) const;
     int modelAreas() const;
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     struct ModelArea {
@@ -62,10 +69,16 @@ private:
     void addSeries(QAbstractSeries *series);
     void restack(Trace &trace, std::size_t stageIndex);
     void fitAxes();
+    void updateLegend();
+    void placeLegend();
 
     std::vector<Trace> m_traces;
     QValueAxis *m_x;
     QValueAxis *m_y;
+    // Qt Charts lays its legend out on one row and elides what does not fit; this
+    // one wraps between entries, under the plot (five entries in a narrow dock).
+    QLabel *m_legend;
+    QString m_legendHtml;
 };
 
 } // namespace splitscope
