@@ -261,7 +261,8 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     connect(m_create, &QPushButton::clicked, this, &RunPanel::askCreateModels);
     connect(document, &SplitDocument::pipelineReset, this, &RunPanel::pipelineChanged);
     connect(document, &SplitDocument::trainingChanged, this, &RunPanel::scheduleValidation);
-    connect(document, &SplitDocument::analysisChanged, this, &RunPanel::scheduleValidation);
+    // A new split is not typing: the summary and the checks follow it at once.
+    connect(document, &SplitDocument::analysisChanged, this, &RunPanel::validate);
     connect(controller, &RunController::stateChanged, this, [this]() {
         updateActions();
         updateStatus();
