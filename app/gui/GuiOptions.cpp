@@ -1,10 +1,38 @@
 // SPDX-License-Identifier: MIT
 #include "GuiOptions.h"
 
+#include <utility>
+
 #include <QCommandLineParser>
 #include <QRegularExpression>
 
 namespace splitscope {
+
+namespace {
+
+constexpr std::pair<const char *, const char *> kStartupPanels[] = {{"training", "TrainingDock"}, {"run", "RunDock"},
+    {"monitor", "RunMonitorDock"}, {"history", "RunHistoryDock"}, {"stepper", "StepperDock"},
+    {"compare", "CompareDock"}, {"problems", "ProblemsDock"}, {"inspector", "InspectorDock"},
+    {"verifier", "VerifierDock"}, {"params", "ParamsDock"}};
+
+} // namespace
+
+QStringList startupPanelNames()
+{
+    QStringList names;
+    for (const auto &[name, dock] : kStartupPanels)
+        names << QLatin1String(name);
+    return names;
+}
+
+QString startupPanelDock(const QString &panel)
+{
+    for (const auto &[name, dock] : kStartupPanels) {
+        if (panel == QLatin1String(name))
+            return QLatin1String(dock);
+    }
+    return {};
+}
 
 GuiOptionsResult parseGuiOptions(const QStringList &arguments)
 {
@@ -132,13 +160,10 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
         o.screenshotWhileRunning = value == QLatin1String("running");
     }
     if (parser.isSet(show)) {
-        static const QStringList panels{QStringLiteral("training"), QStringLiteral("run"), QStringLiteral("monitor"),
-            QStringLiteral("history"), QStringLiteral("stepper"), QStringLiteral("compare"), QStringLiteral("problems"),
-            QStringLiteral("inspector"), QStringLiteral("verifier"), QStringLiteral("params")};
         o.show = parser.value(show);
-        if (!panels.contains(o.show)) {
+        if (startupPanelDock(o.show).isEmpty()) {
             result.error = QStringLiteral("--show: expected one of %1, got '%2'")
-                               .arg(panels.join(QStringLiteral(", ")), o.show);
+                               .arg(startupPanelNames().join(QStringLiteral(", ")), o.show);
             return result;
         }
     }

@@ -49,6 +49,11 @@ struct GuiOptions {
     QString show;                     // a panel to raise: run, monitor, history, stepper, compare, ...
 };
 
+// The panels --show can raise, and the object name of each one's dock (empty
+// for a name that is not a panel).
+QStringList startupPanelNames();
+QString startupPanelDock(const QString &panel);
+
 struct GuiOptionsResult {
     GuiOptions options;
     QString error;    // non-empty: usage error, names the flag

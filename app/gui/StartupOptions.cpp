@@ -257,14 +257,9 @@ QString startRuns(MainWindow &window, const GuiOptions &o, bool block)
 
 void showStartupPanel(MainWindow &window, const GuiOptions &o)
 {
-    static const std::pair<const char *, const char *> docks[] = {{"training", "TrainingDock"}, {"run", "RunDock"},
-        {"monitor", "RunMonitorDock"}, {"history", "RunHistoryDock"}, {"stepper", "StepperDock"},
-        {"compare", "CompareDock"}, {"problems", "ProblemsDock"}, {"inspector", "InspectorDock"},
-        {"verifier", "VerifierDock"}, {"params", "ParamsDock"}};
-    for (const auto &[name, dock] : docks) {
-        if (o.show == QLatin1String(name))
-            window.showDock(QLatin1String(dock));
-    }
+    const QString dock = startupPanelDock(o.show);
+    if (!dock.isEmpty())
+        window.showDock(dock);
 }
 
 int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error)

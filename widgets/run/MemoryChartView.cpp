@@ -9,7 +9,6 @@
 #include <QChart>
 #include <QLabel>
 #include <QLegend>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QTextDocumentFragment>
 #include <QValueAxis>
@@ -150,14 +149,11 @@ void MemoryChartView::refresh()
             QPen pen(t.color.isValid() ? t.color : stageLineColor(stage.stage));
             pen.setWidthF(2.0);
             s.rss->setPen(pen);
-            const QString stageName = stage.stage == RunStage::OneStage ? tr("RSS")
-                : stage.stage == RunStage::StageOne                      ? tr("RSS 1")
-                                                                         : tr("RSS 2");
-            // Live: "RSS 1", "RSS 2"; compared: "A", "B 1", "B 2".
+            // Live: "RSS 1", "RSS 2" (the baseline: "RSS"); compared: "A", "B 1", "B 2".
             const QString suffix = stage.stage == RunStage::OneStage ? QString()
                 : stage.stage == RunStage::StageOne                  ? QStringLiteral(" 1")
                                                                      : QStringLiteral(" 2");
-            s.rss->setName(t.label.isEmpty() ? stageName : t.label + suffix);
+            s.rss->setName((t.label.isEmpty() ? tr("RSS") : t.label) + suffix);
             s.feed = SeriesFeed(s.rss, 1.0 / kMiB);
             t.stages.push_back(std::move(s));
             addSeries(t.stages.back().rss);
@@ -189,20 +185,18 @@ void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
         a.upper = new QLineSeries(this);
         a.lower = new QLineSeries(this);
         a.area = new QAreaSeries(a.upper, a.lower);
-        // One color per model name in the whole chart, one legend entry per model.
-        int colorIndex = 0;
-        bool named = false;
+        // One color per model name in the whole chart (updateLegend() names each model once).
         QStringList seen;
         for (const Trace &t : m_traces) {
             for (const StageTrace &st : t.stages) {
                 for (const ModelArea &other : st.areas) {
                     if (!seen.contains(other.model))
                         seen << other.model;
-                    named = named || other.model == a.model;
                 }
             }
         }
-        colorIndex = seen.contains(a.model) ? static_cast<int>(seen.indexOf(a.model)) : static_cast<int>(seen.size());
+        const int colorIndex = seen.contains(a.model) ? static_cast<int>(seen.indexOf(a.model))
+                                                      : static_cast<int>(seen.size());
         QColor fill = modelColor(colorIndex);
         fill.setAlpha(kAreaAlpha);
         a.area->setColor(fill);
@@ -210,10 +204,6 @@ void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
         a.area->setName(a.model);
         s.areas.push_back(a);
         addSeries(a.area);
-        if (named) {
-            for (QLegendMarker *marker : chart()->legend()->markers(a.area))
-                marker->setVisible(false);
-        }
     }
     // Stacked: each model's band starts where the previous one's ends. The bands
     // are steps (weights load and unload at moments): only the samples around a
