@@ -29,9 +29,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         m_stochastic.push_back(u.isStochastic() ? 1 : 0);
     }
     m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
-    m_unitIndex.reserve(n);
-    for (int i = 0; i < n; ++i)
-        m_unitIndex.insertExisting(i, m_unitNames); // first wins; the loader rejects duplicates
+    m_unitLookup = std::make_unique<UnitLookup>();
 
     // Models: those listed first (in order), then any a unit names without listing.
     auto internModel = [this](const std::string &name) { return m_modelIndex.intern(name, m_modelNames); };
@@ -112,6 +110,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     std::vector<UnitId> lastProducer(paramTotal, kNoUnit);
     std::vector<std::uint32_t> outCount(n, 0), chainCount(paramTotal, 0), readerCount(paramTotal, 0);
     m_inEdgeStart.assign(1, 0);
+    m_inEdges.reserve(m_inputs.size()); // at most one edge per read
     for (int u = 0; u <= n; ++u) {
         for (const ParamId p : inputs(u)) {
             const UnitId src = lastProducer[p];
@@ -163,7 +162,14 @@ const std::string &PipelineGraph::unitName(UnitId unit) const
 
 UnitId PipelineGraph::findUnit(std::string_view name) const
 {
-    const std::int32_t id = m_unitIndex.find(name, m_unitNames);
+    UnitLookup &lookup = *m_unitLookup;
+    std::call_once(lookup.built, [this, &lookup] {
+        const int n = unitCount();
+        lookup.index.reserve(n);
+        for (int i = 0; i < n; ++i)
+            lookup.index.insertExisting(i, m_unitNames); // first wins; the loader rejects duplicates
+    });
+    const std::int32_t id = lookup.index.find(name, m_unitNames);
     return (id < 0 || id >= unitCount()) ? kNoUnit : id;
 }
 

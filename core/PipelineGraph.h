@@ -6,6 +6,8 @@
 #include "Span.h"
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +43,7 @@ public:
     int unitCount() const { return static_cast<int>(m_unitNames.size()) - 1; } // the loss's name is last
     UnitId lossId() const { return unitCount(); }
     const std::string &unitName(UnitId unit) const; // the loss's name for lossId()
-    UnitId findUnit(std::string_view name) const;   // kNoUnit when absent
+    UnitId findUnit(std::string_view name) const;   // kNoUnit when absent (the first call indexes the names)
     bool isStochastic(UnitId unit) const { return m_stochastic[unit] != 0; }
     const std::string &pipelineName() const { return m_pipelineName; }
 
@@ -87,7 +89,13 @@ private:
 
     std::string m_pipelineName;
     std::vector<std::string> m_unitNames; // units, then the loss's name at lossId()
-    NameIndex m_unitIndex;
+    // Unit names to ids, built by the first findUnit(): splits, verification and
+    // reports go by id, so most graphs (and every benchmark split) never need it.
+    struct UnitLookup {
+        std::once_flag built;
+        NameIndex index;
+    };
+    std::unique_ptr<UnitLookup> m_unitLookup;
     std::vector<char> m_stochastic;
 
     std::vector<std::string> m_paramNames;

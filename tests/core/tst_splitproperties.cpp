@@ -17,6 +17,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 #include <tuple>
 
 using namespace splitscope;
@@ -288,6 +289,7 @@ class TestSplitProperties : public QObject {
 
 private Q_SLOTS:
     void randomPipelines();
+    void unitLookupFromThreads();
 };
 
 void TestSplitProperties::randomPipelines()
@@ -379,6 +381,37 @@ void TestSplitProperties::randomPipelines()
         kPipelines, bruteForced, kBruteForceUnits, seedHazardous, safeLarger, pipelinesWithLoophole, loopholeSets);
     QVERIFY(bruteForced > kPipelines / 2);
     QVERIFY(seedHazardous > 0); // the generator does produce hazardous seed splits
+}
+
+// The unit-name index is built by the first findUnit(), which may come from several
+// threads at once (the graph is shared read-only): every thread must see every id.
+void TestSplitProperties::unitLookupFromThreads()
+{
+    RandomPipelineOptions options;
+    options.layered = true;
+    options.units = 20000;
+    options.seed = 7;
+    Pipeline pipeline = makeRandomPipeline(options);
+    pipeline.units[5].name = pipeline.units[2].name; // a repeated name resolves to its first unit
+    const PipelineGraph graph(pipeline);
+    const int n = graph.unitCount();
+    std::vector<int> wrong(4, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&graph, &wrong, n, t] {
+            for (int k = 0; k < n; ++k) {
+                const UnitId u = (t % 2 == 0) ? k : n - 1 - k;
+                const UnitId expected = (u == 5) ? 2 : u;
+                if (graph.findUnit(graph.unitName(u)) != expected)
+                    ++wrong[t];
+            }
+            if (graph.findUnit("no such unit") != kNoUnit || graph.findUnit(graph.unitName(graph.lossId())) != kNoUnit)
+                ++wrong[t];
+        });
+    }
+    for (std::thread &thread : threads)
+        thread.join();
+    QCOMPARE(wrong, std::vector<int>(4, 0));
 }
 
 QTEST_GUILESS_MAIN(TestSplitProperties)
