@@ -29,7 +29,6 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         m_stochastic.push_back(u.isStochastic() ? 1 : 0);
     }
     m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
-    m_unitLookup = std::make_unique<UnitLookup>();
 
     // Models: those listed first (in order), then any a unit names without listing.
     auto internModel = [this](const std::string &name) { return m_modelIndex.intern(name, m_modelNames); };
@@ -169,8 +168,8 @@ UnitId PipelineGraph::findUnit(std::string_view name) const
         for (int i = 0; i < n; ++i)
             lookup.index.insertExisting(i, m_unitNames); // first wins; the loader rejects duplicates
     });
-    const std::int32_t id = lookup.index.find(name, m_unitNames);
-    return (id < 0 || id >= unitCount()) ? kNoUnit : id;
+    const std::int32_t id = lookup.index.find(name, m_unitNames); // the loss is not indexed
+    return id < 0 ? kNoUnit : id;
 }
 
 ParamId PipelineGraph::findParam(std::string_view name) const

@@ -95,7 +95,7 @@ private:
         std::once_flag built;
         NameIndex index;
     };
-    std::unique_ptr<UnitLookup> m_unitLookup;
+    std::unique_ptr<UnitLookup> m_unitLookup = std::make_unique<UnitLookup>();
     std::vector<char> m_stochastic;
 
     std::vector<std::string> m_paramNames;

@@ -84,11 +84,31 @@ RandomPipelineOptions layeredOptions(long units)
     return o;
 }
 
+// `count` more layered pipelines of `units` units, each with its own seed (none is 42).
+std::vector<Pipeline> otherPipelines(long units, long count)
+{
+    std::vector<Pipeline> pipelines;
+    for (long k = 0; k < count; ++k) {
+        RandomPipelineOptions o = layeredOptions(units);
+        o.seed = 1000 + static_cast<std::uint64_t>(k);
+        pipelines.push_back(makeRandomPipeline(o));
+    }
+    return pipelines;
+}
+
 // The figure the scaling target is about: build the dependency graph, then the seed
 // split. Not inlined, so that callgrind can count exactly this (--toggle-collect).
 __attribute__((noinline)) std::size_t splitOnce(const Pipeline &pipeline, const std::vector<std::string> &w)
 {
     return computeSeedSplit(PipelineGraph(pipeline), w).trainedCount();
+}
+
+std::size_t splitEach(const std::vector<Pipeline> &pipelines, const std::vector<std::string> &w)
+{
+    std::size_t sum = 0;
+    for (const Pipeline &p : pipelines)
+        sum += splitOnce(p, w);
+    return sum;
 }
 
 } // namespace
@@ -104,6 +124,11 @@ int main(int argc, char **argv)
         if (!known || value < 1 || value > 100000000) {
             std::fprintf(stderr, "bench_split: %s %s: expected --max-units N, --repeat R, --units N or --runs R "
                 "with a positive number\n", argv[i], i + 1 < argc ? argv[i + 1] : "(no value)");
+            return 2;
+        }
+        if (!std::strcmp(argv[i], "--max-units") && value < 1000) {
+            std::fprintf(stderr, "bench_split: --max-units %s: the smallest size measured is 1000 units\n",
+                argv[i + 1]);
             return 2;
         }
         if (!std::strcmp(argv[i], "--max-units"))
@@ -137,8 +162,7 @@ int main(int argc, char **argv)
     struct Size {
         long units;
         Pipeline pipeline;
-        std::vector<Pipeline> others;        // more pipelines of this size, other seeds
-        std::vector<const Pipeline *> fresh; // pipeline, then others: one per fresh g+s run in turn
+        std::vector<Pipeline> others; // fresh g+s splits pipeline, then these, in turn
         std::string text;
         std::unique_ptr<PipelineGraph> graph;
         Split seed;
@@ -151,11 +175,7 @@ int main(int argc, char **argv)
         Size size;
         size.units = units;
         size.pipeline = makeRandomPipeline(layeredOptions(units));
-        for (long k = 1; k * units < 100000; ++k) {
-            RandomPipelineOptions o = layeredOptions(units);
-            o.seed = 1000 + static_cast<std::uint64_t>(k);
-            size.others.push_back(makeRandomPipeline(o));
-        }
+        size.others = otherPipelines(units, (100000 + units - 1) / units - 1);
         size.text = serializePipeline(size.pipeline);
         size.graph = std::make_unique<PipelineGraph>(size.pipeline);
         size.seed = computeSeedSplit(*size.graph, w);
@@ -163,11 +183,6 @@ int main(int argc, char **argv)
         size.v1 = size.seed.trainedCount();
         size.iterations = size.seed.iterations.size();
         sizes.push_back(std::move(size));
-    }
-    for (Size &z : sizes) { // now that `sizes` no longer moves
-        z.fresh.push_back(&z.pipeline);
-        for (const Pipeline &other : z.others)
-            z.fresh.push_back(&other);
     }
     volatile std::size_t sink = 0;
     const auto keepFastest = [repeat](double &best, const std::function<void()> &work) {
@@ -180,11 +195,8 @@ int main(int argc, char **argv)
             keepFastest(z.seedTime, [&] { sink = sink + computeSeedSplit(graph, w).trainedCount(); });
             keepFastest(z.both, [&] { sink = sink + splitOnce(z.pipeline, w); });
             double cycle = 1e30; // one run = one split of each fresh pipeline, in turn
-            keepFastest(cycle, [&] {
-                for (const Pipeline *p : z.fresh)
-                    sink = sink + splitOnce(*p, w);
-            });
-            z.freshBoth = std::min(z.freshBoth, cycle / static_cast<double>(z.fresh.size()));
+            keepFastest(cycle, [&] { sink = sink + splitOnce(z.pipeline, w) + splitEach(z.others, w); });
+            z.freshBoth = std::min(z.freshBoth, cycle / static_cast<double>(1 + z.others.size()));
             keepFastest(z.loadSplit, [&] {
                 const LoadResult r = parsePipeline(z.text);
                 sink = sink + computeSeedSplit(PipelineGraph(*r.pipeline), w).trainedCount();
@@ -216,36 +228,27 @@ int main(int argc, char **argv)
     }
 
     std::printf("\nAgainst the literal pseudocode (repeated edge scans), same pipelines:\n");
-    for (long units : {1000L, 10000L}) {
-        const Pipeline pipeline = makeRandomPipeline(layeredOptions(units));
-        std::size_t oracleV1 = 0, ours = 0;
-        const double oracleTime = seconds([&] { oracleV1 = oracle::splitPipelineUnits(pipeline, w).v1.size(); }, repeat);
-        const double ourTime = seconds([&] { ours = computeSeedSplit(PipelineGraph(pipeline), w).trainedCount(); }, repeat);
-        std::printf("  %6ld units: pseudocode %.4f s, Splitscope %.5f s: %.0fx faster (same V1: %s)\n", units,
-            oracleTime, ourTime, oracleTime / ourTime, oracleV1 == ours ? "yes" : "NO");
+    for (const Size &z : sizes) {
+        if (z.units > 10000)
+            break;
+        // Both timed here, back to back, so that the ratio compares like with like.
+        std::size_t oracleV1 = 0;
+        const double oracleTime = seconds([&] { oracleV1 = oracle::splitPipelineUnits(z.pipeline, w).v1.size(); }, repeat);
+        const double ourTime = seconds([&] { sink = sink + splitOnce(z.pipeline, w); }, repeat);
+        std::printf("  %6ld units: pseudocode %.4f s, Splitscope %.5f s: %.0fx faster (same V1: %s)\n", z.units,
+            oracleTime, ourTime, oracleTime / ourTime, oracleV1 == z.v1 ? "yes" : "NO");
     }
 
     // Each figure above repeats one input, and a 10^3-unit input is small enough for the
     // CPU's branch predictor to learn its random outcomes (which units call a model,
     // how each unit's reads sort, ...). Cycling through ten pipelines shows how much:
     // ten copies of one pipeline and ten different ones take the same memory.
-    std::vector<Pipeline> copies, different;
-    for (int i = 0; i < 10; ++i) {
-        copies.push_back(makeRandomPipeline(layeredOptions(1000)));
-        RandomPipelineOptions o = layeredOptions(1000);
-        o.seed = 1000 + static_cast<std::uint64_t>(i);
-        different.push_back(makeRandomPipeline(o));
-    }
-    const auto cycling = [&w, &sink](const std::vector<Pipeline> &set) {
-        return [&set, &w, &sink] {
-            for (const Pipeline &p : set)
-                sink = sink + splitOnce(p, w);
-        };
-    };
+    const std::vector<Pipeline> copies(10, sizes.front().pipeline);
+    const std::vector<Pipeline> different = otherPipelines(1000, 10);
     double copiesTime = 1e30, differentTime = 1e30;
     for (int round = 0; round < kRounds; ++round) {
-        keepFastest(copiesTime, cycling(copies));
-        keepFastest(differentTime, cycling(different));
+        keepFastest(copiesTime, [&] { sink = sink + splitEach(copies, w); });
+        keepFastest(differentTime, [&] { sink = sink + splitEach(different, w); });
     }
     std::printf("\nBranch prediction: graph+seed split at 1000 units, cycling through 10 pipelines:\n"
                 "  10 copies of one pipeline: %.0f ns per unit; 10 different pipelines: %.0f ns per unit\n",
