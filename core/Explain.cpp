@@ -2,6 +2,7 @@
 #include "Explain.h"
 
 #include <algorithm>
+#include <set>
 
 namespace splitscope {
 
@@ -37,6 +38,87 @@ std::string stepTag(const Split &split, const Reason &r)
     }
 }
 
+// "A, B, C, D" for people; long chains keep their ends and give the count.
+std::string unitNames(const PipelineGraph &graph, Span<UnitId> units)
+{
+    constexpr std::size_t kHead = 4, kTail = 3;
+    std::string out;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        if (units.size() > kHead + kTail + 1 && i == kHead) {
+            out += ", ... (" + std::to_string(units.size()) + " in all)";
+            i = units.size() - kTail - 1;
+            continue;
+        }
+        out += (out.empty() ? "" : ", ") + graph.unitName(units[i]);
+    }
+    return out;
+}
+
+// Where the value `unit` (in stage one) writes to `param` goes in two-stage training:
+// which stage-two reads see it through the cache, which should see it and do not
+// (hazards), or which later stage-one write replaces it in the cache.
+std::string describeValueFlow(const PipelineGraph &graph, const Split &split, UnitId unit, ParamId param)
+{
+    const Span<UnitId> chain = graph.chain(param);
+    UnitId cached = kNoUnit; // the last stage-one writer: its value is what the cache holds
+    for (const UnitId w : chain) {
+        if (!split.isTrained(w))
+            cached = w;
+    }
+    // Stage-two reads of `param`: stage-two readers in order, then the loss.
+    std::vector<UnitId> reads;
+    for (const UnitId r : graph.readers(param)) {
+        if (split.isTrained(r))
+            reads.push_back(r);
+    }
+    const Span<ParamId> lossReads = graph.inputs(graph.lossId());
+    if (std::binary_search(lossReads.begin(), lossReads.end(), param, [&graph](ParamId a, ParamId b) {
+            return graph.paramName(a) < graph.paramName(b);
+        }))
+        reads.push_back(graph.lossId());
+    std::vector<UnitId> seen, missed, missedSees;
+    std::size_t k = 0;                 // chain entries before the current read
+    UnitId lastStageTwoWriter = kNoUnit; // among them
+    UnitId lastWriter = kNoUnit;
+    for (const UnitId r : reads) {
+        // A unit reads before it writes, so the writes a read can see are strictly before it.
+        for (; k < chain.size() && chain[k] < r; ++k) {
+            lastWriter = chain[k];
+            if (split.isTrained(chain[k]))
+                lastStageTwoWriter = chain[k];
+        }
+        // A read sees the cache unless a stage-two unit wrote the param before it.
+        const UnitId twoStage = lastStageTwoWriter != kNoUnit ? lastStageTwoWriter : cached;
+        const UnitId oneStage = lastWriter;
+        if (twoStage == unit)
+            seen.push_back(r);
+        else if (oneStage == unit) {
+            missed.push_back(r);
+            missedSees.push_back(twoStage);
+        }
+    }
+    std::string out;
+    auto append = [&out](const std::string &part) { out += (out.empty() ? "" : "; ") + part; };
+    if (!seen.empty()) {
+        std::string names;
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            names += (i == 0 ? "" : i + 1 == seen.size() ? " and " : ", ") + readerName(graph, seen[i]);
+        append(names + (seen.size() == 1 ? " reads" : " read") + " this value from the cache");
+    }
+    for (std::size_t i = 0; i < missed.size(); ++i) {
+        append(readerName(graph, missed[i]) + " should see this value but sees " + producerName(graph, missedSees[i])
+            + "'s in two-stage training: a hazard, see the verifier");
+    }
+    if (out.empty()) {
+        if (cached != unit)
+            append(graph.unitName(cached) + " writes " + graph.paramName(param)
+                + " again later in stage one, so the cache holds its value, not this one");
+        else
+            append("nothing in stage two reads this value");
+    }
+    return out;
+}
+
 std::string trainedModels(const Split &split)
 {
     std::string out;
@@ -63,7 +145,8 @@ std::string describeReason(const PipelineGraph &graph, const Split &split, UnitI
             + ", which runs in stage two, so it must run in stage two too.";
     case Reason::Rule::Update:
         return tag + ": " + graph.paramName(r.param) + " is first read inside X by " + graph.unitName(r.cause)
-            + ", which rewrites it, so its later rewriter " + name + " must also run in stage two.";
+            + ", which rewrites it, so its later rewriter " + name + " must also run in stage two (update chain of "
+            + graph.paramName(r.param) + ": " + unitNames(graph, graph.chain(r.param)) + ").";
     case Reason::Rule::LaterProducer:
         return tag + ": " + readerName(graph, r.cause) + " reads " + graph.paramName(r.param)
             + " in stage two and " + name + " writes it afterwards; left in stage one, " + name
@@ -86,17 +169,21 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     const std::string &name = graph.unitName(unit);
     if (e.trained) {
         // Follow causes back to X0 (or to the loss / a given unit, which need no cause).
+        // R2 triggered by the loss continues at the other stage-two writer, whose own
+        // reasons lead back to X0 (the loss itself needs none).
         UnitId u = unit;
         while (true) {
             e.path.push_back(u);
             const Reason &r = split.reasons[u];
-            const bool hasUnitCause = (r.rule == Reason::Rule::Forward || r.rule == Reason::Rule::Update
-                                          || r.rule == Reason::Rule::LaterProducer
-                                          || r.rule == Reason::Rule::ReachingDefinition)
-                && r.cause != kNoUnit && r.cause != graph.lossId();
-            if (!hasUnitCause || e.path.size() > static_cast<std::size_t>(graph.unitCount()))
+            const bool causedByRule = r.rule == Reason::Rule::Forward || r.rule == Reason::Rule::Update
+                || r.rule == Reason::Rule::LaterProducer || r.rule == Reason::Rule::ReachingDefinition;
+            UnitId next = r.cause;
+            if (r.rule == Reason::Rule::ReachingDefinition && r.cause == graph.lossId())
+                next = r.other;
+            if (!causedByRule || next == kNoUnit || next == graph.lossId()
+                || e.path.size() > static_cast<std::size_t>(graph.unitCount()))
                 break;
-            u = r.cause;
+            u = next;
         }
         std::reverse(e.path.begin(), e.path.end());
         e.lines.push_back(name + " runs in stage two (trained every step). Chain of reasons:");
@@ -107,7 +194,10 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
 
     e.lines.push_back(name + " runs in stage one (computed once and cached), because:");
     if (split.mode == SplitMode::Given) {
-        e.lines.push_back("- the given partition puts it there.");
+        const bool inX0 = std::find(split.x0.begin(), split.x0.end(), unit) != split.x0.end();
+        e.lines.push_back(inX0 ? "- the given partition puts it there, although it calls a model requiring backward ("
+                    + trainedModels(split) + "): that breaks X0, see the verifier."
+                               : std::string("- the given partition puts it there."));
         return e;
     }
     // Models.
@@ -133,32 +223,37 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         }
         e.lines.push_back("- no input comes from stage two: " + reads + ";");
     }
-    // Outputs: why no update-chain rule pulls it in.
-    bool anyOutput = false;
+    // Outputs, once per param: why no rule pulls the unit in, and where its value goes.
+    std::vector<ParamId> order; // declared order, without repeats
+    std::set<ParamId> listed;
     for (const ParamId p : graph.outputs(unit)) {
-        UnitId first = kNoUnit;
+        if (listed.insert(p).second)
+            order.push_back(p);
+    }
+    for (const ParamId p : order) {
+        const std::string &pn = graph.paramName(p);
+        UnitId first = kNoUnit; // first stage-two unit that reads p
         for (const UnitId r : graph.readers(p)) {
             if (split.isTrained(r)) {
                 first = r;
                 break;
             }
         }
-        anyOutput = true;
-        const std::string &pn = graph.paramName(p);
+        std::string line = "- it writes " + pn;
         if (first == kNoUnit) {
-            e.lines.push_back("- it writes " + pn + ", which no stage-two unit reads;");
+            line += ", which no stage-two unit reads";
         } else if (first > unit) {
-            e.lines.push_back("- it writes " + pn + " before " + graph.unitName(first)
-                + ", the first stage-two reader, so its value reaches that reader through the cache;");
+            line += " before " + graph.unitName(first) + ", the first stage-two unit to read it";
         } else if (split.mode == SplitMode::Seed && graph.chainIndex(p, first) < 0) {
-            e.lines.push_back("- it writes " + pn + " after " + graph.unitName(first) + " reads it, but "
-                + graph.unitName(first) + " does not rewrite " + pn
-                + ", so DiffSynth's update rule U does not pull it in (the safe split would; see the verifier);");
+            line += " after " + graph.unitName(first) + " reads it, but " + graph.unitName(first) + " does not rewrite "
+                + pn + ", so DiffSynth's update rule U does not pull it in (the safe split would; see the verifier)";
         } else {
-            e.lines.push_back("- it writes " + pn + "; its first stage-two reader is " + graph.unitName(first) + ";");
+            line += "; its first stage-two reader is " + graph.unitName(first);
         }
+        line += "; " + describeValueFlow(graph, split, unit, p) + ".";
+        e.lines.push_back(std::move(line));
     }
-    if (!anyOutput)
+    if (order.empty())
         e.lines.push_back("- it writes nothing.");
     return e;
 }

@@ -75,20 +75,30 @@ std::vector<char> membersAfterSteps(const Split &split, std::size_t stepCount, i
 
 namespace {
 
-// Marks X0 and records the model that put each unit there.
-void seedX0(const PipelineGraph &graph, const std::vector<std::string> &models, Split &split)
+// The units of X0, each with the first of its models that needs gradients.
+std::vector<std::pair<UnitId, ModelId>> x0WithModels(const PipelineGraph &graph, const std::vector<std::string> &models)
 {
+    std::vector<std::pair<UnitId, ModelId>> x0;
     const std::vector<ModelId> w = graph.resolveModels(models);
     const int n = graph.unitCount();
     for (UnitId u = 0; u < n; ++u) {
         for (const ModelId m : graph.unitModels(u)) {
             if (std::find(w.begin(), w.end(), m) != w.end()) {
-                split.trained[u] = 1;
-                split.reasons[u] = Reason{Reason::Rule::Model, kNoUnit, -1, m, kNoUnit, 0};
-                split.x0.push_back(u);
+                x0.emplace_back(u, m);
                 break;
             }
         }
+    }
+    return x0;
+}
+
+// Marks X0 and records the model that put each unit there.
+void seedX0(const PipelineGraph &graph, const std::vector<std::string> &models, Split &split)
+{
+    for (const auto &[u, m] : x0WithModels(graph, models)) {
+        split.trained[u] = 1;
+        split.reasons[u] = Reason{Reason::Rule::Model, kNoUnit, -1, m, kNoUnit, 0};
+        split.x0.push_back(u);
     }
 }
 
@@ -282,9 +292,19 @@ Split computeSplit(const PipelineGraph &graph, const std::vector<std::string> &m
                                    : computeSeedSplit(graph, modelsRequiringBackward);
 }
 
-Split givenSplit(const PipelineGraph &graph, const std::vector<std::string> &stageTwoUnits, std::vector<std::string> *unknown)
+std::vector<UnitId> unitsCallingModels(const PipelineGraph &graph, const std::vector<std::string> &models)
 {
-    Split split = emptySplit(graph, {}, SplitMode::Given);
+    std::vector<UnitId> units;
+    for (const auto &entry : x0WithModels(graph, models))
+        units.push_back(entry.first);
+    return units;
+}
+
+Split givenSplit(const PipelineGraph &graph, const std::vector<std::string> &stageTwoUnits, std::vector<std::string> *unknown,
+    const std::vector<std::string> &modelsRequiringBackward)
+{
+    Split split = emptySplit(graph, modelsRequiringBackward, SplitMode::Given);
+    split.x0 = unitsCallingModels(graph, modelsRequiringBackward);
     for (const auto &name : stageTwoUnits) {
         const UnitId u = graph.findUnit(name);
         if (u == kNoUnit) {

@@ -57,7 +57,8 @@ struct Split {
     std::vector<std::string> models;   // models requiring backward (W), as given
     std::vector<char> trained;         // per unit: 1 = V1 (stage two), 0 = V2 (stage one)
     std::vector<Reason> reasons;       // per unit; Rule::None for stage-one units
-    std::vector<UnitId> x0;            // pipeline order
+    std::vector<UnitId> x0;            // pipeline order; for a given partition, the units calling
+                                       // a model of `models`, in whichever stage it puts them
     std::vector<Iteration> iterations; // seed only
 
     bool isTrained(UnitId unit) const { return trained[unit] != 0; }
@@ -86,8 +87,12 @@ Split computeSafeSplit(const PipelineGraph &graph, const std::vector<std::string
 Split computeSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward, SplitMode mode);
 
 // A user-given partition: the named units form stage two. Unknown names are
-// returned in `unknown` (and ignored).
+// returned in `unknown` (and ignored). With the models requiring backward, x0 lists
+// the units calling them, so that the verifier can check that they are in stage two.
 Split givenSplit(const PipelineGraph &graph, const std::vector<std::string> &stageTwoUnits,
-    std::vector<std::string> *unknown = nullptr);
+    std::vector<std::string> *unknown = nullptr, const std::vector<std::string> &modelsRequiringBackward = {});
+
+// X0: the units that call one of `models`, in pipeline order.
+std::vector<UnitId> unitsCallingModels(const PipelineGraph &graph, const std::vector<std::string> &models);
 
 } // namespace splitscope

@@ -67,7 +67,9 @@ SplitAnalysis analyzeSplit(const PipelineGraph &graph, const std::vector<std::st
 SplitAnalysis analyzeSplit(const PipelineGraph &graph, Split split)
 {
     SplitAnalysis a;
-    a.verification = verifySplit(graph, split.trained);
+    if (split.mode == SplitMode::Given && split.x0.empty())
+        split.x0 = unitsCallingModels(graph, split.models); // models set after givenSplit()
+    a.verification = verifySplit(graph, split);
     a.cacheSet = computeCacheSet(graph, split.trained);
     a.split = std::move(split);
     return a;
@@ -104,10 +106,27 @@ std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysi
         reasons.push_back(std::move(entry));
     }
     doc["reasons"] = std::move(reasons);
+    // The update chain c(p) of each param an update reason names, once.
+    OrderedJson chains = OrderedJson::object();
+    for (const UnitId u : s.v1()) {
+        const Reason &r = s.reasons[u];
+        if (r.rule != Reason::Rule::Update || chains.contains(graph.paramName(r.param)))
+            continue;
+        OrderedJson chain = OrderedJson::array();
+        for (const UnitId w : graph.chain(r.param))
+            chain.push_back(graph.unitName(w));
+        chains[graph.paramName(r.param)] = std::move(chain);
+    }
+    doc["update_chains"] = std::move(chains);
     OrderedJson violations = OrderedJson::array();
     for (const auto &v : analysis.verification.violations) {
-        violations.push_back(OrderedJson{{"condition", v.condition == ConditionViolation::Condition::C1 ? "C1" : "C2"},
-            {"from", graph.unitName(v.from)}, {"to", graph.unitName(v.to)}, {"param", graph.paramName(v.param)}});
+        if (v.condition == ConditionViolation::Condition::X0) {
+            violations.push_back(OrderedJson{{"condition", "X0"}, {"unit", graph.unitName(v.from)},
+                {"model", graph.modelName(v.model)}});
+            continue;
+        }
+        violations.push_back(OrderedJson{{"condition", conditionName(v.condition)}, {"from", graph.unitName(v.from)},
+            {"to", graph.unitName(v.to)}, {"param", graph.paramName(v.param)}});
     }
     doc["violations"] = std::move(violations);
     OrderedJson hazards = OrderedJson::array();
@@ -124,8 +143,9 @@ std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysi
         OrderedJson readers = OrderedJson::array();
         for (const UnitId r : c.readers)
             readers.push_back(graph.unitName(r));
+        const bool lossReads = !c.readers.empty() && c.readers.back() == graph.lossId();
         cache.push_back(OrderedJson{{"param", graph.paramName(c.param)}, {"producer", producerJson(graph, c.producer)},
-            {"readers", std::move(readers)}});
+            {"readers", std::move(readers)}, {"loss_reads", lossReads}});
     }
     doc["cache_set"] = std::move(cache);
     if (explanation) {
@@ -144,8 +164,8 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     std::string models;
     for (const auto &m : s.models)
         models += (models.empty() ? "" : ", ") + m;
-    out << "Pipeline " << graph.pipelineName() << ": " << graph.unitCount() << " units, " << graph.paramCount()
-        << " params\n";
+    out << "Pipeline " << graph.pipelineName() << ": " << graph.unitCount() << (graph.unitCount() == 1 ? " unit, " : " units, ")
+        << graph.paramCount() << (graph.paramCount() == 1 ? " param\n" : " params\n");
     out << "Models requiring backward: " << (models.empty() ? "none" : models) << "\n";
     out << "Split mode: " << splitModeName(s.mode);
     if (s.mode == SplitMode::Seed)
@@ -162,6 +182,9 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         return list.empty() ? std::string("nothing") : list;
     };
     if (s.mode == SplitMode::Seed) {
+        out << "Tags: X0 = calls a model requiring backward; Fk = added in iteration k by the forward rule F\n"
+               "(reads a param from a unit in X); Uk = added in iteration k by the update rule U (rewrites a\n"
+               "param after its first reader in X, which rewrites it too).\n\n";
         out << "X0 (units calling a model requiring backward): " << names(s.x0) << "\n";
         for (std::size_t i = 0; i < s.iterations.size(); ++i) {
             out << "Iteration " << i + 1 << ": F adds " << names(s.iterations[i].forward) << "; U adds "
@@ -170,6 +193,11 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         out << "\n";
     }
 
+    if (s.mode == SplitMode::Safe) {
+        out << "Tags (DESIGN.md 1.1): X0 = calls a model requiring backward; C1 = reads a param from a\n"
+               "stage-two unit; R1 = writes a param after a stage-two read of it; R2 = writes the value a\n"
+               "stage-two read must see, which another stage-two unit would otherwise shadow.\n\n";
+    }
     const auto v1 = s.v1();
     const auto v2 = s.v2();
     out << "Stage two (V1, trained every step): " << v1.size() << " unit" << (v1.size() == 1 ? "" : "s") << "\n";
@@ -187,14 +215,24 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     }
 
     out << "\nVerification: ";
-    std::size_t c1 = 0, c2 = 0;
-    for (const auto &viol : v.violations)
-        (viol.condition == ConditionViolation::Condition::C1 ? c1 : c2) += 1;
+    std::size_t x0 = 0, c1 = 0, c2 = 0;
+    for (const auto &viol : v.violations) {
+        switch (viol.condition) {
+        case ConditionViolation::Condition::X0: ++x0; break;
+        case ConditionViolation::Condition::C1: ++c1; break;
+        case ConditionViolation::Condition::C2: ++c2; break;
+        }
+    }
+    if (x0)
+        out << "X0 " << x0 << " violation(s), ";
     out << "C1 " << (c1 ? std::to_string(c1) + " violation(s)" : std::string("holds")) << ", C2 "
         << (c2 ? std::to_string(c2) + " violation(s)" : std::string("holds")) << ", "
         << (v.hazards.empty() ? std::string("no hazards") : std::to_string(v.hazards.size()) + " hazard(s)") << "\n";
     for (const auto &viol : v.violations) {
-        if (viol.condition == ConditionViolation::Condition::C1)
+        if (viol.condition == ConditionViolation::Condition::X0)
+            out << "  X0: " << graph.unitName(viol.from) << " calls " << graph.modelName(viol.model)
+                << ", which needs gradients, but is in stage one, which runs once without gradients\n";
+        else if (viol.condition == ConditionViolation::Condition::C1)
             out << "  C1: " << graph.unitName(viol.to) << " (stage one) reads " << graph.paramName(viol.param)
                 << " from " << graph.unitName(viol.from) << " (stage two)\n";
         else

@@ -24,8 +24,10 @@ SplitAnalysis analyzeSplit(const PipelineGraph &graph, Split split);
 
 // JSON (format "splitscope.split/1"). Keys: format, pipeline, mode, models_require_backward,
 // x0, iterations [{forward, update}], v1 (stage two), v2 (stage one), reasons,
-// violations, hazards [{kind, mechanism, reader, reader_is_loss, param, expected_producer,
-// actual_producer}], frozen_randomness, cache_set [{param, producer, readers}],
+// update_chains {param: [writers in order]} for the params the update reasons name,
+// violations [{condition "C1"/"C2", from, to, param} or {condition "X0", unit, model}], hazards [{kind, mechanism, reader, reader_is_loss, param, expected_producer,
+// actual_producer}], frozen_randomness, cache_set [{param, producer, readers, loss_reads}] (readers: unit names, the loss's
+// name last when loss_reads),
 // and explain when an explanation is given. Unit names in pipeline order; null
 // producers are external inputs.
 std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysis,

@@ -15,6 +15,16 @@ const char *hazardKindName(HazardKind kind)
     return "write-after-read";
 }
 
+const char *conditionName(ConditionViolation::Condition condition)
+{
+    switch (condition) {
+    case ConditionViolation::Condition::X0: return "X0";
+    case ConditionViolation::Condition::C1: return "C1";
+    case ConditionViolation::Condition::C2: return "C2";
+    }
+    return "C1";
+}
+
 namespace {
 
 // The last V2 producer of each param: the value the cache holds at the end of stage one.
@@ -111,6 +121,25 @@ Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &tr
         if (!trained[u] && graph.isStochastic(u))
             result.frozenRandomness.push_back(u);
     }
+    return result;
+}
+
+Verification verifySplit(const PipelineGraph &graph, const Split &split)
+{
+    Verification result = verifySplit(graph, split.trained);
+    std::vector<ConditionViolation> x0;
+    const std::vector<ModelId> w = graph.resolveModels(split.models);
+    for (UnitId u = 0; u < graph.unitCount(); ++u) {
+        if (split.trained[u])
+            continue;
+        for (const ModelId m : graph.unitModels(u)) {
+            if (std::find(w.begin(), w.end(), m) != w.end()) {
+                x0.push_back(ConditionViolation{ConditionViolation::Condition::X0, u, kNoUnit, -1, m});
+                break;
+            }
+        }
+    }
+    result.violations.insert(result.violations.begin(), x0.begin(), x0.end());
     return result;
 }
 

@@ -32,17 +32,21 @@ struct Hazard {
     UnitId actual;   // producer seen in two-stage training (kNoUnit: the external input)
 };
 
-// A broken split condition (DESIGN.md §1): C1, a data edge from V1 into V2 (`from`
-// produces `param`, `to` reads it, and stage one would run `to` without its input);
-// C2, a param first read inside V1 by `from`, which rewrites it, while a later
-// rewriter `to` stays in V2.
+// A broken split condition (DESIGN.md §1): X0, a unit `from` that calls `model`, which
+// needs gradients, left in V2 (stage one runs it once without gradients, so training
+// would miss that use of the model; `to` and `param` are unset); C1, a data edge from
+// V1 into V2 (`from` produces `param`, `to` reads it, and stage one would run `to`
+// without its input); C2, a param first read inside V1 by `from`, which rewrites it,
+// while a later rewriter `to` stays in V2.
 struct ConditionViolation {
-    enum class Condition { C1, C2 };
+    enum class Condition { X0, C1, C2 };
     Condition condition;
     UnitId from;
     UnitId to;
     ParamId param;
+    ModelId model = -1; // X0 only
 };
+const char *conditionName(ConditionViolation::Condition condition); // "X0", "C1", "C2"
 
 struct Verification {
     std::vector<ConditionViolation> violations;
@@ -53,11 +57,11 @@ struct Verification {
     bool hazardFree() const { return hazards.empty(); }
 };
 
+// C1, C2 and the hazards of any partition.
 Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &trained);
-inline Verification verifySplit(const PipelineGraph &graph, const Split &split)
-{
-    return verifySplit(graph, split.trained);
-}
+// The same, and X0 ⊆ V1: every unit calling one of split.models is in stage two
+// (always true of the seed and safe splits; a given partition may break it).
+Verification verifySplit(const PipelineGraph &graph, const Split &split);
 
 // The value stage two reads from the cache for `param` (read by a V1 unit or the
 // loss before any V1 unit writes it): produced by `producer`, the last V2 unit that

@@ -130,8 +130,11 @@ void TestCli::givenPartition()
     const Run broken = cli({"split", "counterexample_write_after_read", "--stage-two", "A", "--check", "--format", "json"});
     QCOMPARE(broken.status, 3);
     const QJsonArray v = QJsonDocument::fromJson(broken.out).object()["violations"].toArray();
-    QCOMPARE(v.size(), 2); // A -> C and A -> B carry p into stage one
-    QCOMPARE(v[0].toObject()["condition"].toString(), QString("C1"));
+    QCOMPARE(v.size(), 3); // C calls dit but is in stage one; A -> C and A -> B carry p into stage one
+    QCOMPARE(v[0].toObject()["condition"].toString(), QString("X0"));
+    QCOMPARE(v[0].toObject()["unit"].toString(), QString("C"));
+    QCOMPARE(v[0].toObject()["model"].toString(), QString("dit"));
+    QCOMPARE(v[1].toObject()["condition"].toString(), QString("C1"));
 }
 
 void TestCli::explainUnit()

@@ -3,8 +3,13 @@
 // one, the stepper's sentences, and the diff of two splits.
 #include "core/Explain.h"
 #include "core/PipelineFile.h"
+#include "core/RandomPipeline.h"
+#include "core/SplitReport.h"
 #include "resources/Examples.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace splitscope;
@@ -50,6 +55,13 @@ private Q_SLOTS:
     void stepSentences();
     void diffSeedAgainstSafe();
     void diffTwoConfigurations();
+    void stageOneValueShadowed();
+    void stageOneValueTheLossShouldSee();
+    void stageOneOutputListedTwice();
+    void updateChainsInJson();
+    void longUpdateChainShortened();
+    void givenPartitionBreakingX0();
+    void randomExplanations();
 };
 
 void TestExplain::forwardChainOnARealPipeline()
@@ -95,7 +107,7 @@ void TestExplain::updateSentence()
     const Split s = computeSeedSplit(g, {"text_encoder"});
     QCOMPARE(describeReason(g, s, g.findUnit("LoRAEncode")),
         std::string("U1: prompt_emb is first read inside X by PromptEmbedder, which rewrites it, so its later rewriter "
-                    "LoRAEncode must also run in stage two."));
+                    "LoRAEncode must also run in stage two (update chain of prompt_emb: PromptEmbedder, LoRAEncode)."));
 }
 
 void TestExplain::whyStageOne()
@@ -111,7 +123,8 @@ void TestExplain::whyStageOne()
     QVERIFY(lines.contains("- it calls vae, which does not need gradients (models requiring backward: dit), so it is not in X0;"));
     QVERIFY(lines.filter("- no input comes from stage two: ").size() == 1);
     QVERIFY(lines.filter("noise from QwenImageUnit_NoiseInitializer (stage one)").size() == 1);
-    QVERIFY(lines.contains("- it writes latents, which no stage-two unit reads;"));
+    QVERIFY(lines.contains("- it writes latents, which no stage-two unit reads; the loss (FlowMatchSFTLoss) reads this "
+                           "value from the cache."));
 }
 
 void TestExplain::safeRules()
@@ -126,9 +139,11 @@ void TestExplain::safeRules()
     const Pipeline w = example("counterexample_write_after_write");
     const PipelineGraph gw(w);
     const Split sw = computeSafeSplit(gw, {"dit"});
-    // R2 at the loss: the chain is only B itself (its cause is the loss).
+    // R2 at the loss: the loss needs no reason, so the chain goes on at A, the other
+    // stage-two writer of p, and starts in X0.
     const Explanation ew = explainUnit(gw, sw, gw.findUnit("B"));
-    QCOMPARE(ew.path, std::vector<UnitId>{gw.findUnit("B")});
+    QCOMPARE(ew.path, (std::vector<UnitId>{gw.findUnit("A"), gw.findUnit("B")}));
+    QCOMPARE(sw.reasons[ew.path.front()].rule, Reason::Rule::Model);
     QVERIFY(ew.lines.back().find("R2: the loss (Loss) reads p in stage two, where A also writes it") != std::string::npos);
 }
 
@@ -179,6 +194,152 @@ void TestExplain::diffTwoConfigurations()
                         "QwenImageUnit_EntityControl-", "QwenImageUnit_BlockwiseControlNet+"}));
     QVERIFY(!d.identical());
     QVERIFY(diffSplits(g, computeSeedSplit(g, {"dit"}), computeSafeSplit(g, {"dit"})).identical());
+}
+
+
+void TestExplain::stageOneValueShadowed()
+{
+    // A and B both write p in stage one; the cache holds B's value, so A's reaches nobody.
+    Pipeline p;
+    p.name = "shadow";
+    p.units = {unit("A", {"x"}, {"p"}), unit("B", {"z"}, {"p"}), unit("C", {"p"}, {"y"}, {"dit"})};
+    p.loss = LossSpec{"L", std::vector<std::string>{"y"}, false, {}};
+    const PipelineGraph g(p);
+    const Split s = computeSeedSplit(g, {"dit"});
+    QCOMPARE(toQt(explainUnit(g, s, g.findUnit("A")).lines).last(),
+        QString("- it writes p before C, the first stage-two unit to read it; B writes p again later in stage one, so "
+                "the cache holds its value, not this one."));
+    QCOMPARE(toQt(explainUnit(g, s, g.findUnit("B")).lines).last(),
+        QString("- it writes p before C, the first stage-two unit to read it; C reads this value from the cache."));
+}
+
+void TestExplain::stageOneValueTheLossShouldSee()
+{
+    // A (stage two) and B (stage one) write p; the loss should see B's value but sees A's.
+    Pipeline p;
+    p.name = "lossr";
+    p.units = {unit("A", {"x"}, {"p"}, {"dit"}), unit("B", {"z"}, {"p"})};
+    p.loss = LossSpec{"L", std::vector<std::string>{"p"}, false, {}};
+    const PipelineGraph g(p);
+    const Split s = computeSeedSplit(g, {"dit"});
+    QCOMPARE(toQt(explainUnit(g, s, g.findUnit("B")).lines).last(),
+        QString("- it writes p, which no stage-two unit reads; the loss (L) should see this value but sees A's in "
+                "two-stage training: a hazard, see the verifier."));
+    // The verifier reports exactly that read.
+    const Verification v = verifySplit(g, s);
+    QCOMPARE(v.hazards.size(), std::size_t(1));
+    QCOMPARE(v.hazards[0].expected, g.findUnit("B"));
+    QCOMPARE(v.hazards[0].actual, g.findUnit("A"));
+}
+
+void TestExplain::stageOneOutputListedTwice()
+{
+    Pipeline p;
+    p.name = "dup";
+    p.units = {unit("A", {"x"}, {"q", "q"}), unit("B", {"q"}, {"r"}, {"dit"})};
+    const PipelineGraph g(p);
+    const Split s = computeSeedSplit(g, {"dit"});
+    const QStringList lines = toQt(explainUnit(g, s, g.findUnit("A")).lines);
+    QCOMPARE(lines.filter("- it writes q").size(), 1);
+}
+
+void TestExplain::updateChainsInJson()
+{
+    // c(p) = A, B, C, D; B (X0) is p's first reader in X and rewrites it, so C and D join by U.
+    Pipeline p;
+    p.name = "chain";
+    p.units = {unit("A", {"x"}, {"p"}), unit("B", {"p"}, {"p"}, {"dit"}), unit("C", {"w"}, {"p"}),
+        unit("D", {"w"}, {"p"})};
+    const PipelineGraph g(p);
+    const SplitAnalysis a = analyzeSplit(g, {"dit"}, SplitMode::Seed);
+    const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(splitToJson(g, a))).object();
+    const QJsonArray chain = doc["update_chains"].toObject()["p"].toArray();
+    QCOMPARE(chain.size(), 4);
+    QCOMPARE(chain[0].toString(), QString("A"));
+    QCOMPARE(chain[3].toString(), QString("D"));
+    QCOMPARE(doc["update_chains"].toObject().size(), 1);
+    QVERIFY(QString::fromStdString(describeReason(g, a.split, g.findUnit("C")))
+                .endsWith("(update chain of p: A, B, C, D)."));
+}
+
+void TestExplain::longUpdateChainShortened()
+{
+    Pipeline p;
+    p.name = "long";
+    p.units = {unit("W0", {"p"}, {"p"}, {"dit"})};
+    for (int i = 1; i < 20; ++i)
+        p.units.push_back(unit("W" + std::to_string(i), {"x"}, {"p"}));
+    const PipelineGraph g(p);
+    const Split s = computeSeedSplit(g, {"dit"});
+    QVERIFY(QString::fromStdString(describeReason(g, s, g.findUnit("W5")))
+                .endsWith("(update chain of p: W0, W1, W2, W3, ... (20 in all), W17, W18, W19)."));
+}
+
+void TestExplain::givenPartitionBreakingX0()
+{
+    Pipeline p;
+    p.name = "x0";
+    p.units = {unit("A", {"image"}, {"lat"}, {"vae"}), unit("D", {"lat"}, {"pred"}, {"dit"}), unit("E", {"pred"}, {"lat"})};
+    const PipelineGraph g(p);
+    const Split given = givenSplit(g, {"E"}, nullptr, {"dit"});
+    QCOMPARE(given.x0, std::vector<UnitId>{g.findUnit("D")});
+    const Verification v = verifySplit(g, given);
+    QVERIFY(!v.satisfiesConditions());
+    QCOMPARE(v.violations.front().condition, ConditionViolation::Condition::X0);
+    QCOMPARE(v.violations.front().from, g.findUnit("D"));
+    QCOMPARE(g.modelName(v.violations.front().model), std::string("dit"));
+    QVERIFY(explainUnit(g, given, g.findUnit("D")).lines.back().find("that breaks X0") != std::string::npos);
+    // Everything in stage one breaks X0 as well; the seed split never does.
+    QCOMPARE(verifySplit(g, givenSplit(g, {}, nullptr, {"dit"})).violations.front().condition, ConditionViolation::Condition::X0);
+    for (const auto &c : verifySplit(g, computeSeedSplit(g, {"dit"})).violations)
+        QVERIFY(c.condition != ConditionViolation::Condition::X0);
+}
+
+void TestExplain::randomExplanations()
+{
+    // On random pipelines: every stage-two chain starts at a unit of X0 and each step's
+    // reason names the step before it (or the loss, for R2); a stage-one unit's
+    // explanation names exactly the hazards the verifier finds at reads of its values.
+    std::size_t hazardsNamed = 0;
+    for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
+        RandomPipelineOptions o;
+        o.units = 2 + static_cast<int>(seed % 11);
+        o.seed = seed;
+        const Pipeline p = makeRandomPipeline(o);
+        const PipelineGraph g(p);
+        for (const SplitMode mode : {SplitMode::Seed, SplitMode::Safe}) {
+            const Split s = computeSplit(g, {"m0"}, mode);
+            const Verification v = verifySplit(g, s);
+            for (UnitId u = 0; u < g.unitCount(); ++u) {
+                const Explanation e = explainUnit(g, s, u);
+                if (s.isTrained(u)) {
+                    QVERIFY(!e.path.empty());
+                    QCOMPARE(e.path.back(), u);
+                    QCOMPARE(s.reasons[e.path.front()].rule, Reason::Rule::Model);
+                    continue;
+                }
+                std::size_t mentioned = 0;
+                for (const auto &line : e.lines) {
+                    for (std::size_t at = line.find("should see this value"); at != std::string::npos;
+                         at = line.find("should see this value", at + 1))
+                        ++mentioned;
+                }
+                std::size_t expected = 0;
+                for (const Hazard &h : v.hazards)
+                    expected += h.expected == u ? 1 : 0;
+                hazardsNamed += mentioned;
+                if (mentioned != expected)
+                    QFAIL(qPrintable(QString("seed %1, %2 split, unit %3: the explanation names %4 hazard(s), the "
+                                             "verifier finds %5")
+                                         .arg(seed)
+                                         .arg(splitModeName(mode))
+                                         .arg(QString::fromStdString(g.unitName(u)))
+                                         .arg(mentioned)
+                                         .arg(expected)));
+            }
+        }
+    }
+    QVERIFY2(hazardsNamed > 100, "the random pipelines should give hazards at reads of stage-one values");
 }
 
 QTEST_GUILESS_MAIN(TestExplain)

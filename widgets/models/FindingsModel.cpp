@@ -84,6 +84,14 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     }
     case Kind::Violation: {
         const ConditionViolation &c = v.violations[row];
+        if (c.condition == ConditionViolation::Condition::X0) {
+            unit = c.from;
+            cells[KindColumn] = tr("X0 broken");
+            cells[UnitColumn] = unitName(c.from);
+            tip = tr("%1 calls %2, which needs gradients, but is in stage one, which runs once without gradients.")
+                      .arg(unitName(c.from), QString::fromStdString(graph.modelName(c.model)));
+            break;
+        }
         unit = c.to;
         const bool c1 = c.condition == ConditionViolation::Condition::C1;
         cells[KindColumn] = c1 ? tr("C1 broken") : tr("C2 broken");
