@@ -2,9 +2,12 @@
 #include "AtomicFile.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -13,11 +16,26 @@ namespace splitscope {
 
 namespace {
 
-bool setError(std::string *error, const std::string &what, const std::string &path, int err)
+// Links followed before giving up with ELOOP, as the kernel does (MAXSYMLINKS).
+constexpr int kMaxSymlinkHops = 40;
+
+// `what` 'name': reason. `name` comes quoted by quoted() or describedTarget().
+bool setError(std::string *error, const std::string &what, const std::string &name, int err)
 {
     if (error)
-        *error = what + " '" + path + "': " + std::strerror(err);
+        *error = what + " " + name + ": " + std::strerror(err);
     return false;
+}
+
+std::string quoted(const std::string &path)
+{
+    return "'" + path + "'";
+}
+
+// The file a link leads to, named with the link the caller gave.
+std::string describedTarget(const std::string &target, const std::string &path)
+{
+    return target == path ? quoted(path) : quoted(target) + " (where the link " + quoted(path) + " points)";
 }
 
 std::string directoryOf(const std::string &path)
@@ -28,46 +46,91 @@ std::string directoryOf(const std::string &path)
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-} // namespace
-
-bool writeFileAtomically(const std::string &path, std::string_view bytes, std::string *error)
+bool writeAll(int fd, std::string_view bytes)
 {
-    std::string tmpl = path + ".tmp-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0)
-        return setError(error, "cannot create a temporary file beside", path, errno);
-    const std::string tmpPath(name.data());
     std::size_t written = 0;
     while (written < bytes.size()) {
         const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            const int err = errno;
-            ::close(fd);
-            ::unlink(tmpPath.c_str());
-            return setError(error, "cannot write", tmpPath, err);
+            return false;
         }
         written += static_cast<std::size_t>(n);
     }
-    // Keep the permissions an ordinary new file would get (mkstemp uses 0600).
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
+    return true;
+}
+
+// Follows the chain of symbolic links that `path` starts, by hand, to the first name
+// that is not a link; used for a chain that ends at a missing file (which stat()
+// cannot follow). False with `err` set on a loop or an unreadable link.
+bool followDanglingLinks(const std::string &path, std::string &target, int &err)
+{
+    target = path;
+    for (int hop = 0; hop <= kMaxSymlinkHops; ++hop) {
+        struct stat st {};
+        if (::lstat(target.c_str(), &st) != 0) {
+            if (errno == ENOENT)
+                return true; // the file the chain leads to, to be created
+            err = errno;
+            return false;
+        }
+        if (!S_ISLNK(st.st_mode))
+            return true;
+        char buffer[PATH_MAX];
+        const ssize_t n = ::readlink(target.c_str(), buffer, sizeof buffer);
+        if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buffer) {
+            err = n < 0 ? errno : (n == 0 ? ENOENT : ENAMETOOLONG);
+            return false;
+        }
+        const std::string link(buffer, static_cast<std::size_t>(n));
+        // A relative link is relative to the directory that holds it.
+        if (link.front() == '/' || target.find('/') == std::string::npos)
+            target = link;
+        else
+            target = directoryOf(target) + "/" + link;
+    }
+    err = ELOOP;
+    return false;
+}
+
+// The temporary file + rename. `target` is a regular file or a missing one;
+// `mode`, when given, is the permission bits of the file replaced.
+bool replaceAtomically(const std::string &target, const std::string &name, std::optional<mode_t> mode,
+    std::string_view bytes, std::string *error)
+{
+    std::string tmpl = target + ".tmp-XXXXXX";
+    std::vector<char> tmpName(tmpl.begin(), tmpl.end());
+    tmpName.push_back('\0');
+    const int fd = ::mkstemp(tmpName.data());
+    if (fd < 0)
+        return setError(error, "cannot create a temporary file beside", name, errno);
+    const std::string tmpPath(tmpName.data());
+    if (!writeAll(fd, bytes)) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmpPath.c_str());
+        return setError(error, "cannot write", quoted(tmpPath), err);
+    }
+    if (!mode) {
+        // The permissions an ordinary new file would get (mkstemp uses 0600).
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    ::fchmod(fd, *mode);
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         const int err = errno;
         ::unlink(tmpPath.c_str());
-        return setError(error, "cannot flush", tmpPath, err);
+        return setError(error, "cannot flush", quoted(tmpPath), err);
     }
-    if (::rename(tmpPath.c_str(), path.c_str()) != 0) {
+    if (::rename(tmpPath.c_str(), target.c_str()) != 0) {
         const int err = errno;
         ::unlink(tmpPath.c_str());
-        return setError(error, "cannot rename the temporary file onto", path, err);
+        return setError(error, "cannot rename the temporary file onto", name, err);
     }
     // Make the rename itself durable.
-    const int dirFd = ::open(directoryOf(path).c_str(), O_RDONLY | O_DIRECTORY);
+    const int dirFd = ::open(directoryOf(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd >= 0) {
         ::fsync(dirFd);
         ::close(dirFd);
@@ -75,15 +138,68 @@ bool writeFileAtomically(const std::string &path, std::string_view bytes, std::s
     return true;
 }
 
+} // namespace
+
+bool writeFileAtomically(const std::string &path, std::string_view bytes, std::string *error)
+{
+    if (path.empty())
+        return setError(error, "cannot write", quoted(path), ENOENT);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        int err = errno;
+        if (err != ENOENT)
+            return setError(error, "cannot write", quoted(path), err);
+        // Missing, or a link to a missing file: create what the link names.
+        std::string target;
+        if (!followDanglingLinks(path, target, err))
+            return setError(error, "cannot follow the link", quoted(path), err);
+        return replaceAtomically(target, describedTarget(target, path), std::nullopt, bytes, error);
+    }
+    if (S_ISDIR(st.st_mode))
+        return setError(error, "cannot write", quoted(path), EISDIR);
+    if (S_ISREG(st.st_mode)) {
+        // realpath() also resolves the kernel's own links (/dev/stdout, /proc/self/fd/N).
+        std::string target = path;
+        struct stat linkStat {};
+        if (::lstat(path.c_str(), &linkStat) == 0 && S_ISLNK(linkStat.st_mode)) {
+            char *resolved = ::realpath(path.c_str(), nullptr);
+            if (!resolved)
+                return setError(error, "cannot follow the link", quoted(path), errno);
+            target = resolved;
+            std::free(resolved);
+        }
+        return replaceAtomically(target, describedTarget(target, path), st.st_mode & 07777, bytes, error);
+    }
+    // A device, FIFO or socket: replacing it with a regular file would break it (think
+    // of /dev/null as root), and a rename cannot reach what a pipe or terminal reads.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return setError(error, "cannot open", quoted(path), errno);
+    struct stat opened {};
+    if (::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode)) {
+        // Replaced by a regular file between stat() and open(): do not write into it in place.
+        ::close(fd);
+        return writeFileAtomically(path, bytes, error);
+    }
+    if (!writeAll(fd, bytes)) {
+        const int err = errno;
+        ::close(fd);
+        return setError(error, "cannot write", quoted(path), err);
+    }
+    if (::close(fd) != 0)
+        return setError(error, "cannot write", quoted(path), errno);
+    return true;
+}
+
 bool readWholeFile(const std::string &path, std::string &bytes, std::string *error)
 {
     FILE *f = std::fopen(path.c_str(), "rb");
     if (!f)
-        return setError(error, "cannot open", path, errno);
+        return setError(error, "cannot open", quoted(path), errno);
     struct stat st {};
     if (::fstat(::fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         std::fclose(f);
-        return setError(error, "cannot read", path, EISDIR);
+        return setError(error, "cannot read", quoted(path), EISDIR);
     }
     bytes.clear();
     char buffer[1 << 16];
@@ -94,7 +210,7 @@ bool readWholeFile(const std::string &path, std::string &bytes, std::string *err
             if (std::ferror(f)) {
                 const int err = errno;
                 std::fclose(f);
-                return setError(error, "cannot read", path, err);
+                return setError(error, "cannot read", quoted(path), err);
             }
             break;
         }

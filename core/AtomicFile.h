@@ -10,6 +10,17 @@ namespace splitscope {
 // one, never a part: the data goes to a temporary file in the same directory, is
 // flushed to disk, then renamed over `path`. On failure `path` is untouched and
 // `error` (when given) says what failed, naming the path.
+//
+// What `path` names decides how it is written, as a shell's `>` would:
+// * a symbolic link is followed: the file it points to (at the end of the chain,
+//   created when missing) is replaced atomically in its own directory, and the
+//   link stays a link;
+// * an existing file that is not a regular file or a directory (a character device
+//   such as /dev/null or /dev/stdout, a FIFO) is written straight, without a
+//   temporary file or rename, so it stays what it is; a FIFO blocks until it has
+//   a reader;
+// * a directory, or an empty path, is an error.
+// A replaced regular file keeps its permission bits; a new one gets 0666 less the umask.
 bool writeFileAtomically(const std::string &path, std::string_view bytes, std::string *error = nullptr);
 
 // Reads a whole file; false with `error` naming the path and the reason on failure.
