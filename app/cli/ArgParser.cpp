@@ -41,22 +41,39 @@ bool ArgParser::parse(const std::vector<std::string> &args)
                 m_error = "unknown flag --" + name;
                 return false;
             }
+            const bool repeated = m_values.count(name) > 0;
             if (spec->second.valueName.empty()) {
                 if (inlineValue) {
                     m_error = "--" + name + " takes no value";
                     return false;
                 }
+                if (repeated) {
+                    m_error = "--" + name + " is given more than once";
+                    return false;
+                }
                 m_values[name] = "1";
                 continue;
             }
+            std::string value;
             if (inlineValue) {
-                m_values[name] = *inlineValue;
+                value = *inlineValue; // --name=--x is explicit: the value may start with dashes
             } else if (i + 1 < args.size()) {
-                m_values[name] = args[++i];
+                // "--output --check" means a forgotten value, not a file named --check.
+                if (args[i + 1].compare(0, 2, "--") == 0) {
+                    m_error = "--" + name + ": missing value (next argument is " + args[i + 1] + ")";
+                    return false;
+                }
+                value = args[++i];
             } else {
                 m_error = "--" + name + " needs a value (" + spec->second.valueName + ")";
                 return false;
             }
+            // The last one silently winning hides a typo or a stale line in a script.
+            if (repeated) {
+                m_error = "--" + name + " is given more than once ('" + m_values[name] + "', then '" + value + "')";
+                return false;
+            }
+            m_values[name] = value;
         } else if (arg == "--") {
             for (++i; i < args.size(); ++i)
                 m_positionals.push_back(args[i]);

@@ -9,8 +9,9 @@
 namespace splitscope::cli {
 
 // Command-line flags in DiffSynth's style: `--name value`, `--name=value`, and
-// switches (`--check`). Unknown flags, missing values and bad numbers are errors
-// that name the flag. No exceptions.
+// switches (`--check`). Unknown flags, missing values, bad numbers and a flag given
+// twice are errors that name the flag. A separate value may not start with `--`
+// (`--output --check` is a forgotten value); `--output=--x` gives one. No exceptions.
 class ArgParser {
 public:
     // Declares a flag taking a value; `help` is one line for usage text.

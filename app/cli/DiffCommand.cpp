@@ -23,9 +23,9 @@ struct Side {
 };
 
 // Reads --mode-X, --trainable_models-X and --lora_base_model-X; the file's training
-// block fills what is not given.
-bool readSide(ArgParser &p, const std::string &suffix, SplitMode defaultMode, const TrainingConfig &fileConfig,
-    Side &side, std::string &error)
+// block fills what is not given (trainingFromFlags).
+bool readSide(const ArgParser &p, const std::string &suffix, SplitMode defaultMode, const Pipeline &pipeline,
+    const PipelineGraph &graph, Side &side, std::string &error)
 {
     const std::string mode = p.valueOr("mode-" + suffix, defaultMode == SplitMode::Safe ? "safe" : "seed");
     if (mode != "seed" && mode != "safe") {
@@ -33,15 +33,8 @@ bool readSide(ArgParser &p, const std::string &suffix, SplitMode defaultMode, co
         return false;
     }
     side.mode = mode == "safe" ? SplitMode::Safe : SplitMode::Seed;
-    side.config = fileConfig;
-    if (p.has("trainable_models-" + suffix) || p.has("lora_base_model-" + suffix)) {
-        side.config = TrainingConfig{};
-        if (auto v = p.value("trainable_models-" + suffix); v && !v->empty())
-            side.config.trainableModels = *v;
-        if (auto v = p.value("lora_base_model-" + suffix); v && !v->empty())
-            side.config.loraBaseModel = *v;
-    }
-    return true;
+    return trainingFromFlags(p, {"lora_base_model-" + suffix, "trainable_models-" + suffix}, "diff", pipeline, graph,
+        pipeline.trainingOrDefault(), side.config, error);
 }
 
 } // namespace
@@ -53,8 +46,10 @@ int runDiff(const Args &args)
     for (const char *side : {"a", "b"}) {
         const std::string s = side;
         p.option("mode-" + s, "seed|safe", "split mode of side " + s + " (default: a = seed, b = safe)");
-        p.option("trainable_models-" + s, "A,B", "side " + s + "'s trainable models (default: the file's training block)");
-        p.option("lora_base_model-" + s, "MODEL", "side " + s + "'s LoRA base model (default: the file's training block)");
+        p.option("trainable_models-" + s, "A,B",
+            "side " + s + "'s trainable models; replaces only trainable_models of the file's training block, \"\" for none");
+        p.option("lora_base_model-" + s, "MODEL",
+            "side " + s + "'s LoRA base model; replaces only lora_base_model of the file's training block, \"\" for none");
     }
     p.option("format", "text|json", "output format (default text)");
     p.flag("help", "show this help");
@@ -73,13 +68,13 @@ int runDiff(const Args &args)
     if (!loaded.ok())
         return kExitUsage;
     const Pipeline &pipeline = *loaded.pipeline;
+    const PipelineGraph graph(pipeline);
     Side a, b;
     std::string error;
-    if (!readSide(p, "a", SplitMode::Seed, pipeline.trainingOrDefault(), a, error)
-        || !readSide(p, "b", SplitMode::Safe, pipeline.trainingOrDefault(), b, error))
+    if (!readSide(p, "a", SplitMode::Seed, pipeline, graph, a, error)
+        || !readSide(p, "b", SplitMode::Safe, pipeline, graph, b, error))
         return usage(error);
 
-    const PipelineGraph graph(pipeline);
     const Split splitA = computeSplit(graph, a.config.modelsRequiringBackward(), a.mode);
     const Split splitB = computeSplit(graph, b.config.modelsRequiringBackward(), b.mode);
     const SplitDiff diff = diffSplits(graph, splitA, splitB);
@@ -101,11 +96,12 @@ int runDiff(const Args &args)
         std::printf("%s\n", doc.dump(1).c_str());
         return kExitOk;
     }
-    std::printf("%s: A = %s; B = %s\n", pipeline.name.c_str(), a.label().c_str(), b.label().c_str());
+    // "side a" / "side b", as the flags name them: a bare A or B reads like a unit name.
+    std::printf("%s: side a = %s; side b = %s\n", pipeline.name.c_str(), a.label().c_str(), b.label().c_str());
     std::printf("%zu unit(s) in stage two in both, %zu in stage one in both, %zu moved\n", diff.sameTrained,
         diff.sameCached, diff.moved.size());
     for (const MovedUnit &m : diff.moved) {
-        std::printf("\n%s: stage %s in A, stage %s in B\n", graph.unitName(m.unit).c_str(), m.trainedInB ? "one" : "two",
+        std::printf("\n%s: stage %s in side a, stage %s in side b\n", graph.unitName(m.unit).c_str(), m.trainedInB ? "one" : "two",
             m.trainedInB ? "two" : "one");
         for (const auto &line : m.why)
             std::printf("  %s\n", line.c_str());

@@ -166,6 +166,8 @@ int runDescribe(const Args &args)
     if (json.empty())
         return p.usageError("describe", "--task: '" + task + "' is not sft or direct_distill");
     if (const auto output = p.value("output")) {
+        if (output->empty())
+            return p.usageError("describe", "--output: empty file name");
         std::string error;
         if (!writeFileAtomically(*output, json, &error)) {
             std::fprintf(stderr, "splitscope-cli describe: --output: %s\n", error.c_str());

@@ -18,7 +18,6 @@ namespace splitscope::cli {
 
 namespace {
 
-
 // The README and the issue spell the output flag `-o`; ArgParser takes long flags only.
 Args expandShortFlags(const Args &args)
 {
@@ -88,6 +87,10 @@ int runImportDiffSynth(const Args &rawArgs)
         return p.usageError("import-diffsynth", "--output writes one pipeline and --output-dir one file per pipeline; give only one");
     if (const auto v = p.value("output"); v && v->empty())
         return p.usageError("import-diffsynth", "--output needs a file name");
+    if (const auto v = p.value("output")) {
+        if (const std::string problem = outputPathProblem("output", *v, p.positionals().front()); !problem.empty())
+            return p.usageError("import-diffsynth", problem);
+    }
     if (const auto v = p.value("output-dir"); v && v->empty())
         return p.usageError("import-diffsynth", "--output-dir needs a folder name");
 

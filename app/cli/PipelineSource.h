@@ -5,13 +5,42 @@
 
 #include <string>
 
+namespace splitscope {
+class PipelineGraph;
+}
+
 namespace splitscope::cli {
 
+class ArgParser;
+
 // Loads PIPELINE arguments: a file path, or the name of a built-in pipeline
-// (`qwen_image`, `tiny-qwen-image`) when no such file exists.
+// (`qwen_image`, `tiny-qwen-image`) when no such file exists. An argument with a `/`
+// is always a path: when it is missing the message says only that.
 LoadResult loadPipelineArgument(const std::string &argument);
 
 // Prints diagnostics to stderr: errors and warnings always, info when `verbose`.
 void printDiagnostics(const Diagnostics &diagnostics, bool verbose);
+
+// The names of the two model flags of one split (`lora_base_model`, `trainable_models`,
+// or diff's per-side `lora_base_model-a`, ...), without the dashes.
+struct ModelFlagNames {
+    std::string loraBaseModel;
+    std::string trainableModels;
+};
+
+// The training configuration of `fileConfig` (the file's training block) with each
+// model flag that was given replacing only its own field; an empty value means none.
+// False with `error` set, for a usage error, when a flag names a model the pipeline
+// neither lists in `models` nor calls from a unit (with a "did you mean" hint and the
+// known models). A listed model that no unit calls is a warning on stderr (prefixed
+// with `command`) when a flag names it; the file's block warns only about unknown names.
+bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, const std::string &command,
+    const Pipeline &pipeline, const PipelineGraph &graph, const TrainingConfig &fileConfig, TrainingConfig &config,
+    std::string &error);
+
+// Checks the value of an output flag before any work: not empty, and not the file read
+// as input (same device and inode; `input` may be a built-in name, which is no file).
+// An empty string when fine, else the usage error's message, naming `flag`.
+std::string outputPathProblem(const std::string &flag, const std::string &output, const std::string &input);
 
 } // namespace splitscope::cli

@@ -26,7 +26,7 @@ bool writeOutput(const std::string &text, const std::optional<std::string> &path
         return true;
     }
     std::string error;
-    if (!writeFileAtomically(*path, text.back() == '\n' ? text : text + "\n", &error)) {
+    if (!writeFileAtomically(*path, !text.empty() && text.back() == '\n' ? text : text + "\n", &error)) {
         std::fprintf(stderr, "splitscope-cli: --output: %s\n", error.c_str());
         return false;
     }
@@ -44,8 +44,12 @@ int runSplit(const Args &args)
 {
     ArgParser p;
     p.positional("PIPELINE", "a splitscope.pipeline/1 file, or a built-in pipeline name (see 'examples')");
-    p.option("lora_base_model", "MODEL", "model trained with LoRA (needs gradients); default: the file's training block");
-    p.option("trainable_models", "A,B", "models trained in full, comma-separated; default: the file's training block");
+    p.option("lora_base_model", "MODEL",
+        "model trained with LoRA (needs gradients); replaces only lora_base_model of the file's training block, "
+        "\"\" for none");
+    p.option("trainable_models", "A,B",
+        "models trained in full, comma-separated; replaces only trainable_models of the file's training block, "
+        "\"\" for none");
     p.option("mode", "seed|safe", "seed: DiffSynth's split (default); safe: the hazard-free split");
     p.option("stage-two", "U1,U2", "verify this partition instead (these units in stage two, the rest in stage one)");
     p.option("format", "text|json|dot", "output format (default text)");
@@ -69,6 +73,12 @@ int runSplit(const Args &args)
         return p.usageError("split", "--mode: '" + modeName + "' is not one of seed, safe");
     if (p.has("stage-two") && p.has("mode"))
         return p.usageError("split", "--stage-two gives the partition itself; it cannot be combined with --mode");
+    if (p.has("explain") && format == "dot")
+        return p.usageError("split", "--explain: the dot format has no room for an explanation; use --format text or json");
+    if (const auto output = p.value("output")) {
+        if (const std::string problem = outputPathProblem("output", *output, p.positionals().front()); !problem.empty())
+            return p.usageError("split", problem);
+    }
 
     const LoadResult loaded = loadPipelineArgument(p.positionals().front());
     printDiagnostics(loaded.diagnostics, p.has("verbose"));
@@ -77,22 +87,12 @@ int runSplit(const Args &args)
     const Pipeline &pipeline = *loaded.pipeline;
     const PipelineGraph graph(pipeline);
 
-    TrainingConfig config = pipeline.trainingOrDefault();
-    if (p.has("lora_base_model") || p.has("trainable_models")) {
-        config = TrainingConfig{};
-        if (auto v = p.value("lora_base_model"); v && !v->empty())
-            config.loraBaseModel = *v;
-        if (auto v = p.value("trainable_models"); v && !v->empty())
-            config.trainableModels = *v;
-    }
+    TrainingConfig config;
+    std::string modelError;
+    if (!trainingFromFlags(p, {"lora_base_model", "trainable_models"}, "split", pipeline, graph,
+            pipeline.trainingOrDefault(), config, modelError))
+        return p.usageError("split", modelError);
     const std::vector<std::string> models = config.modelsRequiringBackward();
-    for (const auto &m : models) {
-        if (graph.findModel(m) < 0) {
-            const std::string hint = suggestName(m, pipeline.modelNames());
-            std::fprintf(stderr, "splitscope-cli split: warning: no unit of %s calls model '%s'%s\n",
-                pipeline.name.c_str(), m.c_str(), hint.empty() ? "" : (" (did you mean '" + hint + "'?)").c_str());
-        }
-    }
 
     SplitAnalysis analysis;
     if (const auto given = p.value("stage-two")) {
@@ -180,6 +180,10 @@ int runExamples(const Args &args)
     }
     if (!p.parse(args))
         return p.usageError("examples", p.error());
+    if (const auto v = p.value("output"); v && v->empty())
+        return p.usageError("examples", "--output: empty file name");
+    if (p.has("output") && p.positionals().empty())
+        return p.usageError("examples", "--output writes one example; name it (see 'splitscope-cli examples')");
     if (p.positionals().empty()) {
         for (const auto &e : builtinExamples())
             std::printf("%s\n", e.name.c_str());

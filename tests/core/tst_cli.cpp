@@ -8,6 +8,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 namespace {
 
 struct Run {
@@ -37,6 +43,19 @@ QStringList strings(const QJsonValue &v)
 
 const QString kExamples = QStringLiteral(SPLITSCOPE_EXAMPLES_DIR);
 
+struct stat lstatOf(const QString &path)
+{
+    struct stat st {};
+    ::lstat(path.toLocal8Bit().constData(), &st);
+    return st;
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -51,8 +70,14 @@ private Q_SLOTS:
     void explainUnit();
     void dotOutput();
     void outputFile();
+    void outputFollowsLinksAndWritesThroughDevices();
+    void outputIsNotTheInput();
+    void unknownModelInFlag_data();
+    void unknownModelInFlag();
+    void listedModelNoUnitCallsIsAWarning();
     void usageErrors_data();
     void usageErrors();
+    void missingPipelineFile();
     void badPipelineFile();
     void validateAndExamples();
     void diffCommand();
@@ -89,10 +114,25 @@ void TestCli::modelFlagsOverrideTheTrainingBlock()
     const Run fileBlock = cli({"split", kExamples + "/qwen_image.json", "--format", "json"});
     QCOMPARE(QJsonDocument::fromJson(fileBlock.out).object()["models_require_backward"].toArray().size(), 1);
     QCOMPARE(strings(QJsonDocument::fromJson(fileBlock.out).object()["v1"]), QStringList());
+    // Each flag replaces only its own field: the file's lora_base_model (dit) stays.
     const Run vae = cli({"split", kExamples + "/qwen_image.json", "--trainable_models", "vae", "--format", "json"});
+    QCOMPARE(vae.status, 0);
     const QJsonObject o = QJsonDocument::fromJson(vae.out).object();
-    QCOMPARE(strings(o["models_require_backward"]), QStringList({"vae"}));
+    QCOMPARE(strings(o["models_require_backward"]), QStringList({"vae", "dit"}));
     QCOMPARE(strings(o["v1"]).size(), 6);
+    // An empty value means none.
+    const Run noLora = cli({"split", kExamples + "/qwen_image.json", "--trainable_models", "vae", "--lora_base_model", "",
+        "--format", "json"});
+    QCOMPARE(strings(QJsonDocument::fromJson(noLora.out).object()["models_require_backward"]), QStringList({"vae"}));
+    const Run text = cli({"split", "qwen_image", "--trainable_models", "text_encoder,vae"});
+    QCOMPARE(text.status, 0);
+    QVERIFY2(text.out.contains("Models requiring backward: text_encoder, vae, dit"), text.out.constData());
+    // diff's per-side flags likewise.
+    const Run diff = cli({"diff", "qwen_image", "--trainable_models-a", "vae", "--format", "json"});
+    QCOMPARE(diff.status, 0);
+    const QJsonObject d = QJsonDocument::fromJson(diff.out).object();
+    QCOMPARE(d["a"].toString(), QString("seed, trainable_models=vae lora_base_model=dit"));
+    QCOMPARE(d["b"].toString(), QString("safe, lora_base_model=dit"));
 }
 
 void TestCli::checkExitsThreeOnHazards()
@@ -174,6 +214,127 @@ void TestCli::outputFile()
     QVERIFY(bad.err.contains("--output: cannot create a temporary file beside '/nonexistent/dir/x.json'"));
 }
 
+void TestCli::outputFollowsLinksAndWritesThroughDevices()
+{
+    QTemporaryDir dir;
+    const QString expected = QString::fromUtf8(cli({"split", "counterexample_write_after_read"}).out);
+    QVERIFY(!expected.isEmpty());
+
+    // A link is followed: its target gets the output, the link stays a link.
+    const QString keep = dir.filePath("keep.txt");
+    const QString link = dir.filePath("link.txt");
+    QVERIFY(QFile(keep).open(QIODevice::WriteOnly));
+    QVERIFY(::symlink("keep.txt", link.toLocal8Bit().constData()) == 0);
+    const Run linked = cli({"split", "counterexample_write_after_read", "--output", link});
+    QCOMPARE(linked.status, 0);
+    QVERIFY(S_ISLNK(lstatOf(link).st_mode));
+    QCOMPARE(QString::fromUtf8(readAll(keep)), expected);
+
+    // A character device is written through, not replaced. As root a broken writer
+    // would replace /dev/null itself, so root uses a private node of it.
+    QString null = QStringLiteral("/dev/null");
+    if (::geteuid() == 0) {
+        null = dir.filePath("fakenull");
+        QVERIFY(::mknod(null.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+    }
+    const Run device = cli({"split", "counterexample_write_after_read", "--output", null});
+    QCOMPARE(device.status, 0);
+    QVERIFY(S_ISCHR(lstatOf(null).st_mode));
+
+    // A FIFO too. Its reading end is open (without blocking) before the CLI starts,
+    // and the text fits the pipe's buffer, so neither side can wait forever.
+    const QString fifo = dir.filePath("fifo");
+    QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+    const int reader = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK);
+    QVERIFY(reader >= 0);
+    const Run piped = cli({"split", "counterexample_write_after_read", "--output", fifo});
+    QByteArray received;
+    char buffer[4096];
+    pollfd ready{reader, POLLIN, 0};
+    while (::poll(&ready, 1, 5000) > 0) {
+        const ssize_t n = ::read(reader, buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        received.append(buffer, static_cast<int>(n));
+    }
+    ::close(reader);
+    QCOMPARE(piped.status, 0);
+    QCOMPARE(QString::fromUtf8(received), expected);
+    QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
+
+    // A directory stays an error of the work (1), and stays a directory.
+    const Run folder = cli({"split", "counterexample_write_after_read", "--output", dir.path()});
+    QCOMPARE(folder.status, 1);
+    QVERIFY2(folder.err.contains(("--output: cannot write '" + dir.path() + "': Is a directory").toUtf8()),
+        folder.err.constData());
+    QVERIFY(S_ISDIR(lstatOf(dir.path()).st_mode));
+}
+
+void TestCli::outputIsNotTheInput()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath("p.json");
+    QVERIFY(QFile::copy(kExamples + "/counterexample_write_after_read.json", input));
+    const QByteArray before = readAll(input);
+    const Run same = cli({"split", input, "--output", input});
+    QCOMPARE(same.status, 2);
+    QVERIFY2(same.err.contains(("--output: '" + input + "' is the input file").toUtf8()), same.err.constData());
+    // The same file by another name (a link) is refused too.
+    const QString link = dir.filePath("link.json");
+    QVERIFY(::symlink("p.json", link.toLocal8Bit().constData()) == 0);
+    const Run linked = cli({"split", input, "--output", link});
+    QCOMPARE(linked.status, 2);
+    QVERIFY2(linked.err.contains("is the input file"), linked.err.constData());
+    QCOMPARE(readAll(input), before);
+    // A built-in name is no file: an output file of that name is fine.
+    QCOMPARE(cli({"split", "counterexample_write_after_read", "--output", dir.filePath("out.txt")}).status, 0);
+}
+
+void TestCli::unknownModelInFlag_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString known = "; its models: text_encoder, dit, vae, blockwise_controlnet, siglip2_image_encoder, "
+                          "dinov3_image_encoder, image2lora_style, image2lora_coarse, image2lora_fine";
+    QTest::newRow("split trainable") << QStringList({"split", "qwen_image", "--trainable_models", "foo", "--check"})
+                                     << "split: --trainable_models: no model 'foo' in qwen_image" + known;
+    QTest::newRow("split trainable, second of two") << QStringList({"split", "qwen_image", "--trainable_models", "vae,te"})
+                                                    << "--trainable_models: no model 'te' in qwen_image (did you mean 'text_encoder'?)" + known;
+    QTest::newRow("split lora") << QStringList({"split", "qwen_image", "--lora_base_model", "dti"})
+                                << "--lora_base_model: no model 'dti' in qwen_image (did you mean 'dit'?)" + known;
+    QTest::newRow("diff trainable a") << QStringList({"diff", "qwen_image", "--trainable_models-a", "vea"})
+                                      << "diff: --trainable_models-a: no model 'vea' in qwen_image (did you mean 'vae'?)" + known;
+    QTest::newRow("diff trainable b") << QStringList({"diff", "qwen_image", "--trainable_models-b", "foo"})
+                                      << "diff: --trainable_models-b: no model 'foo' in qwen_image" + known;
+    QTest::newRow("diff lora a") << QStringList({"diff", "qwen_image", "--lora_base_model-a", "dti"})
+                                 << "diff: --lora_base_model-a: no model 'dti' in qwen_image (did you mean 'dit'?)";
+    QTest::newRow("diff lora b") << QStringList({"diff", "qwen_image", "--lora_base_model-b", "dti"})
+                                 << "diff: --lora_base_model-b: no model 'dti' in qwen_image (did you mean 'dit'?)";
+}
+
+void TestCli::unknownModelInFlag()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = cli(args);
+    QCOMPARE(r.status, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::listedModelNoUnitCallsIsAWarning()
+{
+    const QByteArray warning = "warning: model 'image2lora_fine' is listed in qwen_image but no unit calls it";
+    const Run split = cli({"split", "qwen_image", "--trainable_models", "image2lora_fine", "--check"});
+    QCOMPARE(split.status, 0);
+    QVERIFY2(split.err.contains("splitscope-cli split: " + warning), split.err.constData());
+    const Run diff = cli({"diff", "qwen_image", "--trainable_models-b", "image2lora_fine"});
+    QCOMPARE(diff.status, 0);
+    QVERIFY2(diff.err.contains("splitscope-cli diff: " + warning), diff.err.constData());
+    // The file's own training block (lora_base_model dit, which only the loss calls) says nothing.
+    QCOMPARE(cli({"split", "qwen_image"}).err, QByteArray());
+}
+
 void TestCli::usageErrors_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -195,6 +356,32 @@ void TestCli::usageErrors_data()
                                          << "cannot be combined with --mode";
     QTest::newRow("missing file") << QStringList({"split", "/nonexistent/p.json"}) << "/nonexistent/p.json: error: cannot open '/nonexistent/p.json'";
     QTest::newRow("unknown example") << QStringList({"split", "qwen_imag"}) << "no built-in pipeline has that name";
+    QTest::newRow("output eats a flag") << QStringList({"split", "qwen_image", "--output", "--check"})
+                                        << "--output: missing value (next argument is --check)";
+    QTest::newRow("value eats a flag") << QStringList({"split", "qwen_image", "--explain", "--format", "json"})
+                                       << "--explain: missing value (next argument is --format)";
+    QTest::newRow("repeated mode") << QStringList({"split", "qwen_image", "--mode", "safe", "--mode", "seed"})
+                                   << "--mode is given more than once ('safe', then 'seed')";
+    QTest::newRow("repeated stage-two") << QStringList({"split", "qwen_image", "--stage-two", "A", "--stage-two=B"})
+                                        << "--stage-two is given more than once ('A', then 'B')";
+    QTest::newRow("repeated switch") << QStringList({"split", "qwen_image", "--check", "--check"})
+                                     << "--check is given more than once";
+    QTest::newRow("explain with dot") << QStringList({"split", "qwen_image", "--explain", "QwenImageUnit_PromptEmbedder", "--format", "dot"})
+                                      << "--explain: the dot format has no room for an explanation; use --format text or json";
+    QTest::newRow("empty output") << QStringList({"split", "qwen_image", "--output", ""}) << "split: --output: empty file name";
+    QTest::newRow("empty output inline") << QStringList({"split", "qwen_image", "--output="}) << "--output: empty file name";
+    QTest::newRow("diff repeated") << QStringList({"diff", "qwen_image", "--mode-a", "safe", "--mode-a", "seed"})
+                                   << "diff: --mode-a is given more than once ('safe', then 'seed')";
+    QTest::newRow("diff eats a flag") << QStringList({"diff", "qwen_image", "--trainable_models-a", "--format", "json"})
+                                      << "--trainable_models-a: missing value (next argument is --format)";
+    QTest::newRow("validate repeated") << QStringList({"validate", "qwen_image", "--quiet", "--quiet"})
+                                       << "validate: --quiet is given more than once";
+    QTest::newRow("examples empty output") << QStringList({"examples", "krea2", "--output", ""})
+                                           << "examples: --output: empty file name";
+    QTest::newRow("examples output eats a flag") << QStringList({"examples", "krea2", "--output", "--x"})
+                                                 << "--output: missing value (next argument is --x)";
+    QTest::newRow("examples output without a name") << QStringList({"examples", "--output", "x.json"})
+                                                    << "--output writes one example; name it";
 }
 
 void TestCli::usageErrors()
@@ -205,6 +392,22 @@ void TestCli::usageErrors()
     QCOMPARE(r.status, 2);
     QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
     QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::missingPipelineFile()
+{
+    // A path (with a /) is never a built-in name: only the file is missing.
+    const Run path = cli({"split", "/nonexistent/x.json"});
+    QCOMPARE(path.status, 2);
+    QCOMPARE(QString::fromUtf8(path.err).trimmed(),
+        QString("/nonexistent/x.json: error: cannot open '/nonexistent/x.json': No such file or directory"));
+    // A bare name gets a hint and the built-in names, each once.
+    const Run name = cli({"split", "qwen_imag"});
+    QCOMPARE(name.status, 2);
+    QVERIFY2(name.err.contains("no built-in pipeline has that name. Did you mean 'qwen_image'? Built-in: ace_step, "),
+        name.err.constData());
+    QCOMPARE(name.err.count("tiny-qwen-image"), 1);
+    QCOMPARE(name.err.count("qwen_image,"), 1);
 }
 
 void TestCli::badPipelineFile()
@@ -252,7 +455,7 @@ void TestCli::diffCommand()
         "--lora_base_model-a", "", "--trainable_models-b", "vae", "--lora_base_model-b", ""});
     QCOMPARE(configs.status, 0);
     QVERIFY(configs.out.contains("1 unit(s) in stage two in both, 3 in stage one in both, 6 moved"));
-    QVERIFY(configs.out.contains("QwenImageUnit_EntityControl: stage two in A, stage one in B"));
+    QVERIFY(configs.out.contains("QwenImageUnit_EntityControl: stage two in side a, stage one in side b"));
     QCOMPARE(cli({"diff", "qwen_image", "--mode-a", "quick"}).status, 2);
 }
 
