@@ -12,7 +12,8 @@ const char *severityName(Severity severity);
 
 // One finding about an input document. Every diagnostic names where it applies:
 // the file, the JSON path inside it (for example `units[3].output_params`) and,
-// when known, the 1-based line and column of the value.
+// when known, the 1-based line and column of the value (pipeline files: the column in
+// Unicode code points, PipelineFile.h).
 struct Diagnostic {
     Severity severity = Severity::Error;
     std::string code;     // stable identifier, e.g. "duplicate-unit" (listed in PipelineFile.h)

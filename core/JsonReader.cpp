@@ -3,8 +3,10 @@
 
 #include "Utf8.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 
 namespace splitscope {
 
@@ -64,6 +66,77 @@ std::string describeChar(char c)
     return std::string("byte 0x") + kHex[u >> 4] + kHex[u & 15];
 }
 
+// The encoding of text that starts like UTF-16 or UTF-32 (a byte order mark, or NUL
+// bytes around the first character, which JSON text starts with an ASCII one), or
+// nullptr. Windows editors save "Unicode" files this way.
+const char *wideEncoding(std::string_view s)
+{
+    auto startsWith = [s](std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; };
+    using namespace std::string_view_literals;
+    if (startsWith("\x00\x00\xFE\xFF"sv))
+        return "UTF-32 (it starts with the byte order mark 00 00 FE FF)";
+    if (startsWith("\xFF\xFE\x00\x00"sv))
+        return "UTF-32 (it starts with the byte order mark FF FE 00 00)";
+    if (startsWith("\xFF\xFE"sv))
+        return "UTF-16 (it starts with the byte order mark FF FE)";
+    if (startsWith("\xFE\xFF"sv))
+        return "UTF-16 (it starts with the byte order mark FE FF)";
+    if (s.size() >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] != 0)
+                             || (s[0] != 0 && s[1] == 0 && s[2] == 0 && s[3] == 0)))
+        return "UTF-32 (every character takes four bytes, three of them zero here)";
+    if (s.size() >= 2 && ((s[0] == 0) != (s[1] == 0)))
+        return "UTF-16 (every character takes two bytes, one of them zero here)";
+    return nullptr;
+}
+
+// from_chars reports both overflow and underflow as result_out_of_range and leaves
+// the value alone. Tells them apart from the text of a valid JSON number: the
+// magnitude is at least 1 (overflow) when its leading non-zero digit stands at a
+// non-negative power of ten.
+bool numberOverflows(std::string_view number)
+{
+    std::size_t p = number[0] == '-' ? 1 : 0;
+    long long leadingPower = 0;
+    bool nonZero = false;
+    const std::size_t intStart = p;
+    while (p < number.size() && isDigit(number[p]))
+        ++p;
+    const std::size_t intEnd = p;
+    for (std::size_t i = intStart; i < intEnd && !nonZero; ++i) {
+        if (number[i] != '0') {
+            leadingPower = static_cast<long long>(intEnd - i - 1);
+            nonZero = true;
+        }
+    }
+    if (p < number.size() && number[p] == '.') {
+        const std::size_t fracStart = ++p;
+        while (p < number.size() && isDigit(number[p]))
+            ++p;
+        for (std::size_t i = fracStart; i < p && !nonZero; ++i) {
+            if (number[i] != '0') {
+                leadingPower = -static_cast<long long>(i - fracStart + 1);
+                nonZero = true;
+            }
+        }
+    }
+    if (!nonZero)
+        return false; // zero never overflows
+    long long exponent = 0;
+    if (p < number.size() && (number[p] == 'e' || number[p] == 'E')) {
+        ++p;
+        const bool negative = p < number.size() && number[p] == '-';
+        if (p < number.size() && (number[p] == '+' || number[p] == '-'))
+            ++p;
+        // Saturates: beyond 10^12 the sign decides alone (digit counts stay far below).
+        constexpr long long kSaturation = 1000000000000LL;
+        for (; p < number.size() && isDigit(number[p]); ++p)
+            exponent = std::min(kSaturation, exponent * 10 + (number[p] - '0'));
+        if (negative)
+            exponent = -exponent;
+    }
+    return leadingPower + exponent >= 0;
+}
+
 } // namespace
 
 JsonReader::JsonReader(std::string_view text) : m_text(text)
@@ -72,6 +145,10 @@ JsonReader::JsonReader(std::string_view text) : m_text(text)
     if (m_text.size() >= 3 && m_text.substr(0, 3) == "\xEF\xBB\xBF") {
         m_pos = 3;
         m_lineStart = 3;
+    } else if (const char *encoding = wideEncoding(m_text)) {
+        // Otherwise the first byte would be reported as "unexpected byte 0xff", which
+        // does not tell the user that an editor saved the file in the wrong encoding.
+        fail(std::string("the text looks like ") + encoding + "; save the file as UTF-8");
     }
 }
 
@@ -83,6 +160,7 @@ void JsonReader::skipWhitespace()
             ++m_pos;
             ++m_line;
             m_lineStart = m_pos;
+            m_lineContinuationBytes = 0;
         } else if (c == ' ' || c == '\t' || c == '\r') {
             ++m_pos;
         } else {
@@ -150,7 +228,7 @@ bool JsonReader::readBool(bool &value)
     return expectLiteral(value ? "true" : "false");
 }
 
-bool JsonReader::parseNumber(double *value)
+bool JsonReader::parseNumber(double *value, bool *outOfRange)
 {
     const std::size_t start = m_pos;
     std::size_t p = m_pos;
@@ -184,24 +262,40 @@ bool JsonReader::parseNumber(double *value)
         while (p < m_text.size() && isDigit(m_text[p]))
             ++p;
     }
-    if (value) {
+    // skipValue() converts only what may be out of range: numbers with an exponent or
+    // with more digits than the largest double has before its point.
+    constexpr std::size_t kMaxPlainDigits = 300;
+    const std::string_view number = m_text.substr(start, p - start);
+    const bool checkSkipped = !value && m_outOfRange && m_outOfRange->line == 0
+        && (number.size() > kMaxPlainDigits || number.find_first_of("eE") != std::string_view::npos);
+    if (value || checkSkipped) {
         // from_chars does not depend on the C locale (Qt sets LC_NUMERIC from the environment).
         double v = 0;
-        const auto res = std::from_chars(m_text.data() + start, m_text.data() + p, v);
-        if (res.ec == std::errc::result_out_of_range)
-            return fail("number out of range");
-        *value = v;
+        const auto res = std::from_chars(number.data(), number.data() + number.size(), v);
+        bool overflow = false;
+        if (res.ec == std::errc::result_out_of_range) {
+            overflow = numberOverflows(number);
+            v = overflow ? std::numeric_limits<double>::infinity() : 0.0;
+            if (number[0] == '-')
+                v = -v;
+        }
+        if (value)
+            *value = v;
+        if (outOfRange)
+            *outOfRange = overflow;
+        if (checkSkipped && overflow)
+            *m_outOfRange = Position{m_line, column()};
     }
     m_pos = p;
     return true;
 }
 
-bool JsonReader::readNumber(double &value, std::string_view *raw)
+bool JsonReader::readNumber(double &value, std::string_view *raw, bool *outOfRange)
 {
     if (peekKind() != Kind::Number)
         return fail("number expected");
     const std::size_t start = m_pos;
-    if (!parseNumber(&value))
+    if (!parseNumber(&value, outOfRange))
         return false;
     if (raw)
         *raw = m_text.substr(start, m_pos - start);
@@ -235,6 +329,7 @@ bool JsonReader::parseString(std::string *out)
             if (len == 0)
                 return fail("invalid UTF-8 in string");
             m_pos += len;
+            m_lineContinuationBytes += len - 1;
             continue;
         }
         if (c != '\\') {
@@ -406,7 +501,7 @@ bool JsonReader::skipValueAt(int depth)
     case Kind::Invalid: return false;
     case Kind::Null: return expectLiteral("null");
     case Kind::Bool: return expectLiteral(m_text[m_pos] == 't' ? "true" : "false");
-    case Kind::Number: return parseNumber(nullptr);
+    case Kind::Number: return parseNumber(nullptr, nullptr);
     case Kind::String: return parseString(nullptr);
     case Kind::Array:
         if (!beginArray())
@@ -430,12 +525,17 @@ bool JsonReader::skipValueAt(int depth)
     return false;
 }
 
-bool JsonReader::skipValue(std::string_view *raw)
+bool JsonReader::skipValue(std::string_view *raw, Position *outOfRange)
 {
+    if (outOfRange)
+        *outOfRange = Position{};
     if (peekKind() == Kind::Invalid)
         return false;
     const std::size_t start = m_pos;
-    if (!skipValueAt(0))
+    m_outOfRange = outOfRange;
+    const bool ok = skipValueAt(0);
+    m_outOfRange = nullptr;
+    if (!ok)
         return false;
     if (raw)
         *raw = m_text.substr(start, m_pos - start);

@@ -94,6 +94,9 @@ struct Pipeline {
     std::string name;
     std::optional<std::string> source;
     std::vector<ModelSpec> models;
+    // `models` was a lone string, read as a one-element list (see ScalarListField):
+    // saved as a string again while it holds one model written by name.
+    bool modelsWasString = false;
     std::vector<Unit> units;
     std::optional<LossSpec> loss;
     std::optional<TrainingConfig> training;

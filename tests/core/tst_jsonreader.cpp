@@ -5,6 +5,9 @@
 
 #include <QTest>
 
+#include <cmath>
+#include <limits>
+
 using namespace splitscope;
 
 namespace {
@@ -83,6 +86,10 @@ private Q_SLOTS:
     void positionsOfValues();
     void skipValueGivesRawText();
     void numbersIgnoreTheLocale();
+    void numbersBeyondADouble_data();
+    void numbersBeyondADouble();
+    void skipValueFindsNumbersBeyondADouble();
+    void columnsCountCodePoints();
 };
 
 void TestJsonReader::valid_data()
@@ -136,6 +143,18 @@ void TestJsonReader::invalid_data()
     QTest::newRow("NaN") << QByteArray("[NaN]") << 1 << 2 << "unexpected 'N'";
     QTest::newRow("two documents") << QByteArray("{}{}") << 1 << 3 << "after the end of the document";
     QTest::newRow("too deep") << QByteArray(std::string(600, '[').c_str()) << 1 << 513 << "nesting deeper than 512 levels";
+    QTest::newRow("utf-16 le bom") << QByteArray("\xff\xfe[\x00]\x00", 6) << 1 << 1
+                                   << "the text looks like UTF-16 (it starts with the byte order mark FF FE); save the file as UTF-8";
+    QTest::newRow("utf-16 be bom") << QByteArray("\xfe\xff\x00[\x00]", 6) << 1 << 1
+                                   << "the text looks like UTF-16 (it starts with the byte order mark FE FF); save the file as UTF-8";
+    QTest::newRow("utf-16 without bom") << QByteArray("\x00[\x00]", 4) << 1 << 1
+                                        << "the text looks like UTF-16 (every character takes two bytes, one of them zero here)";
+    QTest::newRow("utf-32 le bom") << QByteArray("\xff\xfe\x00\x00[\x00\x00\x00", 8) << 1 << 1
+                                   << "the text looks like UTF-32 (it starts with the byte order mark FF FE 00 00)";
+    QTest::newRow("error column after non-ASCII") << QByteArray("[\"\xc3\xb1\xe6\x8b\x86\xf0\x9f\x98\x80\" x]") << 1 << 8
+                                                  << "',' or ']' expected";
+    QTest::newRow("bad UTF-8 column after non-ASCII") << QByteArray("[\"\xc3\xb1\xc3\xb1\xff\"]") << 1 << 5
+                                                      << "invalid UTF-8";
 }
 
 void TestJsonReader::invalid()
@@ -201,6 +220,89 @@ void TestJsonReader::numbersIgnoreTheLocale()
     QVERIFY(r.readNumber(d));
     std::setlocale(LC_NUMERIC, saved.c_str());
     QCOMPARE(d, 2.5);
+}
+
+void TestJsonReader::numbersBeyondADouble_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<double>("value");
+    QTest::addColumn<bool>("outOfRange");
+    const double inf = std::numeric_limits<double>::infinity();
+    QTest::newRow("underflow") << QByteArray("1e-400") << 0.0 << false;
+    QTest::newRow("negative underflow") << QByteArray("-1e-400") << -0.0 << false;
+    QTest::newRow("smallest subnormal") << QByteArray("5e-324") << 5e-324 << false;
+    QTest::newRow("underflow without exponent") << QByteArray(("0." + std::string(400, '0') + "1").c_str()) << 0.0 << false;
+    QTest::newRow("large mantissa, larger negative exponent") << QByteArray(("1" + std::string(400, '0') + "e-500").c_str())
+                                                               << 0.0 << false;
+    QTest::newRow("largest double") << QByteArray("1.7976931348623157e308") << 1.7976931348623157e308 << false;
+    QTest::newRow("overflow") << QByteArray("1e999") << inf << true;
+    QTest::newRow("negative overflow") << QByteArray("-2.5E+400") << -inf << true;
+    QTest::newRow("overflow without exponent") << QByteArray(("1" + std::string(400, '0')).c_str()) << inf << true;
+    QTest::newRow("small mantissa, larger exponent") << QByteArray(("0." + std::string(400, '0') + "1e800").c_str()) << inf
+                                                      << true;
+    QTest::newRow("huge exponent") << QByteArray("1e99999999999999999999") << inf << true;
+    QTest::newRow("zero with a huge exponent") << QByteArray("0e99999999999999999999") << 0.0 << false;
+}
+
+// JSON puts no limit on numbers: beyond a double is no syntax error, the caller decides.
+void TestJsonReader::numbersBeyondADouble()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(double, value);
+    QFETCH(bool, outOfRange);
+    JsonReader r(std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+    double d = 42;
+    bool over = !outOfRange;
+    std::string_view raw;
+    QVERIFY2(r.readNumber(d, &raw, &over), r.errorMessage().c_str());
+    QVERIFY(r.expectEnd());
+    QCOMPARE(d, value);
+    QCOMPARE(std::signbit(d), std::signbit(value));
+    QCOMPARE(over, outOfRange);
+    QCOMPARE(QByteArray::fromStdString(std::string(raw)), text);
+}
+
+void TestJsonReader::skipValueFindsNumbersBeyondADouble()
+{
+    JsonReader r("[{\"a\": [1e-400, 2]},\n {\"b\": [3, 1e999, 4e999]}, 5]");
+    QVERIFY(r.beginArray());
+    QVERIFY(r.nextItem());
+    JsonReader::Position outOfRange{7, 7};
+    QVERIFY(r.skipValue(nullptr, &outOfRange));
+    QCOMPARE(outOfRange.line, 0); // underflow is fine
+    QVERIFY(r.nextItem());
+    std::string_view raw;
+    QVERIFY(r.skipValue(&raw, &outOfRange));
+    QCOMPARE(std::string(raw), std::string("{\"b\": [3, 1e999, 4e999]}"));
+    QCOMPARE(outOfRange.line, 2); // the first one
+    QCOMPARE(outOfRange.column, 12);
+    QVERIFY(r.nextItem());
+    QVERIFY(r.skipValue(nullptr, &outOfRange));
+    QCOMPARE(outOfRange.line, 0);
+    QVERIFY(!r.nextItem());
+    QVERIFY(r.expectEnd());
+}
+
+void TestJsonReader::columnsCountCodePoints()
+{
+    // 1-, 2-, 3- and 4-byte UTF-8 sequences each count as one column; a new line restarts.
+    JsonReader r("\xEF\xBB\xBF{\"a\xc3\xb1\xe6\x8b\x86\xf0\x9f\x98\x80\": [\"\xc3\xb1\xc3\xb1\", 1],\n \"\xc3\xb1\": 2}");
+    QVERIFY(r.beginObject());
+    std::string key;
+    QVERIFY(r.nextMember(key));
+    QCOMPARE(r.memberColumn(), 2); // the byte order mark is not counted
+    QCOMPARE(r.column(), 10);
+    QVERIFY(r.beginArray());
+    QVERIFY(r.nextItem());
+    QVERIFY(r.skipValue());
+    QVERIFY(r.nextItem());
+    QCOMPARE(r.column(), 17);
+    QVERIFY(r.skipValue());
+    QVERIFY(!r.nextItem());
+    QVERIFY(r.nextMember(key));
+    QCOMPARE(r.memberLine(), 2);
+    QCOMPARE(r.memberColumn(), 2);
+    QCOMPARE(r.column(), 7);
 }
 
 QTEST_GUILESS_MAIN(TestJsonReader)

@@ -5,6 +5,7 @@
 #include "resources/Examples.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -20,6 +21,28 @@ std::string doc(const std::string &units, const std::string &extra = {})
 }
 
 const char *kUnitA = R"({"name": "A", "input_params": ["x"], "output_params": ["p"], "onload_model_names": ["vae"]})";
+
+// A valid one-line document: columns in the expectations below count characters of it
+// (`units` starts at column 85 with the default models).
+std::string oneLine(const std::string &units, const std::string &models = R"(["dit", "vae"])",
+    const std::string &extra = {})
+{
+    return R"({"format": "splitscope.pipeline/1", "name": "t", "models": )" + models + R"(, "units": )" + units + extra
+        + "}";
+}
+
+const char *kUnitP = R"({"name": "A", "output_params": ["p"]})";
+
+// Every diagnostic but the ubiquitous no-loss note, printed.
+QStringList printed(const Diagnostics &ds)
+{
+    QStringList out;
+    for (const Diagnostic &d : ds) {
+        if (d.code != "no-loss")
+            out << QString::fromStdString(d.toString());
+    }
+    return out;
+}
 
 const Diagnostic *findCode(const Diagnostics &ds, const std::string &code)
 {
@@ -47,6 +70,12 @@ private Q_SLOTS:
     void saveIsAtomicAndRoundTrips();
     void deepNestingIsRejected();
     void externalInputsAreInfo();
+    void exactDiagnostics_data();
+    void exactDiagnostics();
+    void numberBelowADoubleReadsAsZero();
+    void hundredThousandKeysLoadInLinearTime();
+    void modelsAsStringKeepsItsForm();
+    void emptyTrainingFieldsMeanNone();
 };
 
 void TestPipelineFile::examplesRoundTripByteForByte_data()
@@ -228,6 +257,206 @@ void TestPipelineFile::externalInputsAreInfo()
         }
     }
     QCOMPARE(external, QStringList({"x", "t"}));
+}
+
+// Each row: a document and every diagnostic it gets (file:line:column, path, exact
+// wording), so that a wrong index, a wrong position or a follow-on error fails it.
+void TestPipelineFile::exactDiagnostics_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("expected");
+    auto row = [](const char *name, const std::string &text, const QStringList &expected) {
+        QTest::newRow(name) << QByteArray::fromStdString(text) << expected;
+    };
+    const std::string unitP = std::string("[") + kUnitP + "]";
+
+    // Paths name the entry's index in the document, also after an entry that is no unit.
+    row("json index after a non-object unit",
+        oneLine(R"([7, {"name": "A", "onload_model_names": ["te"]}, {"name": "B", "input_params": ["x"]}, {"name": "A"}])"),
+        {"bad.json:1:86: error: units[0]: a unit object expected, found a number",
+            "bad.json:1:181: error: units[3].name: duplicate unit name \"A\" (first used by units[1] at line 1); the split "
+            "and the cache refer to units by name",
+            "bad.json:1:125: warning: units[1].onload_model_names: unit \"A\" calls model \"te\", which \"models\" does "
+            "not list (dit, vae)",
+            "bad.json:1:164: info: units[2].input_params: \"x\" is read (first by \"B\") but no unit produces it: an "
+            "external input from the dataset or the call"});
+
+    // Numbers beyond a double: one error naming the path, not "a number expected, found a number".
+    row("number too large", oneLine(unitP, R"([{"name": "dit", "params": 1e999}])"),
+        {"bad.json:1:87: error: models[0].params: the number 1e999 is out of range (larger than a double can hold, "
+         "about 1.8e308)"});
+    row("negative number too large", oneLine(unitP, R"([{"name": "dit", "params": -12.5e+400}])"),
+        {"bad.json:1:87: error: models[0].params: the number -12.5e+400 is out of range (larger than a double can hold, "
+         "about 1.8e308)"});
+    row("number too large in a kept unknown value", oneLine(R"([{"name": "A", "colour": [1, {"r": 2e400}]}])"),
+        {"bad.json:1:120: error: units[0].colour: unknown key \"colour\" holds a number that is out of range (larger "
+         "than a double can hold, about 1.8e308); it cannot be kept"});
+
+    // Empty names: an error at the element itself.
+    row("empty input param", oneLine(R"([{"name": "A"}, {"name": "B", "input_params": ["x", ""]}])"),
+        {"bad.json:1:137: error: units[1].input_params[1]: empty param name",
+            "bad.json:1:131: info: units[1].input_params: \"x\" is read (first by \"B\") but no unit produces it: an "
+            "external input from the dataset or the call"});
+    row("empty output param as a lone string", oneLine(R"([{"name": "A", "output_params": ""}])"),
+        {"bad.json:1:117: error: units[0].output_params: empty param name"});
+    row("empty posi key", oneLine(R"([{"name": "A", "input_params_posi": {"": "prompt"}}])"),
+        {"bad.json:1:122: error: units[0].input_params_posi[\"\"]: empty key: the key names an argument of the unit's "
+         "process()",
+            "bad.json:1:86: info: units[0]: \"prompt\" is read (first by \"A\") but no unit produces it: an external "
+            "input from the dataset or the call"});
+    row("empty posi value", oneLine(R"([{"name": "A", "input_params_posi": {"prompt": ""}}])"),
+        {"bad.json:1:132: error: units[0].input_params_posi.prompt: empty param name"});
+    row("empty nega value", oneLine(R"([{"name": "A", "input_params_nega": {"prompt": ""}}])"),
+        {"bad.json:1:132: error: units[0].input_params_nega.prompt: empty param name"});
+    row("empty loss input", oneLine(unitP, R"(["dit", "vae"])", R"(, "loss": {"name": "L", "input_params": ["p", ""]})"),
+        {"bad.json:1:170: error: loss.input_params[1]: empty param name"});
+    row("empty model name", oneLine(unitP, R"(["dit", ""])"), {"bad.json:1:68: error: models[1]: empty model name"});
+    row("empty model name in an object, no follow-on warnings",
+        oneLine(R"([{"name": "A", "onload_model_names": ["dit"]}])", R"(["te", {"name": "", "params": 1e9}, "vae"])"),
+        {"bad.json:1:76: error: models[1].name: empty model name"});
+    row("empty models string", oneLine(unitP, R"("")"), {"bad.json:1:60: error: models: empty model name"});
+    row("empty onload model name", oneLine(R"([{"name": "A", "onload_model_names": [""]}])"),
+        {"bad.json:1:123: error: units[0].onload_model_names[0]: empty model name"});
+
+    // A wrong type is the only error about its value.
+    row("unit name of a wrong type", oneLine(R"([{"name": 5}])"),
+        {"bad.json:1:95: error: units[0].name: a string expected, found a number"});
+    row("units of a wrong type", oneLine("true"), {"bad.json:1:85: error: units: a list of units expected, found a boolean"});
+    row("model name of a wrong type", oneLine(unitP, R"([{"name": true}])"),
+        {"bad.json:1:70: error: models[0].name: a string expected, found a boolean"});
+    row("model name null", oneLine(unitP, R"([{"name": null}])"),
+        {"bad.json:1:70: error: models[0].name: a string expected, found null"});
+
+    // A lone model name is a one-element list, with a warning; trainable_models is one string.
+    row("models as a string", oneLine(R"([{"name": "A", "onload_model_names": ["dit"]}])", R"("dit")"),
+        {"bad.json:1:60: warning: models: a string where the list of model names belongs; read as the one-element list "
+         "[\"dit\"] (write [\"dit\"])"});
+    row("trainable_models as a list",
+        oneLine(unitP, R"(["dit", "vae"])", R"(, "training": {"lora_base_model": null, "trainable_models": ["dit"]})"),
+        {"bad.json:1:184: error: training.trainable_models: a comma-separated string of model names such as \"dit,vae\" "
+         "(or null) expected, found a list"});
+
+    // Encodings other than UTF-8 are named.
+    row("utf-16 little-endian", "\xff\xfe{\x00",
+        {"bad.json:1:1: error: malformed JSON: the text looks like UTF-16 (it starts with the byte order mark FF FE); "
+         "save the file as UTF-8"});
+    row("utf-16 big-endian", std::string("\xfe\xff\x00{", 4),
+        {"bad.json:1:1: error: malformed JSON: the text looks like UTF-16 (it starts with the byte order mark FE FF); "
+         "save the file as UTF-8"});
+    row("utf-16 without a byte order mark", std::string("{\x00\"\x00}\x00", 6),
+        {"bad.json:1:1: error: malformed JSON: the text looks like UTF-16 (every character takes two bytes, one of them "
+         "zero here); save the file as UTF-8"});
+
+    // Columns count characters (code points), not bytes.
+    row("column after 2-byte characters", "{\"format\": \"splitscope.pipeline/1\", \"name\": \"\xc3\xb1\xc3\xb1\xc3\xb1\xc3\xb1\xc3\xb1\", \"units\": 5}",
+        {"bad.json:1:63: error: units: a list of units expected, found a number"});
+    row("column after 3- and 4-byte characters",
+        oneLine("[{\"name\": \"\xe6\x8b\x86\xe5\x88\x86\xf0\x9f\x98\x80\", \"take_over\": 1}]"),
+        {"bad.json:1:115: error: units[0].take_over: true or false expected, found a number"});
+}
+
+void TestPipelineFile::exactDiagnostics()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, expected);
+    const LoadResult r = parsePipeline(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), "bad.json");
+    QCOMPARE(printed(r.diagnostics), expected);
+    QCOMPARE(r.ok(), !expected.join('\n').contains(": error: "));
+    if (r.ok()) { // still the same document after a save
+        const std::string saved = serializePipeline(*r.pipeline);
+        const LoadResult again = parsePipeline(saved);
+        QVERIFY(again.ok());
+        QCOMPARE(serializePipeline(*again.pipeline), saved);
+    }
+}
+
+void TestPipelineFile::numberBelowADoubleReadsAsZero()
+{
+    const LoadResult r = parsePipeline(oneLine(std::string("[") + kUnitP + "]", R"([{"name": "dit", "params": 1e-400}])"));
+    QVERIFY(r.ok());
+    QCOMPARE(printed(r.diagnostics), QStringList());
+    QCOMPARE(r.pipeline->models.front().params, std::optional<double>(0.0));
+}
+
+// The duplicate-key and duplicate-output checks were quadratic (100k keys: 17 s). This
+// runs in about 0.3 s in a RelWithDebInfo build; it asserts results, not time.
+void TestPipelineFile::hundredThousandKeysLoadInLinearTime()
+{
+    constexpr int kKeys = 100000;
+    auto members = [](const char *valueText) {
+        std::string out;
+        for (int i = 0; i < kKeys; ++i)
+            out += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": " + valueText;
+        return out;
+    };
+    QElapsedTimer timer;
+    timer.start();
+
+    // In input_params_posi: accepted, and saved back unchanged.
+    const LoadResult posi = parsePipeline(oneLine("[{\"name\": \"A\", \"input_params_posi\": {" + members("\"x\"") + "}}]"));
+    QVERIFY(posi.ok());
+    QCOMPARE(posi.pipeline->units.front().inputParamsPosi->size(), std::size_t(kKeys));
+    const std::string saved = serializePipeline(*posi.pipeline);
+    QCOMPARE(serializePipeline(*parsePipeline(saved).pipeline), saved);
+
+    // At the top level (unknown keys, as in a unit), with the first key repeated at the
+    // end: a warning for each key, and one duplicate-key error, for the repeat.
+    const std::string top = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"t\", \"units\": [" + std::string(kUnitP)
+        + "], " + members("1") + ", \"k0\": 2}";
+    const LoadResult dup = parsePipeline(top, "bad.json");
+    QVERIFY(!dup.ok());
+    QCOMPARE(countSeverity(dup.diagnostics, Severity::Error), std::size_t(1));
+    QCOMPARE(countSeverity(dup.diagnostics, Severity::Warning), std::size_t(kKeys));
+    const Diagnostic *d = findCode(dup.diagnostics, "duplicate-key");
+    QVERIFY(d);
+    QCOMPARE(QString::fromStdString(d->toString()),
+        QString("bad.json:1:%1: error: k0: the key \"k0\" appears twice in the same object")
+            .arg(top.size() - std::string("\"k0\": 2}").size() + 1));
+
+    // 100k outputs with one repeated: one duplicate-output warning, for the repeat.
+    std::string outputs = "[";
+    for (int i = 0; i < kKeys; ++i)
+        outputs += "\"o" + std::to_string(i) + "\", ";
+    outputs += "\"o7\"]";
+    const LoadResult out = parsePipeline(oneLine("[{\"name\": \"A\", \"output_params\": " + outputs + "}]"), "bad.json");
+    QVERIFY(out.ok());
+    QCOMPARE(printed(out.diagnostics),
+        QStringList({"bad.json:1:117: warning: units[0].output_params: unit \"A\" lists output \"o7\" twice"}));
+    qInfo("three documents of %d keys loaded in %lld ms", kKeys, static_cast<long long>(timer.elapsed()));
+}
+
+void TestPipelineFile::modelsAsStringKeepsItsForm()
+{
+    const std::string text = oneLine(R"([{"name": "A", "onload_model_names": ["dit"]}])", R"("dit")");
+    const LoadResult r = parsePipeline(text);
+    QVERIFY(r.ok());
+    QCOMPARE(r.pipeline->modelNames(), std::vector<std::string>{"dit"});
+    const std::string saved = serializePipeline(*r.pipeline);
+    QVERIFY2(saved.find("\"models\": \"dit\",") != std::string::npos, saved.c_str());
+    const LoadResult again = parsePipeline(saved);
+    QVERIFY(again.ok());
+    QCOMPARE(serializePipeline(*again.pipeline), saved);
+    // With a second model it is a list again.
+    Pipeline two = *r.pipeline;
+    ModelSpec vae;
+    vae.name = "vae";
+    two.models.push_back(vae);
+    QVERIFY(serializePipeline(two).find("\"models\": [") != std::string::npos);
+}
+
+void TestPipelineFile::emptyTrainingFieldsMeanNone()
+{
+    // "" is "no model" on DiffSynth's command line: accepted, no "model \"\" is not listed".
+    const LoadResult r = parsePipeline(oneLine(std::string("[") + kUnitP + "]", R"(["dit", "vae"])",
+        R"(, "loss": {"name": "", "input_params": ["p"]}, "training": {"lora_base_model": "", "trainable_models": ""})"
+        R"(, "alternative_training": [{"lora_base_model": ""}])"));
+    QVERIFY(r.ok());
+    QCOMPARE(printed(r.diagnostics), QStringList());
+    QCOMPARE(r.pipeline->training->loraBaseModel, std::optional<std::string>(""));
+    QVERIFY(r.pipeline->training->modelsRequiringBackward().empty());
+    const std::string saved = serializePipeline(*r.pipeline);
+    QVERIFY(saved.find("\"lora_base_model\": \"\",") != std::string::npos);
+    QCOMPARE(serializePipeline(*parsePipeline(saved).pipeline), saved);
 }
 
 QTEST_GUILESS_MAIN(TestPipelineFile)
