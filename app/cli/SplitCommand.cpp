@@ -55,7 +55,7 @@ int runSplit(const Args &args)
     p.option("format", "text|json|dot", "output format (default text)");
     p.option("explain", "UNIT", "explain why UNIT is in its stage");
     p.option("output", "FILE", "write to FILE (atomically) instead of standard output");
-    p.flag("check", "exit with status 3 when the split has hazards or breaks C1/C2");
+    p.flag("check", "exit with status 3 when the split has hazards or breaks X0, C1 or C2");
     p.flag("verbose", "also print informational diagnostics (external inputs)");
     p.flag("help", "show this help");
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {

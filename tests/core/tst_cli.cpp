@@ -314,12 +314,7 @@ void TestCli::unknownModelInFlag_data()
 
 void TestCli::unknownModelInFlag()
 {
-    QFETCH(QStringList, args);
-    QFETCH(QString, message);
-    const Run r = cli(args);
-    QCOMPARE(r.status, 2);
-    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
-    QVERIFY(r.out.isEmpty());
+    usageErrors(); // the same check: exit 2, the message on stderr, nothing on stdout
 }
 
 void TestCli::listedModelNoUnitCallsIsAWarning()
