@@ -138,12 +138,45 @@ bool replaceAtomically(const std::string &target, const std::string &name, std::
     return true;
 }
 
+// The descriptor a path names when it is one of this process's own open files
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), or -1. Such a path must be
+// written on that descriptor: following it to a regular file and renaming over it
+// would replace the file the shell redirected output into (`>> log` would lose log).
+int ownDescriptor(const std::string &path)
+{
+    if (path == "/dev/stdout")
+        return 1;
+    if (path == "/dev/stderr")
+        return 2;
+    for (const char *prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+        const std::string p(prefix);
+        if (path.compare(0, p.size(), p) != 0 || path.size() == p.size() || path.size() > p.size() + 9)
+            continue;
+        int fd = 0;
+        for (std::size_t i = p.size(); i < path.size(); ++i) {
+            if (path[i] < '0' || path[i] > '9')
+                return -1;
+            fd = fd * 10 + (path[i] - '0');
+        }
+        return fd;
+    }
+    return -1;
+}
+
 } // namespace
 
 bool writeFileAtomically(const std::string &path, std::string_view bytes, std::string *error)
 {
     if (path.empty())
         return setError(error, "cannot write", quoted(path), ENOENT);
+    if (const int fd = ownDescriptor(path); fd >= 0) {
+        // Written where the descriptor stands (appending if it was opened to append).
+        if (::fcntl(fd, F_GETFD) < 0)
+            return setError(error, "cannot write", quoted(path), EBADF);
+        if (!writeAll(fd, bytes))
+            return setError(error, "cannot write", quoted(path), errno);
+        return true;
+    }
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
         int err = errno;

@@ -19,6 +19,9 @@ namespace splitscope {
 //   such as /dev/null or /dev/stdout, a FIFO) is written straight, without a
 //   temporary file or rename, so it stays what it is; a FIFO blocks until it has
 //   a reader;
+// * one of this process's own descriptors (/dev/stdout, /dev/stderr, /dev/fd/N,
+//   /proc/self/fd/N) is written on that descriptor, so output redirected with `>>`
+//   is appended to, not replaced;
 // * a directory, or an empty path, is an error.
 // A replaced regular file keeps its permission bits; a new one gets 0666 less the umask.
 bool writeFileAtomically(const std::string &path, std::string_view bytes, std::string *error = nullptr);

@@ -39,7 +39,7 @@ std::string stepTag(const Split &split, const Reason &r)
 }
 
 // "A, B, C, D" for people; long chains keep their ends and give the count.
-std::string unitNames(const PipelineGraph &graph, Span<UnitId> units)
+std::string unitNames(const PipelineGraph &graph, const std::vector<UnitId> &units)
 {
     constexpr std::size_t kHead = 4, kTail = 3;
     std::string out;
@@ -76,8 +76,8 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
             return graph.paramName(a) < graph.paramName(b);
         }))
         reads.push_back(graph.lossId());
-    std::vector<UnitId> seen, missed, missedSees;
-    std::size_t k = 0;                 // chain entries before the current read
+    std::vector<UnitId> seen, seenWrong, seenWrongExpects, missed, missedSees;
+    std::size_t k = 0;                   // chain entries before the current read
     UnitId lastStageTwoWriter = kNoUnit; // among them
     UnitId lastWriter = kNoUnit;
     for (const UnitId r : reads) {
@@ -90,9 +90,12 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
         // A read sees the cache unless a stage-two unit wrote the param before it.
         const UnitId twoStage = lastStageTwoWriter != kNoUnit ? lastStageTwoWriter : cached;
         const UnitId oneStage = lastWriter;
-        if (twoStage == unit)
+        if (twoStage == unit && oneStage == unit) {
             seen.push_back(r);
-        else if (oneStage == unit) {
+        } else if (twoStage == unit) {
+            seenWrong.push_back(r);
+            seenWrongExpects.push_back(oneStage);
+        } else if (oneStage == unit) {
             missed.push_back(r);
             missedSees.push_back(twoStage);
         }
@@ -105,6 +108,10 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
             names += (i == 0 ? "" : i + 1 == seen.size() ? " and " : ", ") + readerName(graph, seen[i]);
         append(names + (seen.size() == 1 ? " reads" : " read") + " this value from the cache");
     }
+    for (std::size_t i = 0; i < seenWrong.size(); ++i) {
+        append(readerName(graph, seenWrong[i]) + " reads this value from the cache, but in one-stage training it sees "
+            + producerName(graph, seenWrongExpects[i]) + "'s: a hazard, see the verifier");
+    }
     for (std::size_t i = 0; i < missed.size(); ++i) {
         append(readerName(graph, missed[i]) + " should see this value but sees " + producerName(graph, missedSees[i])
             + "'s in two-stage training: a hazard, see the verifier");
@@ -112,9 +119,11 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
     if (out.empty()) {
         if (cached != unit)
             append(graph.unitName(cached) + " writes " + graph.paramName(param)
-                + " again later in stage one, so the cache holds its value, not this one");
+                + " again later in stage one and replaces this value");
+        else if (!reads.empty())
+            append("every stage-two read of " + graph.paramName(param) + " sees a stage-two write, not this value");
         else
-            append("nothing in stage two reads this value");
+            append("nothing in stage two reads " + graph.paramName(param));
     }
     return out;
 }
@@ -128,6 +137,16 @@ std::string trainedModels(const Split &split)
 }
 
 } // namespace
+
+std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param)
+{
+    std::vector<UnitId> writers;
+    for (const UnitId w : graph.chain(param)) {
+        if (writers.empty() || writers.back() != w) // a unit's repeats are adjacent in the chain
+            writers.push_back(w);
+    }
+    return writers;
+}
 
 std::string describeReason(const PipelineGraph &graph, const Split &split, UnitId unit)
 {
@@ -146,7 +165,7 @@ std::string describeReason(const PipelineGraph &graph, const Split &split, UnitI
     case Reason::Rule::Update:
         return tag + ": " + graph.paramName(r.param) + " is first read inside X by " + graph.unitName(r.cause)
             + ", which rewrites it, so its later rewriter " + name + " must also run in stage two (update chain of "
-            + graph.paramName(r.param) + ": " + unitNames(graph, graph.chain(r.param)) + ").";
+            + graph.paramName(r.param) + ": " + unitNames(graph, writersOf(graph, r.param)) + ").";
     case Reason::Rule::LaterProducer:
         return tag + ": " + readerName(graph, r.cause) + " reads " + graph.paramName(r.param)
             + " in stage two and " + name + " writes it afterwards; left in stage one, " + name
@@ -193,11 +212,26 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     }
 
     e.lines.push_back(name + " runs in stage one (computed once and cached), because:");
+    // Each param the unit writes, once, in declared order.
+    std::vector<ParamId> order;
+    std::set<ParamId> listed;
+    for (const ParamId p : graph.outputs(unit)) {
+        if (listed.insert(p).second)
+            order.push_back(p);
+    }
     if (split.mode == SplitMode::Given) {
-        const bool inX0 = std::find(split.x0.begin(), split.x0.end(), unit) != split.x0.end();
-        e.lines.push_back(inX0 ? "- the given partition puts it there, although it calls a model requiring backward ("
-                    + trainedModels(split) + "): that breaks X0, see the verifier."
-                               : std::string("- the given partition puts it there."));
+        ModelId trainedModel = -1; // a model of the unit that needs gradients
+        const std::vector<ModelId> w = graph.resolveModels(split.models);
+        for (const ModelId m : graph.unitModels(unit)) {
+            if (trainedModel < 0 && std::find(w.begin(), w.end(), m) != w.end())
+                trainedModel = m;
+        }
+        e.lines.push_back(trainedModel >= 0 ? "- the given partition puts it there, although it calls "
+                    + graph.modelName(trainedModel) + ", which needs gradients: that breaks X0, see the verifier;"
+                                            : std::string("- the given partition puts it there;"));
+        for (const ParamId p : order)
+            e.lines.push_back("- it writes " + graph.paramName(p) + "; " + describeValueFlow(graph, split, unit, p) + ";");
+        e.lines.back().back() = '.';
         return e;
     }
     // Models.
@@ -224,12 +258,6 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         e.lines.push_back("- no input comes from stage two: " + reads + ";");
     }
     // Outputs, once per param: why no rule pulls the unit in, and where its value goes.
-    std::vector<ParamId> order; // declared order, without repeats
-    std::set<ParamId> listed;
-    for (const ParamId p : graph.outputs(unit)) {
-        if (listed.insert(p).second)
-            order.push_back(p);
-    }
     for (const ParamId p : order) {
         const std::string &pn = graph.paramName(p);
         UnitId first = kNoUnit; // first stage-two unit that reads p

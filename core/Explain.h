@@ -10,6 +10,10 @@ namespace splitscope {
 
 // Plain-language explanations of a split, shared by the command line and the GUI.
 
+// The units that write `param`, in pipeline order, each once (the update chain c(p)
+// without the repeat a unit listing the param twice leaves in it).
+std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param);
+
 // One sentence: why `unit` is in stage two (or "in stage one").
 // Example: "U1: prompt_emb is first read inside X by PromptEmbedder, which rewrites it,
 // so its later rewriter LoRAEncode must also run in stage two."

@@ -106,16 +106,17 @@ std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysi
         reasons.push_back(std::move(entry));
     }
     doc["reasons"] = std::move(reasons);
-    // The update chain c(p) of each param an update reason names, once.
+    // The update chain of each param an update reason names, once. Members are appended
+    // directly: OrderedJson's operator[] searches its keys linearly.
     OrderedJson chains = OrderedJson::object();
+    auto &chainMembers = static_cast<OrderedJson::object_t::Container &>(chains.get_ref<OrderedJson::object_t &>());
+    std::vector<char> listed(static_cast<std::size_t>(graph.paramCount()), 0);
     for (const UnitId u : s.v1()) {
         const Reason &r = s.reasons[u];
-        if (r.rule != Reason::Rule::Update || chains.contains(graph.paramName(r.param)))
+        if (r.rule != Reason::Rule::Update || listed[static_cast<std::size_t>(r.param)])
             continue;
-        OrderedJson chain = OrderedJson::array();
-        for (const UnitId w : graph.chain(r.param))
-            chain.push_back(graph.unitName(w));
-        chains[graph.paramName(r.param)] = std::move(chain);
+        listed[static_cast<std::size_t>(r.param)] = 1;
+        chainMembers.emplace_back(graph.paramName(r.param), unitList(graph, writersOf(graph, r.param)));
     }
     doc["update_chains"] = std::move(chains);
     OrderedJson violations = OrderedJson::array();
@@ -225,6 +226,8 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     }
     if (x0)
         out << "X0 " << x0 << " violation(s), ";
+    else if (s.mode == SplitMode::Given) // the seed and safe splits hold it by construction
+        out << "X0 holds, ";
     out << "C1 " << (c1 ? std::to_string(c1) + " violation(s)" : std::string("holds")) << ", C2 "
         << (c2 ? std::to_string(c2) + " violation(s)" : std::string("holds")) << ", "
         << (v.hazards.empty() ? std::string("no hazards") : std::to_string(v.hazards.size()) + " hazard(s)") << "\n";

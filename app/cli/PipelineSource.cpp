@@ -123,10 +123,11 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
             std::fprintf(stderr, "splitscope-cli %s: warning: no unit of %s calls model '%s'%s\n", command.c_str(),
                 pipeline.name.c_str(), m.c_str(), hint.empty() ? "" : (" (did you mean '" + hint + "'?)").c_str());
         } else if (std::find(fromFlags.begin(), fromFlags.end(), m) != fromFlags.end()) {
-            // Listed models called only by the loss (a denoiser) are common in training
-            // blocks; a warning there on every run would be noise, so only flags get one.
+            // A listed model that no unit calls is usually the denoiser, which only the
+            // loss's model call runs (lora_base_model dit): normal, so a note, and only for flags.
             std::fprintf(stderr,
-                "splitscope-cli %s: warning: model '%s' is listed in %s but no unit calls it, so it puts no unit in stage two\n",
+                "splitscope-cli %s: note: model '%s' is listed in %s but no unit calls it (only the loss, as for a "
+                "denoiser), so it puts no unit in stage two\n",
                 command.c_str(), m.c_str(), pipeline.name.c_str());
         }
     }

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void symlinkLoopIsAnError();
     void writesThroughCharacterDevice();
     void writesThroughFifo();
+    void ownDescriptorIsWrittenInPlace();
     void directoryIsAnError();
     void emptyPathIsAnError();
 };
@@ -204,6 +205,28 @@ void TestAtomicFile::writesThroughFifo()
     QCOMPARE(received, std::string("through the pipe\n"));
     QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
     QCOMPARE(entries(dir.path()), QStringList({"pipe"}));
+}
+
+void TestAtomicFile::ownDescriptorIsWrittenInPlace()
+{
+    // `splitscope-cli ... --output /dev/stdout >> log`: the descriptor is written, so the
+    // log keeps what it had and the new text is appended; the file is not replaced.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("log.txt");
+    put(path, "before\n");
+    const ino_t inode = lstatOf(path).st_ino;
+    const int fd = ::open(path.toLocal8Bit().constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    QVERIFY(fd >= 0);
+    std::string error;
+    QVERIFY2(writeFileAtomically("/proc/self/fd/" + std::to_string(fd), "one\n", &error), error.c_str());
+    QVERIFY2(writeFileAtomically("/dev/fd/" + std::to_string(fd), "two\n", &error), error.c_str());
+    ::close(fd);
+    QCOMPARE(contents(path), std::string("before\none\ntwo\n"));
+    QCOMPARE(lstatOf(path).st_ino, inode);
+    QCOMPARE(entries(dir.path()), QStringList({"log.txt"}));
+    // A descriptor that is not open is an error naming the path.
+    QVERIFY(!writeFileAtomically("/dev/fd/987654", "x", &error));
+    QVERIFY2(error.find("'/dev/fd/987654'") != std::string::npos, error.c_str());
 }
 
 void TestAtomicFile::directoryIsAnError()

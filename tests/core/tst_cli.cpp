@@ -74,7 +74,7 @@ private Q_SLOTS:
     void outputIsNotTheInput();
     void unknownModelInFlag_data();
     void unknownModelInFlag();
-    void listedModelNoUnitCallsIsAWarning();
+    void listedModelNoUnitCallsIsANote();
     void usageErrors_data();
     void usageErrors();
     void missingPipelineFile();
@@ -230,6 +230,11 @@ void TestCli::outputFollowsLinksAndWritesThroughDevices()
     QVERIFY(S_ISLNK(lstatOf(link).st_mode));
     QCOMPARE(QString::fromUtf8(readAll(keep)), expected);
 
+    // Standard output named as a file is written on the descriptor.
+    const Run stdoutRun = cli({"split", "counterexample_write_after_read", "--output", "/dev/stdout"});
+    QCOMPARE(stdoutRun.status, 0);
+    QCOMPARE(QString::fromUtf8(stdoutRun.out), expected);
+
     // A character device is written through, not replaced. As root a broken writer
     // would replace /dev/null itself, so root uses a private node of it.
     QString null = QStringLiteral("/dev/null");
@@ -317,9 +322,9 @@ void TestCli::unknownModelInFlag()
     usageErrors(); // the same check: exit 2, the message on stderr, nothing on stdout
 }
 
-void TestCli::listedModelNoUnitCallsIsAWarning()
+void TestCli::listedModelNoUnitCallsIsANote()
 {
-    const QByteArray warning = "warning: model 'image2lora_fine' is listed in qwen_image but no unit calls it";
+    const QByteArray warning = "note: model 'image2lora_fine' is listed in qwen_image but no unit calls it";
     const Run split = cli({"split", "qwen_image", "--trainable_models", "image2lora_fine", "--check"});
     QCOMPARE(split.status, 0);
     QVERIFY2(split.err.contains("splitscope-cli split: " + warning), split.err.constData());
