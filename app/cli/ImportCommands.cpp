@@ -57,6 +57,26 @@ void printSummary(const importer::ImportedPipeline &imported, const std::string 
         imported.className.c_str(), to.c_str(), p.units.size(), p.models.size(), stochastic);
 }
 
+// When SOURCE is a folder, the importer reads its .py files (or those of its
+// diffsynth/pipelines/): an --output onto one of them would replace a source.
+std::string outputIsAFolderSource(const std::string &output, const std::string &source)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(source, ec) || !fs::is_regular_file(output, ec) || fs::path(output).extension() != ".py")
+        return {};
+    const fs::path folder = fs::canonical(fs::absolute(output, ec).parent_path(), ec);
+    if (ec)
+        return {};
+    for (const fs::path &read : {fs::path(source), fs::path(source) / "diffsynth" / "pipelines"}) {
+        std::error_code readEc;
+        if (fs::exists(read, readEc) && fs::canonical(read, readEc) == folder && !readEc)
+            return "--output: '" + output + "' is one of the .py files read from '" + source
+                + "'; writing would overwrite it";
+    }
+    return {};
+}
+
 } // namespace
 
 int runImportDiffSynth(const Args &rawArgs)
@@ -89,6 +109,8 @@ int runImportDiffSynth(const Args &rawArgs)
         return p.usageError("import-diffsynth", "--output needs a file name");
     if (const auto v = p.value("output")) {
         if (const std::string problem = outputPathProblem("output", *v, p.positionals().front()); !problem.empty())
+            return p.usageError("import-diffsynth", problem);
+        if (const std::string problem = outputIsAFolderSource(*v, p.positionals().front()); !problem.empty())
             return p.usageError("import-diffsynth", problem);
     }
     if (const auto v = p.value("output-dir"); v && v->empty())

@@ -105,6 +105,21 @@ void TestImportCommand::folderToAFolder()
     const QString one = m_dir.filePath("edit.json");
     QCOMPARE(cli({"import-diffsynth", kFixtures + "/folder", "--pipeline", "BetaVideoEditPipeline", "-o", one}).status, 0);
     QCOMPARE(loadPipelineFile(one.toStdString()).pipeline->name, std::string("beta_video_edit"));
+
+    // An --output onto a source file the folder import reads is refused, and the file kept.
+    const QString copy = m_dir.filePath("src");
+    QVERIFY(QDir().mkpath(copy));
+    for (const QString &f : QDir(kFixtures + "/folder").entryList({"*.py"}, QDir::Files))
+        QVERIFY(QFile::copy(kFixtures + "/folder/" + f, copy + "/" + f));
+    QFile helpers(copy + "/helpers.py");
+    QVERIFY(helpers.open(QIODevice::ReadOnly));
+    const QByteArray before = helpers.readAll();
+    helpers.close();
+    const Run onSource = cli({"import-diffsynth", copy, "--pipeline", "BetaVideoEditPipeline", "-o", copy + "/helpers.py"});
+    QCOMPARE(onSource.status, 2);
+    QVERIFY2(onSource.err.contains("is one of the .py files read from"), qPrintable(onSource.err));
+    QVERIFY(helpers.open(QIODevice::ReadOnly));
+    QCOMPARE(helpers.readAll(), before);
 }
 
 void TestImportCommand::usageErrors_data()
