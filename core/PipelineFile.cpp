@@ -174,7 +174,7 @@ private:
             if (!seen.insert(key)) {
                 report(Severity::Error, "duplicate-key",
                     Where{memberPath.str(), m_reader.memberLine(), m_reader.memberColumn()},
-                    "the key \"" + key + "\" appears twice in the same object");
+                    "the key " + jsonQuote(key) + " appears twice in the same object");
                 m_reader.skipValue();
                 continue;
             }
@@ -194,11 +194,11 @@ private:
         if (outOfRange.line > 0) {
             // Kept values are saved through a JSON library that cannot hold such a number.
             report(Severity::Error, "out-of-range", Where{where.path, outOfRange.line, outOfRange.column},
-                "unknown key \"" + key + "\" holds a number that " + kTooLarge + "; it cannot be kept");
+                "unknown key " + jsonQuote(key) + " holds a number that " + kTooLarge + "; it cannot be kept");
             return;
         }
         report(Severity::Warning, "unknown-key", where,
-            "unknown key \"" + key + "\" (kept as is; known keys: " + known + ")");
+            "unknown key " + jsonQuote(key) + " (kept as is; known keys: " + known + ")");
         extra.emplace_back(key, std::string(raw));
     }
 
@@ -707,7 +707,7 @@ private:
             const std::int32_t first = unitByName.insertExisting(static_cast<std::int32_t>(i), unitNames);
             if (first != static_cast<std::int32_t>(i)) {
                 report(Severity::Error, "duplicate-unit", unitWhere(i, "name", m_unitWhere[i].name),
-                    "duplicate unit name \"" + u.name + "\" (first used by units["
+                    "duplicate unit name " + jsonQuote(u.name) + " (first used by units["
                         + std::to_string(m_unitWhere[first].jsonIndex) + "] at line "
                         + std::to_string(m_unitWhere[first].name.line)
                         + "); the split and the cache refer to units by name");
@@ -718,7 +718,7 @@ private:
         for (std::size_t i = 0; i < p.models.size(); ++i) {
             if (!modelNames.insert(p.models[i].name).second)
                 report(Severity::Warning, "duplicate-model", m_modelWhere[i],
-                    "model \"" + p.models[i].name + "\" is listed twice");
+                    "model " + jsonQuote(p.models[i].name) + " is listed twice");
         }
         // Unknown-model warnings need the whole list: after an error in `models` they
         // would name models that the broken entry was meant to list.
@@ -732,7 +732,7 @@ private:
                 for (const auto &m : *u.onloadModelNames) {
                     if (!m.empty() && !modelNames.count(m)) // an empty name is an error already
                         report(Severity::Warning, "unknown-model", unitWhere(i, "onload_model_names", m_unitWhere[i].models),
-                            "unit \"" + u.name + "\" calls model \"" + m + "\", which \"models\" does not list ("
+                            "unit " + jsonQuote(u.name) + " calls model " + jsonQuote(m) + ", which \"models\" does not list ("
                                 + known + ")");
                 }
             }
@@ -740,7 +740,7 @@ private:
             for (const std::string &o : u.outputParams) {
                 if (!outputs.insert(o))
                     report(Severity::Warning, "duplicate-output", unitWhere(i, "output_params", m_unitWhere[i].outputs),
-                        "unit \"" + u.name + "\" lists output \"" + o + "\" twice");
+                        "unit " + jsonQuote(u.name) + " lists output " + jsonQuote(o) + " twice");
             }
         }
         if (haveModels) {
@@ -748,7 +748,51 @@ private:
                 for (const auto &m : ref.models) {
                     if (!modelNames.count(m))
                         report(Severity::Warning, "unknown-model", ref.where,
-                            "model \"" + m + "\" is not listed in \"models\" (" + known + ")");
+                            "model " + jsonQuote(m) + " is not listed in \"models\" (" + known + ")");
+                }
+            }
+        }
+
+        // Names with control characters (a newline, NUL, ...): legal JSON, but every report
+        // that prints them breaks its lines or hides text. Named escaped, as JSON writes them.
+        auto hasControl = [](const std::string &name) {
+            return std::any_of(name.begin(), name.end(),
+                [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+        };
+        auto controlWarning = [&](std::size_t i, const char *field, Pos where, const char *what, const std::string &name) {
+            report(Severity::Warning, "control-character", unitWhere(i, field, where),
+                std::string(what) + " " + jsonQuote(name)
+                    + " contains a control character; reports print it as it is, which breaks their lines");
+        };
+        for (std::size_t i = 0; i < p.units.size(); ++i) {
+            const Unit &u = p.units[i];
+            const UnitWhere &w = m_unitWhere[i];
+            if (hasControl(u.name))
+                controlWarning(i, "name", w.name, "the unit name", u.name);
+            for (const auto &param : u.inputParams) {
+                if (hasControl(param))
+                    controlWarning(i, "input_params", w.inputs, "the param name", param);
+            }
+            for (const auto &param : u.outputParams) {
+                if (hasControl(param))
+                    controlWarning(i, "output_params", w.outputs, "the param name", param);
+            }
+            const std::pair<const std::optional<ParamMap> *, const char *> maps[] = {
+                {&u.inputParamsPosi, "input_params_posi"}, {&u.inputParamsNega, "input_params_nega"}};
+            for (const auto &[map, field] : maps) {
+                if (!*map)
+                    continue;
+                for (const auto &[arg, param] : **map) {
+                    if (hasControl(arg))
+                        controlWarning(i, field, field[13] == 'p' ? w.posi : w.nega, "the argument name", arg);
+                    if (hasControl(param))
+                        controlWarning(i, field, field[13] == 'p' ? w.posi : w.nega, "the param name", param);
+                }
+            }
+            if (u.onloadModelNames) {
+                for (const auto &m : *u.onloadModelNames) {
+                    if (hasControl(m))
+                        controlWarning(i, "onload_model_names", w.models, "the model name", m);
                 }
             }
         }
@@ -796,8 +840,8 @@ private:
                     report(Severity::Info, "external-input",
                         m_unitWhere[i].inputs.line == 0 ? unitWhere(i, "", m_unitWhere[i].unit)
                                                         : unitWhere(i, "input_params", m_unitWhere[i].inputs),
-                        "\"" + param + "\" is read (first by \"" + p.units[i].name
-                            + "\") but no unit produces it: an external input from the dataset or the call");
+                        jsonQuote(param) + " is read (first by " + jsonQuote(p.units[i].name)
+                            + ") but no unit produces it: an external input from the dataset or the call");
             }
         }
         if (!p.loss) {
@@ -807,7 +851,7 @@ private:
             for (const auto &param : *p.loss->inputParams) {
                 if (!param.empty() && firstExternalRead(param))
                     report(Severity::Info, "external-input", m_lossInputsWhere,
-                        "\"" + param + "\" is read by the loss but no unit produces it: an external input");
+                        jsonQuote(param) + " is read by the loss but no unit produces it: an external input");
             }
         }
     }

@@ -20,7 +20,8 @@ namespace splitscope {
 //            empty-name, duplicate-unit, duplicate-key, empty-pipeline,
 //            out-of-range (a number larger than a double can hold)
 //   warnings string-as-list (the DiffSynth trailing-comma pitfall), unknown-key,
-//            unknown-model, duplicate-model, duplicate-output
+//            unknown-model, duplicate-model, duplicate-output, control-character (a
+//            unit's name, param, argument or model name holding one; at the field)
 //   info     external-input (a param read but produced by no unit), no-loss
 // With any error, `pipeline` is empty. A value with a wrong type gets that one error,
 // not others about the same value ("empty", "missing").

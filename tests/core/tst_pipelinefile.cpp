@@ -281,6 +281,21 @@ void TestPipelineFile::exactDiagnostics_data()
             "bad.json:1:164: info: units[2].input_params: \"x\" is read (first by \"B\") but no unit produces it: an "
             "external input from the dataset or the call"});
 
+    // Control characters in names: legal JSON, but they break every report's lines.
+    row("control characters in names",
+        oneLine("[{\"name\": \"A\\nB\", \"input_params\": [\"x\\u0000y\"], \"input_params_posi\": {\"p\\tq\": \"z\"}, "
+                "\"output_params\": [\"o\"]}]"),
+        {"bad.json:1:95: warning: units[0].name: the unit name \"A\\nB\" contains a control character; reports print "
+         "it as it is, which breaks their lines",
+            "bad.json:1:119: warning: units[0].input_params: the param name \"x\\u0000y\" contains a control character; "
+            "reports print it as it is, which breaks their lines",
+            "bad.json:1:154: warning: units[0].input_params_posi: the argument name \"p\\tq\" contains a control "
+            "character; reports print it as it is, which breaks their lines",
+            "bad.json:1:119: info: units[0].input_params: \"x\\u0000y\" is read (first by \"A\\nB\") but no unit produces "
+            "it: an external input from the dataset or the call",
+            "bad.json:1:119: info: units[0].input_params: \"z\" is read (first by \"A\\nB\") but no unit produces it: an "
+            "external input from the dataset or the call"});
+
     // Numbers beyond a double: one error naming the path, not "a number expected, found a number".
     row("number too large", oneLine(unitP, R"([{"name": "dit", "params": 1e999}])"),
         {"bad.json:1:87: error: models[0].params: the number 1e999 is out of range (larger than a double can hold, "
