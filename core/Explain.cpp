@@ -10,12 +10,12 @@ namespace {
 
 std::string producerName(const PipelineGraph &graph, UnitId unit)
 {
-    return unit == kNoUnit ? std::string("the external input") : graph.unitName(unit);
+    return unit == kNoUnit ? std::string("the external input") : printableName(graph.unitName(unit));
 }
 
 std::string readerName(const PipelineGraph &graph, UnitId unit)
 {
-    return unit == graph.lossId() ? "the loss (" + graph.unitName(unit) + ")" : graph.unitName(unit);
+    return unit == graph.lossId() ? "the loss (" + printableName(graph.unitName(unit)) + ")" : printableName(graph.unitName(unit));
 }
 
 std::string stepTag(const Split &split, const Reason &r)
@@ -49,7 +49,7 @@ std::string unitNames(const PipelineGraph &graph, const std::vector<UnitId> &uni
             i = units.size() - kTail - 1;
             continue;
         }
-        out += (out.empty() ? "" : ", ") + graph.unitName(units[i]);
+        out += (out.empty() ? "" : ", ") + printableName(graph.unitName(units[i]));
     }
     return out;
 }
@@ -118,12 +118,12 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
     }
     if (out.empty()) {
         if (cached != unit)
-            append(graph.unitName(cached) + " writes " + graph.paramName(param)
+            append(printableName(graph.unitName(cached)) + " writes " + printableName(graph.paramName(param))
                 + " again later in stage one and replaces this value");
         else if (!reads.empty())
-            append("every stage-two read of " + graph.paramName(param) + " sees a stage-two write, not this value");
+            append("every stage-two read of " + printableName(graph.paramName(param)) + " sees a stage-two write, not this value");
         else
-            append("nothing in stage two reads " + graph.paramName(param));
+            append("nothing in stage two reads " + printableName(graph.paramName(param)));
     }
     return out;
 }
@@ -138,6 +138,32 @@ std::string trainedModels(const Split &split)
 
 } // namespace
 
+std::string printableName(const std::string &name)
+{
+    const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+    if (std::none_of(name.begin(), name.end(), control))
+        return name;
+    static const char *const kHex = "0123456789abcdef";
+    std::string out;
+    for (const char c : name) {
+        switch (c) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (control(c)) {
+                const auto byte = static_cast<unsigned char>(c);
+                out += "\\u00";
+                out += kHex[byte >> 4];
+                out += kHex[byte & 15];
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param)
 {
     std::vector<UnitId> writers;
@@ -151,29 +177,29 @@ std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param)
 std::string describeReason(const PipelineGraph &graph, const Split &split, UnitId unit)
 {
     const Reason &r = split.reasons[unit];
-    const std::string &name = graph.unitName(unit);
+    const std::string &name = printableName(graph.unitName(unit));
     const std::string tag = stepTag(split, r);
     switch (r.rule) {
     case Reason::Rule::None:
         return name + " runs in stage one (cached).";
     case Reason::Rule::Model:
-        return tag + ": " + name + " calls " + graph.modelName(r.model)
+        return tag + ": " + name + " calls " + printableName(graph.modelName(r.model))
             + ", which needs gradients, so it runs in stage two.";
     case Reason::Rule::Forward:
-        return tag + ": " + name + " reads " + graph.paramName(r.param) + " from " + graph.unitName(r.cause)
+        return tag + ": " + name + " reads " + printableName(graph.paramName(r.param)) + " from " + printableName(graph.unitName(r.cause))
             + ", which runs in stage two, so it must run in stage two too.";
     case Reason::Rule::Update:
-        return tag + ": " + graph.paramName(r.param) + " is first read inside X by " + graph.unitName(r.cause)
+        return tag + ": " + printableName(graph.paramName(r.param)) + " is first read inside X by " + printableName(graph.unitName(r.cause))
             + ", which rewrites it, so its later rewriter " + name + " must also run in stage two (update chain of "
-            + graph.paramName(r.param) + ": " + unitNames(graph, writersOf(graph, r.param)) + ").";
+            + printableName(graph.paramName(r.param)) + ": " + unitNames(graph, writersOf(graph, r.param)) + ").";
     case Reason::Rule::LaterProducer:
-        return tag + ": " + readerName(graph, r.cause) + " reads " + graph.paramName(r.param)
+        return tag + ": " + readerName(graph, r.cause) + " reads " + printableName(graph.paramName(r.param))
             + " in stage two and " + name + " writes it afterwards; left in stage one, " + name
             + "'s write would reach the cache before that read, so it runs in stage two.";
     case Reason::Rule::ReachingDefinition:
-        return tag + ": " + readerName(graph, r.cause) + " reads " + graph.paramName(r.param)
-            + " in stage two, where " + graph.unitName(r.other) + " also writes it; the value the read must see is "
-            + name + "'s, so " + name + " has to run in stage two after " + graph.unitName(r.other) + ".";
+        return tag + ": " + readerName(graph, r.cause) + " reads " + printableName(graph.paramName(r.param))
+            + " in stage two, where " + printableName(graph.unitName(r.other)) + " also writes it; the value the read must see is "
+            + name + "'s, so " + name + " has to run in stage two after " + printableName(graph.unitName(r.other)) + ".";
     case Reason::Rule::Given:
         return name + " is listed in stage two by the given partition.";
     }
@@ -185,7 +211,7 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     Explanation e;
     e.unit = unit;
     e.trained = split.isTrained(unit);
-    const std::string &name = graph.unitName(unit);
+    const std::string &name = printableName(graph.unitName(unit));
     if (e.trained) {
         // Follow causes back to X0 (or to the loss / a given unit, which need no cause).
         // R2 triggered by the loss continues at the other stage-two writer, whose own
@@ -227,10 +253,10 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
                 trainedModel = m;
         }
         e.lines.push_back(trainedModel >= 0 ? "- the given partition puts it there, although it calls "
-                    + graph.modelName(trainedModel) + ", which needs gradients: that breaks X0, see the verifier;"
+                    + printableName(graph.modelName(trainedModel)) + ", which needs gradients: that breaks X0, see the verifier;"
                                             : std::string("- the given partition puts it there;"));
         for (const ParamId p : order)
-            e.lines.push_back("- it writes " + graph.paramName(p) + "; " + describeValueFlow(graph, split, unit, p) + ";");
+            e.lines.push_back("- it writes " + printableName(graph.paramName(p)) + "; " + describeValueFlow(graph, split, unit, p) + ";");
         e.lines.back().back() = '.';
         return e;
     }
@@ -241,7 +267,7 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     } else {
         std::string list;
         for (const ModelId m : models)
-            list += (list.empty() ? "" : ", ") + graph.modelName(m);
+            list += (list.empty() ? "" : ", ") + printableName(graph.modelName(m));
         e.lines.push_back("- it calls " + list + (models.size() == 1 ? ", which does not need" : ", none of which needs")
             + " gradients (models requiring backward: " + trainedModels(split) + "), so it is not in X0;");
     }
@@ -252,14 +278,14 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         std::string reads;
         for (const ParamId p : graph.inputs(unit)) {
             const UnitId producer = graph.producerBefore(p, unit);
-            reads += (reads.empty() ? "" : "; ") + graph.paramName(p) + " from " + producerName(graph, producer)
+            reads += (reads.empty() ? "" : "; ") + printableName(graph.paramName(p)) + " from " + producerName(graph, producer)
                 + (producer == kNoUnit ? "" : " (stage one)");
         }
         e.lines.push_back("- no input comes from stage two: " + reads + ";");
     }
     // Outputs, once per param: why no rule pulls the unit in, and where its value goes.
     for (const ParamId p : order) {
-        const std::string &pn = graph.paramName(p);
+        const std::string &pn = printableName(graph.paramName(p));
         UnitId first = kNoUnit; // first stage-two unit that reads p
         for (const UnitId r : graph.readers(p)) {
             if (split.isTrained(r)) {
@@ -271,12 +297,12 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         if (first == kNoUnit) {
             line += ", which no stage-two unit reads";
         } else if (first > unit) {
-            line += " before " + graph.unitName(first) + ", the first stage-two unit to read it";
+            line += " before " + printableName(graph.unitName(first)) + ", the first stage-two unit to read it";
         } else if (split.mode == SplitMode::Seed && graph.chainIndex(p, first) < 0) {
-            line += " after " + graph.unitName(first) + " reads it, but " + graph.unitName(first) + " does not rewrite "
+            line += " after " + printableName(graph.unitName(first)) + " reads it, but " + printableName(graph.unitName(first)) + " does not rewrite "
                 + pn + ", so DiffSynth's update rule U does not pull it in (the safe split would; see the verifier)";
         } else {
-            line += "; its first stage-two reader is " + graph.unitName(first);
+            line += "; its first stage-two reader is " + printableName(graph.unitName(first));
         }
         line += "; " + describeValueFlow(graph, split, unit, p) + ".";
         e.lines.push_back(std::move(line));

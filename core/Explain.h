@@ -10,6 +10,11 @@ namespace splitscope {
 
 // Plain-language explanations of a split, shared by the command line and the GUI.
 
+// A name as reports print it: unchanged, unless it holds control characters (a
+// newline, NUL, ...), which are written as JSON escapes (\n, \u0000) so that a line
+// of a report stays one line and nothing after a NUL is lost.
+std::string printableName(const std::string &name);
+
 // The units that write `param`, in pipeline order, each once (the update chain c(p)
 // without the repeat a unit listing the param twice leaves in it).
 std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param);

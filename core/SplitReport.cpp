@@ -164,8 +164,8 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     std::ostringstream out;
     std::string models;
     for (const auto &m : s.models)
-        models += (models.empty() ? "" : ", ") + m;
-    out << "Pipeline " << graph.pipelineName() << ": " << graph.unitCount() << (graph.unitCount() == 1 ? " unit, " : " units, ")
+        models += (models.empty() ? "" : ", ") + printableName(m);
+    out << "Pipeline " << printableName(graph.pipelineName()) << ": " << graph.unitCount() << (graph.unitCount() == 1 ? " unit, " : " units, ")
         << graph.paramCount() << (graph.paramCount() == 1 ? " param\n" : " params\n");
     out << "Models requiring backward: " << (models.empty() ? "none" : models) << "\n";
     out << "Split mode: " << splitModeName(s.mode);
@@ -179,7 +179,7 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     auto names = [&](const std::vector<UnitId> &units) {
         std::string list;
         for (const UnitId u : units)
-            list += (list.empty() ? "" : ", ") + graph.unitName(u);
+            list += (list.empty() ? "" : ", ") + printableName(graph.unitName(u));
         return list.empty() ? std::string("nothing") : list;
     };
     if (s.mode == SplitMode::Seed) {
@@ -206,13 +206,13 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         out << "  " << describeReason(graph, s, u) << "\n";
     out << "Stage one (V2, computed once and cached): " << v2.size() << " unit" << (v2.size() == 1 ? "" : "s") << "\n";
     for (const UnitId u : v2)
-        out << "  " << graph.unitName(u) << "\n";
+        out << "  " << printableName(graph.unitName(u)) << "\n";
 
     out << "\nCache set (what stage two reads from stage one): " << analysis.cacheSet.size() << " param"
         << (analysis.cacheSet.size() == 1 ? "" : "s") << "\n";
     for (const CacheEntry &c : analysis.cacheSet) {
-        out << "  " << graph.paramName(c.param) << " <- "
-            << (c.producer == kNoUnit ? std::string("external input") : graph.unitName(c.producer)) << "\n";
+        out << "  " << printableName(graph.paramName(c.param)) << " <- "
+            << (c.producer == kNoUnit ? std::string("external input") : printableName(graph.unitName(c.producer))) << "\n";
     }
 
     out << "\nVerification: ";
@@ -233,30 +233,30 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         << (v.hazards.empty() ? std::string("no hazards") : std::to_string(v.hazards.size()) + " hazard(s)") << "\n";
     for (const auto &viol : v.violations) {
         if (viol.condition == ConditionViolation::Condition::X0)
-            out << "  X0: " << graph.unitName(viol.from) << " calls " << graph.modelName(viol.model)
+            out << "  X0: " << printableName(graph.unitName(viol.from)) << " calls " << printableName(graph.modelName(viol.model))
                 << ", which needs gradients, but is in stage one, which runs once without gradients\n";
         else if (viol.condition == ConditionViolation::Condition::C1)
-            out << "  C1: " << graph.unitName(viol.to) << " (stage one) reads " << graph.paramName(viol.param)
-                << " from " << graph.unitName(viol.from) << " (stage two)\n";
+            out << "  C1: " << printableName(graph.unitName(viol.to)) << " (stage one) reads " << printableName(graph.paramName(viol.param))
+                << " from " << printableName(graph.unitName(viol.from)) << " (stage two)\n";
         else
-            out << "  C2: " << graph.paramName(viol.param) << " is first read in stage two by "
-                << graph.unitName(viol.from) << ", which rewrites it, but its later rewriter "
-                << graph.unitName(viol.to) << " is in stage one\n";
+            out << "  C2: " << printableName(graph.paramName(viol.param)) << " is first read in stage two by "
+                << printableName(graph.unitName(viol.from)) << ", which rewrites it, but its later rewriter "
+                << printableName(graph.unitName(viol.to)) << " is in stage one\n";
     }
     for (const Hazard &h : v.hazards) {
-        const std::string reader = h.reader == graph.lossId() ? "the loss" : graph.unitName(h.reader);
-        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : graph.unitName(u); };
+        const std::string reader = h.reader == graph.lossId() ? "the loss" : printableName(graph.unitName(h.reader));
+        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : printableName(graph.unitName(u)); };
         out << "  " << hazardKindName(h.kind);
         if (h.kind != h.mechanism)
             out << " (" << hazardKindName(h.mechanism) << ")";
-        out << ": " << reader << " reads " << graph.paramName(h.param)
+        out << ": " << reader << " reads " << printableName(graph.paramName(h.param))
             << "; one-stage training gives it " << prod(h.expected) << "'s value, two-stage gives it " << prod(h.actual)
             << "'s\n";
     }
     if (!v.hazards.empty() && s.mode != SplitMode::Safe)
         out << "  The safe split (--mode safe) removes these hazards.\n";
     for (const UnitId u : v.frozenRandomness) {
-        out << "Warning: " << graph.unitName(u)
+        out << "Warning: " << printableName(graph.unitName(u))
             << " is stochastic and runs in stage one: its random draws are cached once and repeat every epoch.\n";
     }
     return out.str();

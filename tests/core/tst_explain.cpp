@@ -62,6 +62,7 @@ private Q_SLOTS:
     void longUpdateChainShortened();
     void givenPartitionBreakingX0();
     void randomExplanations();
+    void namesWithControlCharacters();
 };
 
 void TestExplain::forwardChainOnARealPipeline()
@@ -354,6 +355,27 @@ void TestExplain::randomExplanations()
         }
     }
     QVERIFY2(hazardsNamed > 100, "the random pipelines should give hazards at reads of stage-one values");
+}
+
+void TestExplain::namesWithControlCharacters()
+{
+    // A newline or NUL in a name must not break a report's lines or cut them short.
+    Pipeline p;
+    p.name = "ctl";
+    p.units = {unit(std::string("Enc\nA", 5), {std::string("x\0y", 3)}, {"emb"}, {"dit"}), unit("B", {"emb"}, {"out"})};
+    const PipelineGraph g(p);
+    const SplitAnalysis a = analyzeSplit(g, {"dit"}, SplitMode::Seed);
+    const std::string text = splitToText(g, a);
+    QVERIFY(text.find('\0') == std::string::npos);
+    QVERIFY(text.find("X0 (units calling a model requiring backward): Enc\\nA\n") != std::string::npos);
+    QVERIFY(text.find("x\\u0000y <- external input") != std::string::npos);
+    QCOMPARE(describeReason(g, a.split, g.findUnit("B")),
+        std::string("F1: B reads emb from Enc\\nA, which runs in stage two, so it must run in stage two too."));
+    QCOMPARE(printableName("plain name"), std::string("plain name"));
+    QCOMPARE(printableName(std::string("t\tr\r\x7f", 5)), std::string("t\\tr\\r\\u007f"));
+    // JSON keeps the names themselves (its own escapes).
+    const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(splitToJson(g, a))).object();
+    QCOMPARE(doc["x0"].toArray()[0].toString(), QString("Enc\nA"));
 }
 
 QTEST_GUILESS_MAIN(TestExplain)
