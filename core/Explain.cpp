@@ -10,12 +10,12 @@ namespace {
 
 std::string producerName(const PipelineGraph &graph, UnitId unit)
 {
-    return unit == kNoUnit ? std::string("the external input") : printableName(graph.unitName(unit));
+    return unit == kNoUnit ? std::string("the external input") : unitLabel(graph, unit);
 }
 
 std::string readerName(const PipelineGraph &graph, UnitId unit)
 {
-    return unit == graph.lossId() ? "the loss (" + printableName(graph.unitName(unit)) + ")" : printableName(graph.unitName(unit));
+    return unit == graph.lossId() ? "the loss (" + unitLabel(graph, unit) + ")" : unitLabel(graph, unit);
 }
 
 std::string stepTag(const Split &split, const Reason &r)
@@ -49,7 +49,7 @@ std::string unitNames(const PipelineGraph &graph, const std::vector<UnitId> &uni
             i = units.size() - kTail - 1;
             continue;
         }
-        out += (out.empty() ? "" : ", ") + printableName(graph.unitName(units[i]));
+        out += (out.empty() ? "" : ", ") + unitLabel(graph, units[i]);
     }
     return out;
 }
@@ -118,12 +118,12 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
     }
     if (out.empty()) {
         if (cached != unit)
-            append(printableName(graph.unitName(cached)) + " writes " + printableName(graph.paramName(param))
+            append(unitLabel(graph, cached) + " writes " + paramLabel(graph, param)
                 + " again later in stage one and replaces this value");
         else if (!reads.empty())
-            append("every stage-two read of " + printableName(graph.paramName(param)) + " sees a stage-two write, not this value");
+            append("every stage-two read of " + paramLabel(graph, param) + " sees a stage-two write, not this value");
         else
-            append("nothing in stage two reads " + printableName(graph.paramName(param)));
+            append("nothing in stage two reads " + paramLabel(graph, param));
     }
     return out;
 }
@@ -164,6 +164,21 @@ std::string printableName(const std::string &name)
     return out;
 }
 
+std::string unitLabel(const PipelineGraph &graph, UnitId unit)
+{
+    return printableName(graph.unitName(unit));
+}
+
+std::string paramLabel(const PipelineGraph &graph, ParamId param)
+{
+    return printableName(graph.paramName(param));
+}
+
+std::string modelLabel(const PipelineGraph &graph, ModelId model)
+{
+    return printableName(graph.modelName(model));
+}
+
 std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param)
 {
     std::vector<UnitId> writers;
@@ -177,29 +192,29 @@ std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param)
 std::string describeReason(const PipelineGraph &graph, const Split &split, UnitId unit)
 {
     const Reason &r = split.reasons[unit];
-    const std::string &name = printableName(graph.unitName(unit));
+    const std::string &name = unitLabel(graph, unit);
     const std::string tag = stepTag(split, r);
     switch (r.rule) {
     case Reason::Rule::None:
         return name + " runs in stage one (cached).";
     case Reason::Rule::Model:
-        return tag + ": " + name + " calls " + printableName(graph.modelName(r.model))
+        return tag + ": " + name + " calls " + modelLabel(graph, r.model)
             + ", which needs gradients, so it runs in stage two.";
     case Reason::Rule::Forward:
-        return tag + ": " + name + " reads " + printableName(graph.paramName(r.param)) + " from " + printableName(graph.unitName(r.cause))
+        return tag + ": " + name + " reads " + paramLabel(graph, r.param) + " from " + unitLabel(graph, r.cause)
             + ", which runs in stage two, so it must run in stage two too.";
     case Reason::Rule::Update:
-        return tag + ": " + printableName(graph.paramName(r.param)) + " is first read inside X by " + printableName(graph.unitName(r.cause))
+        return tag + ": " + paramLabel(graph, r.param) + " is first read inside X by " + unitLabel(graph, r.cause)
             + ", which rewrites it, so its later rewriter " + name + " must also run in stage two (update chain of "
-            + printableName(graph.paramName(r.param)) + ": " + unitNames(graph, writersOf(graph, r.param)) + ").";
+            + paramLabel(graph, r.param) + ": " + unitNames(graph, writersOf(graph, r.param)) + ").";
     case Reason::Rule::LaterProducer:
-        return tag + ": " + readerName(graph, r.cause) + " reads " + printableName(graph.paramName(r.param))
+        return tag + ": " + readerName(graph, r.cause) + " reads " + paramLabel(graph, r.param)
             + " in stage two and " + name + " writes it afterwards; left in stage one, " + name
             + "'s write would reach the cache before that read, so it runs in stage two.";
     case Reason::Rule::ReachingDefinition:
-        return tag + ": " + readerName(graph, r.cause) + " reads " + printableName(graph.paramName(r.param))
-            + " in stage two, where " + printableName(graph.unitName(r.other)) + " also writes it; the value the read must see is "
-            + name + "'s, so " + name + " has to run in stage two after " + printableName(graph.unitName(r.other)) + ".";
+        return tag + ": " + readerName(graph, r.cause) + " reads " + paramLabel(graph, r.param)
+            + " in stage two, where " + unitLabel(graph, r.other) + " also writes it; the value the read must see is "
+            + name + "'s, so " + name + " has to run in stage two after " + unitLabel(graph, r.other) + ".";
     case Reason::Rule::Given:
         return name + " is listed in stage two by the given partition.";
     }
@@ -211,7 +226,7 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     Explanation e;
     e.unit = unit;
     e.trained = split.isTrained(unit);
-    const std::string &name = printableName(graph.unitName(unit));
+    const std::string &name = unitLabel(graph, unit);
     if (e.trained) {
         // Follow causes back to X0 (or to the loss / a given unit, which need no cause).
         // R2 triggered by the loss continues at the other stage-two writer, whose own
@@ -246,17 +261,13 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
             order.push_back(p);
     }
     if (split.mode == SplitMode::Given) {
-        ModelId trainedModel = -1; // a model of the unit that needs gradients
-        const std::vector<ModelId> w = graph.resolveModels(split.models);
-        for (const ModelId m : graph.unitModels(unit)) {
-            if (trainedModel < 0 && std::find(w.begin(), w.end(), m) != w.end())
-                trainedModel = m;
-        }
+        const ModelId trainedModel = modelRequiringBackward(graph, graph.resolveModels(split.models), unit);
         e.lines.push_back(trainedModel >= 0 ? "- the given partition puts it there, although it calls "
-                    + printableName(graph.modelName(trainedModel)) + ", which needs gradients: that breaks X0, see the verifier;"
+                    + modelLabel(graph, trainedModel) + ", which needs gradients: that breaks X0, see the verifier;"
                                             : std::string("- the given partition puts it there;"));
         for (const ParamId p : order)
-            e.lines.push_back("- it writes " + printableName(graph.paramName(p)) + "; " + describeValueFlow(graph, split, unit, p) + ";");
+            e.lines.push_back(
+                "- it writes " + paramLabel(graph, p) + "; " + describeValueFlow(graph, split, unit, p) + ";");
         e.lines.back().back() = '.';
         return e;
     }
@@ -267,7 +278,7 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     } else {
         std::string list;
         for (const ModelId m : models)
-            list += (list.empty() ? "" : ", ") + printableName(graph.modelName(m));
+            list += (list.empty() ? "" : ", ") + modelLabel(graph, m);
         e.lines.push_back("- it calls " + list + (models.size() == 1 ? ", which does not need" : ", none of which needs")
             + " gradients (models requiring backward: " + trainedModels(split) + "), so it is not in X0;");
     }
@@ -278,14 +289,14 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         std::string reads;
         for (const ParamId p : graph.inputs(unit)) {
             const UnitId producer = graph.producerBefore(p, unit);
-            reads += (reads.empty() ? "" : "; ") + printableName(graph.paramName(p)) + " from " + producerName(graph, producer)
+            reads += (reads.empty() ? "" : "; ") + paramLabel(graph, p) + " from " + producerName(graph, producer)
                 + (producer == kNoUnit ? "" : " (stage one)");
         }
         e.lines.push_back("- no input comes from stage two: " + reads + ";");
     }
     // Outputs, once per param: why no rule pulls the unit in, and where its value goes.
     for (const ParamId p : order) {
-        const std::string &pn = printableName(graph.paramName(p));
+        const std::string &pn = paramLabel(graph, p);
         UnitId first = kNoUnit; // first stage-two unit that reads p
         for (const UnitId r : graph.readers(p)) {
             if (split.isTrained(r)) {
@@ -297,12 +308,13 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         if (first == kNoUnit) {
             line += ", which no stage-two unit reads";
         } else if (first > unit) {
-            line += " before " + printableName(graph.unitName(first)) + ", the first stage-two unit to read it";
+            line += " before " + unitLabel(graph, first) + ", the first stage-two unit to read it";
         } else if (split.mode == SplitMode::Seed && graph.chainIndex(p, first) < 0) {
-            line += " after " + printableName(graph.unitName(first)) + " reads it, but " + printableName(graph.unitName(first)) + " does not rewrite "
+            line += " after " + unitLabel(graph, first) + " reads it, but " + unitLabel(graph, first)
+                + " does not rewrite "
                 + pn + ", so DiffSynth's update rule U does not pull it in (the safe split would; see the verifier)";
         } else {
-            line += "; its first stage-two reader is " + printableName(graph.unitName(first));
+            line += "; its first stage-two reader is " + unitLabel(graph, first);
         }
         line += "; " + describeValueFlow(graph, split, unit, p) + ".";
         e.lines.push_back(std::move(line));

@@ -14,6 +14,10 @@ namespace splitscope {
 // newline, NUL, ...), which are written as JSON escapes (\n, \u0000) so that a line
 // of a report stays one line and nothing after a NUL is lost.
 std::string printableName(const std::string &name);
+// The graph's unit, param and model names through printableName.
+std::string unitLabel(const PipelineGraph &graph, UnitId unit);
+std::string paramLabel(const PipelineGraph &graph, ParamId param);
+std::string modelLabel(const PipelineGraph &graph, ModelId model);
 
 // The units that write `param`, in pipeline order, each once (the update chain c(p)
 // without the repeat a unit listing the param twice leaves in it).

@@ -265,11 +265,11 @@ private:
                 return true;
             }
             report(Severity::Warning, "string-as-list", at(path, where),
-                "a string where a list of " + std::string(what) + " belongs; read as the one-element list [\"" + value
-                    + "\"]. In DiffSynth this is the trailing-comma pitfall: (\"" + value
-                    + "\") without a comma is a plain string in Python, and iterating it yields its characters one by "
-                      "one; write (\""
-                    + value + "\",) there and a list here");
+                "a string where a list of " + std::string(what) + " belongs; read as the one-element list ["
+                    + jsonQuote(value) + "]. In DiffSynth this is the trailing-comma pitfall: (" + jsonQuote(value)
+                    + ") without a comma is a plain string in Python, and iterating it yields its characters one by "
+                      "one; write ("
+                    + jsonQuote(value) + ",) there and a list here");
             out.push_back(std::move(value));
             return true;
         }
@@ -413,8 +413,8 @@ private:
                 return;
             }
             report(Severity::Warning, "string-as-list", where,
-                "a string where the list of model names belongs; read as the one-element list [\"" + spec.name
-                    + "\"] (write [\"" + spec.name + "\"])");
+                "a string where the list of model names belongs; read as the one-element list [" + jsonQuote(spec.name)
+                    + "] (write [" + jsonQuote(spec.name) + "])");
             m_modelWhere.push_back(where);
             models.push_back(std::move(spec));
             return;

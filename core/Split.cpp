@@ -80,14 +80,9 @@ std::vector<std::pair<UnitId, ModelId>> x0WithModels(const PipelineGraph &graph,
 {
     std::vector<std::pair<UnitId, ModelId>> x0;
     const std::vector<ModelId> w = graph.resolveModels(models);
-    const int n = graph.unitCount();
-    for (UnitId u = 0; u < n; ++u) {
-        for (const ModelId m : graph.unitModels(u)) {
-            if (std::find(w.begin(), w.end(), m) != w.end()) {
-                x0.emplace_back(u, m);
-                break;
-            }
-        }
+    for (UnitId u = 0; u < graph.unitCount(); ++u) {
+        if (const ModelId m = modelRequiringBackward(graph, w, u); m >= 0)
+            x0.emplace_back(u, m);
     }
     return x0;
 }
@@ -292,19 +287,21 @@ Split computeSplit(const PipelineGraph &graph, const std::vector<std::string> &m
                                    : computeSeedSplit(graph, modelsRequiringBackward);
 }
 
-std::vector<UnitId> unitsCallingModels(const PipelineGraph &graph, const std::vector<std::string> &models)
+ModelId modelRequiringBackward(const PipelineGraph &graph, const std::vector<ModelId> &w, UnitId unit)
 {
-    std::vector<UnitId> units;
-    for (const auto &entry : x0WithModels(graph, models))
-        units.push_back(entry.first);
-    return units;
+    for (const ModelId m : graph.unitModels(unit)) {
+        if (std::find(w.begin(), w.end(), m) != w.end())
+            return m;
+    }
+    return -1;
 }
 
 Split givenSplit(const PipelineGraph &graph, const std::vector<std::string> &stageTwoUnits, std::vector<std::string> *unknown,
     const std::vector<std::string> &modelsRequiringBackward)
 {
     Split split = emptySplit(graph, modelsRequiringBackward, SplitMode::Given);
-    split.x0 = unitsCallingModels(graph, modelsRequiringBackward);
+    for (const auto &entry : x0WithModels(graph, modelsRequiringBackward))
+        split.x0.push_back(entry.first);
     for (const auto &name : stageTwoUnits) {
         const UnitId u = graph.findUnit(name);
         if (u == kNoUnit) {

@@ -92,7 +92,9 @@ Split computeSplit(const PipelineGraph &graph, const std::vector<std::string> &m
 Split givenSplit(const PipelineGraph &graph, const std::vector<std::string> &stageTwoUnits,
     std::vector<std::string> *unknown = nullptr, const std::vector<std::string> &modelsRequiringBackward = {});
 
-// X0: the units that call one of `models`, in pipeline order.
-std::vector<UnitId> unitsCallingModels(const PipelineGraph &graph, const std::vector<std::string> &models);
+// The first model of `unit` that is in `w` (models requiring backward, as ids from
+// graph.resolveModels), or -1: the unit is in X0 when there is one.
+ModelId modelRequiringBackward(const PipelineGraph &graph, const std::vector<ModelId> &w, UnitId unit);
+
 
 } // namespace splitscope

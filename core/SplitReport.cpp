@@ -67,8 +67,6 @@ SplitAnalysis analyzeSplit(const PipelineGraph &graph, const std::vector<std::st
 SplitAnalysis analyzeSplit(const PipelineGraph &graph, Split split)
 {
     SplitAnalysis a;
-    if (split.mode == SplitMode::Given && split.x0.empty())
-        split.x0 = unitsCallingModels(graph, split.models); // models set after givenSplit()
     a.verification = verifySplit(graph, split);
     a.cacheSet = computeCacheSet(graph, split.trained);
     a.split = std::move(split);
@@ -179,7 +177,7 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     auto names = [&](const std::vector<UnitId> &units) {
         std::string list;
         for (const UnitId u : units)
-            list += (list.empty() ? "" : ", ") + printableName(graph.unitName(u));
+            list += (list.empty() ? "" : ", ") + unitLabel(graph, u);
         return list.empty() ? std::string("nothing") : list;
     };
     if (s.mode == SplitMode::Seed) {
@@ -206,13 +204,13 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         out << "  " << describeReason(graph, s, u) << "\n";
     out << "Stage one (V2, computed once and cached): " << v2.size() << " unit" << (v2.size() == 1 ? "" : "s") << "\n";
     for (const UnitId u : v2)
-        out << "  " << printableName(graph.unitName(u)) << "\n";
+        out << "  " << unitLabel(graph, u) << "\n";
 
     out << "\nCache set (what stage two reads from stage one): " << analysis.cacheSet.size() << " param"
         << (analysis.cacheSet.size() == 1 ? "" : "s") << "\n";
     for (const CacheEntry &c : analysis.cacheSet) {
-        out << "  " << printableName(graph.paramName(c.param)) << " <- "
-            << (c.producer == kNoUnit ? std::string("external input") : printableName(graph.unitName(c.producer))) << "\n";
+        out << "  " << paramLabel(graph, c.param) << " <- "
+            << (c.producer == kNoUnit ? std::string("external input") : unitLabel(graph, c.producer)) << "\n";
     }
 
     out << "\nVerification: ";
@@ -233,30 +231,30 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         << (v.hazards.empty() ? std::string("no hazards") : std::to_string(v.hazards.size()) + " hazard(s)") << "\n";
     for (const auto &viol : v.violations) {
         if (viol.condition == ConditionViolation::Condition::X0)
-            out << "  X0: " << printableName(graph.unitName(viol.from)) << " calls " << printableName(graph.modelName(viol.model))
+            out << "  X0: " << unitLabel(graph, viol.from) << " calls " << modelLabel(graph, viol.model)
                 << ", which needs gradients, but is in stage one, which runs once without gradients\n";
         else if (viol.condition == ConditionViolation::Condition::C1)
-            out << "  C1: " << printableName(graph.unitName(viol.to)) << " (stage one) reads " << printableName(graph.paramName(viol.param))
-                << " from " << printableName(graph.unitName(viol.from)) << " (stage two)\n";
+            out << "  C1: " << unitLabel(graph, viol.to) << " (stage one) reads " << paramLabel(graph, viol.param)
+                << " from " << unitLabel(graph, viol.from) << " (stage two)\n";
         else
-            out << "  C2: " << printableName(graph.paramName(viol.param)) << " is first read in stage two by "
-                << printableName(graph.unitName(viol.from)) << ", which rewrites it, but its later rewriter "
-                << printableName(graph.unitName(viol.to)) << " is in stage one\n";
+            out << "  C2: " << paramLabel(graph, viol.param) << " is first read in stage two by "
+                << unitLabel(graph, viol.from) << ", which rewrites it, but its later rewriter "
+                << unitLabel(graph, viol.to) << " is in stage one\n";
     }
     for (const Hazard &h : v.hazards) {
-        const std::string reader = h.reader == graph.lossId() ? "the loss" : printableName(graph.unitName(h.reader));
-        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : printableName(graph.unitName(u)); };
+        const std::string reader = h.reader == graph.lossId() ? "the loss" : unitLabel(graph, h.reader);
+        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : unitLabel(graph, u); };
         out << "  " << hazardKindName(h.kind);
         if (h.kind != h.mechanism)
             out << " (" << hazardKindName(h.mechanism) << ")";
-        out << ": " << reader << " reads " << printableName(graph.paramName(h.param))
+        out << ": " << reader << " reads " << paramLabel(graph, h.param)
             << "; one-stage training gives it " << prod(h.expected) << "'s value, two-stage gives it " << prod(h.actual)
             << "'s\n";
     }
     if (!v.hazards.empty() && s.mode != SplitMode::Safe)
         out << "  The safe split (--mode safe) removes these hazards.\n";
     for (const UnitId u : v.frozenRandomness) {
-        out << "Warning: " << printableName(graph.unitName(u))
+        out << "Warning: " << unitLabel(graph, u)
             << " is stochastic and runs in stage one: its random draws are cached once and repeat every epoch.\n";
     }
     return out.str();

@@ -130,14 +130,9 @@ Verification verifySplit(const PipelineGraph &graph, const Split &split)
     std::vector<ConditionViolation> x0;
     const std::vector<ModelId> w = graph.resolveModels(split.models);
     for (UnitId u = 0; u < graph.unitCount(); ++u) {
-        if (split.trained[u])
-            continue;
-        for (const ModelId m : graph.unitModels(u)) {
-            if (std::find(w.begin(), w.end(), m) != w.end()) {
-                x0.push_back(ConditionViolation{ConditionViolation::Condition::X0, u, kNoUnit, -1, m});
-                break;
-            }
-        }
+        const ModelId m = split.trained[u] ? -1 : modelRequiringBackward(graph, w, u);
+        if (m >= 0)
+            x0.push_back(ConditionViolation{ConditionViolation::Condition::X0, u, kNoUnit, -1, m});
     }
     result.violations.insert(result.violations.begin(), x0.begin(), x0.end());
     return result;

@@ -34,7 +34,7 @@ bool readSide(const ArgParser &p, const std::string &suffix, SplitMode defaultMo
     }
     side.mode = mode == "safe" ? SplitMode::Safe : SplitMode::Seed;
     return trainingFromFlags(p, {"lora_base_model-" + suffix, "trainable_models-" + suffix}, "diff", pipeline, graph,
-        pipeline.trainingOrDefault(), side.config, error);
+        side.config, error);
 }
 
 } // namespace

@@ -77,8 +77,7 @@ void printDiagnostics(const Diagnostics &diagnostics, bool verbose)
 }
 
 bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, const std::string &command,
-    const Pipeline &pipeline, const PipelineGraph &graph, const TrainingConfig &fileConfig, TrainingConfig &config,
-    std::string &error)
+    const Pipeline &pipeline, const PipelineGraph &graph, TrainingConfig &config, std::string &error)
 {
     std::vector<std::string> known;
     for (int m = 0; m < graph.modelCount(); ++m)
@@ -97,23 +96,23 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
         return true;
     };
 
-    config = fileConfig;
+    config = pipeline.trainingOrDefault();
+    std::vector<std::string> fromFlags; // the models the flags name
     if (const auto v = parser.value(flags.loraBaseModel)) {
         config.loraBaseModel = v->empty() ? std::nullopt : std::optional<std::string>(*v);
-        if (!v->empty() && !checkNames(flags.loraBaseModel, {*v}))
-            return false;
+        if (!v->empty()) {
+            if (!checkNames(flags.loraBaseModel, {*v}))
+                return false;
+            fromFlags.push_back(*v);
+        }
     }
     if (const auto v = parser.value(flags.trainableModels)) {
         config.trainableModels = v->empty() ? std::nullopt : std::optional<std::string>(*v);
-        if (!checkNames(flags.trainableModels, splitCommaList(*v)))
+        const std::vector<std::string> names = splitCommaList(*v);
+        if (!checkNames(flags.trainableModels, names))
             return false;
+        fromFlags.insert(fromFlags.end(), names.begin(), names.end());
     }
-    std::vector<std::string> fromFlags;
-    if (const auto v = parser.value(flags.loraBaseModel); v && !v->empty())
-        fromFlags.push_back(*v);
-    if (const auto v = parser.value(flags.trainableModels))
-        for (const std::string &m : splitCommaList(*v))
-            fromFlags.push_back(m);
     for (const std::string &m : config.modelsRequiringBackward()) {
         if (calledByAUnit(pipeline, m))
             continue;

@@ -28,15 +28,14 @@ struct ModelFlagNames {
     std::string trainableModels;
 };
 
-// The training configuration of `fileConfig` (the file's training block) with each
-// model flag that was given replacing only its own field; an empty value means none.
+// The pipeline's training block with each model flag that was given replacing only
+// its own field; an empty value means none.
 // False with `error` set, for a usage error, when a flag names a model the pipeline
 // neither lists in `models` nor calls from a unit (with a "did you mean" hint and the
-// known models). A listed model that no unit calls is a warning on stderr (prefixed
+// known models). A listed model that no unit calls is a note on stderr (prefixed
 // with `command`) when a flag names it; the file's block warns only about unknown names.
 bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, const std::string &command,
-    const Pipeline &pipeline, const PipelineGraph &graph, const TrainingConfig &fileConfig, TrainingConfig &config,
-    std::string &error);
+    const Pipeline &pipeline, const PipelineGraph &graph, TrainingConfig &config, std::string &error);
 
 // Checks the value of an output flag before any work: not empty, and not the file read
 // as input (same device and inode; `input` may be a built-in name, which is no file).

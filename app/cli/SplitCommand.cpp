@@ -89,15 +89,14 @@ int runSplit(const Args &args)
 
     TrainingConfig config;
     std::string modelError;
-    if (!trainingFromFlags(p, {"lora_base_model", "trainable_models"}, "split", pipeline, graph,
-            pipeline.trainingOrDefault(), config, modelError))
+    if (!trainingFromFlags(p, {"lora_base_model", "trainable_models"}, "split", pipeline, graph, config, modelError))
         return p.usageError("split", modelError);
     const std::vector<std::string> models = config.modelsRequiringBackward();
 
     SplitAnalysis analysis;
     if (const auto given = p.value("stage-two")) {
         std::vector<std::string> unknown;
-        Split split = givenSplit(graph, splitCommaList(*given), &unknown);
+        Split split = givenSplit(graph, splitCommaList(*given), &unknown, models);
         if (!unknown.empty()) {
             std::vector<std::string> names;
             for (const Unit &u : pipeline.units)
@@ -106,7 +105,6 @@ int runSplit(const Args &args)
             return p.usageError("split", "--stage-two: unknown unit '" + unknown.front() + "'"
                     + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
         }
-        split.models = models;
         analysis = analyzeSplit(graph, std::move(split));
     } else {
         analysis = analyzeSplit(graph, models, modeName == "safe" ? SplitMode::Safe : SplitMode::Seed);
