@@ -25,7 +25,7 @@ struct Token {
     // (raw strings keep their backslashes; f-strings keep their replacement fields as text).
     std::string text;
     int line = 0;   // 1-based, where the token starts
-    int column = 0; // 1-based byte column
+    int column = 0; // 1-based, in code points (0 for NEWLINE)
     bool fString = false; // f"..." (its value depends on run time)
     bool bytes = false;   // b"..." (not a str)
 

@@ -51,15 +51,20 @@ public:
     TokenizeResult run()
     {
         if (const std::size_t bad = findInvalidUtf8(m_src); bad != std::string_view::npos) {
-            int line = 1;
-            std::size_t lineStart = 0;
+            // Line and column (in code points, as everywhere) of the first bad byte;
+            // \n, \r\n and \r end lines, as in consumeNewline().
+            int line = 1, column = 1;
             for (std::size_t i = 0; i < bad; ++i) {
-                if (m_src[i] == '\n') {
+                const char c = m_src[i];
+                if (c == '\n' || (c == '\r' && (i + 1 >= m_src.size() || m_src[i + 1] != '\n'))) {
                     ++line;
-                    lineStart = i + 1;
+                    column = 1;
+                } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80
+                    && !(i < 3 && m_src.substr(0, 3) == "\xEF\xBB\xBF")) {
+                    ++column;
                 }
             }
-            failAt(line, static_cast<int>(bad - lineStart) + 1,
+            failAt(line, column,
                 "the file is not valid UTF-8 here (Python reads source as UTF-8)");
             return finish();
         }
@@ -118,7 +123,22 @@ private:
         int column;
     };
 
-    int column(std::size_t pos) const { return static_cast<int>(pos - m_lineStart) + 1; }
+    // 1-based column of `pos` on the current line, in code points (as the JSON reader
+    // counts them): UTF-8 continuation bytes do not count. Tokens come in order, so
+    // the count carries on from the previous call instead of rescanning the line.
+    int column(std::size_t pos)
+    {
+        if (m_columnLineStart != m_lineStart || pos < m_columnPos) {
+            m_columnLineStart = m_lineStart;
+            m_columnPos = m_lineStart;
+            m_columnContinuations = 0;
+        }
+        for (; m_columnPos < pos && m_columnPos < m_src.size(); ++m_columnPos) {
+            if ((static_cast<unsigned char>(m_src[m_columnPos]) & 0xC0) == 0x80)
+                ++m_columnContinuations;
+        }
+        return static_cast<int>(pos - m_lineStart - m_columnContinuations) + 1;
+    }
 
     void fail(const std::string &message) { failAt(m_line, column(m_pos), message); }
 
@@ -478,6 +498,9 @@ private:
     std::size_t m_pos = 0;
     int m_line = 1;
     std::size_t m_lineStart = 0;
+    std::size_t m_columnLineStart = 0; // column(): the line, position and count it reached
+    std::size_t m_columnPos = 0;
+    std::size_t m_columnContinuations = 0;
     bool m_atLineStart = true;
     std::vector<int> m_indents{0};
     std::vector<Open> m_brackets;

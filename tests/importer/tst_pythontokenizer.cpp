@@ -118,6 +118,17 @@ void TestPythonTokenizer::positions()
     QCOMPARE(at(8), std::make_pair(2, 5));  // x
     QCOMPARE(at(11), std::make_pair(2, 10)); // "s"
     QCOMPARE(at(13), std::make_pair(3, 10)); // 2
+
+    // Columns count code points, as the JSON loader's do: "é" and "漢" are one column
+    // each, and a byte order mark none.
+    const TokenizeResult u = tokenizePython("\xEF\xBB\xBF" "caf\xC3\xA9 = '\xE6\xBC\xA2h' + b\n");
+    QVERIFY(u.ok());
+    QCOMPARE(u.tokens[0].text, std::string("caf\xC3\xA9"));
+    QCOMPARE(std::make_pair(u.tokens[0].line, u.tokens[0].column), std::make_pair(1, 1)); // café
+    QCOMPARE(std::make_pair(u.tokens[1].line, u.tokens[1].column), std::make_pair(1, 6)); // =
+    QCOMPARE(std::make_pair(u.tokens[2].line, u.tokens[2].column), std::make_pair(1, 8)); // '漢h'
+    QCOMPARE(std::make_pair(u.tokens[3].line, u.tokens[3].column), std::make_pair(1, 13)); // +
+    QCOMPARE(std::make_pair(u.tokens[4].line, u.tokens[4].column), std::make_pair(1, 15)); // b
 }
 
 void TestPythonTokenizer::errors_data()
@@ -143,6 +154,10 @@ void TestPythonTokenizer::errors_data()
     row("backslash at end", "a = \\", "unexpected end of file after the line continuation character", 1, 6);
     row("invalid utf-8", "a = 1\nb = '\xff'\n", "not valid UTF-8", 2, 6);
     row("overlong utf-8", "\xC0\xAF", "not valid UTF-8", 1, 1);
+    row("invalid utf-8 after a wide character", "x = 1\r\n\xC3\xA9 = '\xff'\n", "not valid UTF-8", 2, 6);
+    row("invalid utf-8 after a byte order mark", "\xEF\xBB\xBF\xff", "not valid UTF-8", 1, 1);
+    row("invalid character after a wide character", "x = '\xC3\xA9' $\n", "invalid character '$'", 1, 9);
+    row("unterminated after a wide character", "\xE6\xBC\xA2 = 'x", "unterminated string literal", 1, 5);
     row("nul byte", QByteArray("a\0b", 3), "NUL byte", 1, 2);
     row("truncated hex escape", "'\\x4'", "truncated \\xXX escape", 1, 2);
     row("truncated unicode escape", "'\\u12'", "truncated \\uXXXX escape", 1, 2);
