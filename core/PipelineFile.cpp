@@ -753,8 +753,9 @@ private:
             }
         }
 
-        // Names with control characters (a newline, NUL, ...): legal JSON, but every report
-        // that prints them breaks its lines or hides text. Named escaped, as JSON writes them.
+        // Names with control characters (a newline, NUL, ...): legal JSON, but no DiffSynth
+        // name has one, so most likely a mistake. Reports and the app show such names
+        // escaped (printableName), as this message does.
         auto hasControl = [](const std::string &name) {
             return std::any_of(name.begin(), name.end(),
                 [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
@@ -762,7 +763,7 @@ private:
         auto controlWarning = [&](std::size_t i, const char *field, Pos where, const char *what, const std::string &name) {
             report(Severity::Warning, "control-character", unitWhere(i, field, where),
                 std::string(what) + " " + jsonQuote(name)
-                    + " contains a control character; reports print it as it is, which breaks their lines");
+                    + " contains a control character, which no DiffSynth name has; reports and the app show it escaped, as here");
         };
         for (std::size_t i = 0; i < p.units.size(); ++i) {
             const Unit &u = p.units[i];

@@ -281,16 +281,16 @@ void TestPipelineFile::exactDiagnostics_data()
             "bad.json:1:164: info: units[2].input_params: \"x\" is read (first by \"B\") but no unit produces it: an "
             "external input from the dataset or the call"});
 
-    // Control characters in names: legal JSON, but they break every report's lines.
+    // Control characters in names: legal JSON, but most likely a mistake.
     row("control characters in names",
         oneLine("[{\"name\": \"A\\nB\", \"input_params\": [\"x\\u0000y\"], \"input_params_posi\": {\"p\\tq\": \"z\"}, "
                 "\"output_params\": [\"o\"]}]"),
-        {"bad.json:1:95: warning: units[0].name: the unit name \"A\\nB\" contains a control character; reports print "
-         "it as it is, which breaks their lines",
-            "bad.json:1:119: warning: units[0].input_params: the param name \"x\\u0000y\" contains a control character; "
-            "reports print it as it is, which breaks their lines",
+        {"bad.json:1:95: warning: units[0].name: the unit name \"A\\nB\" contains a control character, which no "
+         "DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:119: warning: units[0].input_params: the param name \"x\\u0000y\" contains a control character, "
+            "which no DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:154: warning: units[0].input_params_posi: the argument name \"p\\tq\" contains a control "
-            "character; reports print it as it is, which breaks their lines",
+            "character, which no DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:119: info: units[0].input_params: \"x\\u0000y\" is read (first by \"A\\nB\") but no unit produces "
             "it: an external input from the dataset or the call",
             "bad.json:1:119: info: units[0].input_params: \"z\" is read (first by \"A\\nB\") but no unit produces it: an "

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void stepperHighlightsTheTrace_data();
     void stepperHighlightsTheTrace();
     void searchSelectsAndCenters();
+    void controlCharactersInNamesAreDrawnEscaped();
     void clickHighlightsUpstreamAndDownstream();
     void hazardsAreMarkedAndShown();
     void comparisonMarksMovedUnits();
@@ -240,6 +241,32 @@ void TestGraphScene::searchSelectsAndCenters()
         matches += QString::fromStdString(f.document.graph().unitName(u)).contains(QStringLiteral("Embedder")) ? 1 : 0;
     QCOMPARE(found.size(), std::min(matches, 10));
     QVERIFY(!f.workspace.findUnit(QStringLiteral("no such unit")));
+}
+
+// A unit or model name with a control character is drawn escaped (A\nB), as the
+// reports print it, and the search finds the unit by that text.
+void TestGraphScene::controlCharactersInNamesAreDrawnEscaped()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("control.json"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"format": "splitscope.pipeline/1", "name": "c", "models": ["m\tx"],
+ "units": [
+  {"name": "A\nB", "input_params": ["x\u0000y"], "output_params": ["out"], "onload_model_names": ["m\tx"]},
+  {"name": "C", "input_params": ["out"], "output_params": ["z"]}
+ ]})");
+    }
+    Fixture f;
+    QVERIFY(f.document.openFile(path));
+    QVERIFY(waitForGraph(f.workspace));
+    const UnitId a = f.document.graph().findUnit("A\nB");
+    QCOMPARE(f.scene().nodeItem(a)->name(), QStringLiteral("A\\nB"));
+    QCOMPARE(f.scene().nodeItem(a)->models(), QStringList{QStringLiteral("m\\tx")});
+    f.document.setCurrentUnit(kNoUnit);
+    QVERIFY(f.workspace.findUnit(QStringLiteral("A\\nB")));
+    QCOMPARE(f.document.currentUnit(), a);
 }
 
 void TestGraphScene::clickHighlightsUpstreamAndDownstream()

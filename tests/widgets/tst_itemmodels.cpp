@@ -12,12 +12,15 @@
 #include "widgets/models/MovedUnitsModel.h"
 #include "widgets/models/ParamTableModel.h"
 #include "widgets/models/UnitPortsModel.h"
+#include "widgets/panels/InspectorPanel.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -68,6 +71,7 @@ private Q_SLOTS:
     void findingsListHazardsAndFrozenRandomness();
     void movedUnitsExplainTheDiff();
     void diagnosticsNameFileLineAndPath();
+    void namesWithControlCharactersAreShownEscaped();
 };
 
 void TestItemModels::everyModelPassesTheTesterThroughASession()
@@ -251,6 +255,74 @@ void TestItemModels::diagnosticsNameFileLineAndPath()
     QCOMPARE(cell(models.diagnostics, warning, DiagnosticsModel::LocationColumn).section(QLatin1Char(':'), 0, 1),
         QStringLiteral("warn.json:5"));
     QCOMPARE(cell(models.diagnostics, warning, DiagnosticsModel::PathColumn), QStringLiteral("units[0].input_params"));
+}
+
+// A name holding a control character (a newline, NUL, tab) is shown escaped, as the
+// command line's reports print it, in every table and in the Inspector; the model
+// choice still works on the name itself.
+void TestItemModels::namesWithControlCharactersAreShownEscaped()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("control.json"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"format": "splitscope.pipeline/1", "name": "c", "models": ["m\tx"],
+ "units": [
+  {"name": "A\nB", "input_params": ["x\u0000y"], "output_params": ["out"], "onload_model_names": ["m\tx"]},
+  {"name": "C", "input_params": ["out"], "output_params": ["z"]}
+ ],
+ "training": {"lora_base_model": null, "trainable_models": "m\tx"}}
+)");
+    }
+    SplitDocument document;
+    Models models(&document);
+    InspectorPanel inspector(&document);
+    QVERIFY(document.openFile(path));
+    const PipelineGraph &graph = document.graph();
+    const UnitId a = graph.findUnit("A\nB");
+    QVERIFY(a != kNoUnit);
+    QVERIFY(document.training().isTrainable("m\tx"));
+    QVERIFY(document.analysis()->split.isTrained(a)); // the raw model name still drives the split
+
+    // No cell of any table shows a raw control character, and the names appear escaped.
+    const auto controlFree = [](const QString &text) {
+        return std::none_of(text.begin(), text.end(), [](QChar c) { return c.unicode() < 0x20 || c.unicode() == 0x7f; });
+    };
+    QStringList shown;
+    const std::function<void(QAbstractItemModel *, const QModelIndex &)> visit = [&](QAbstractItemModel *m,
+                                                                                  const QModelIndex &parent) {
+        for (int row = 0; row < m->rowCount(parent); ++row) {
+            for (int column = 0; column < m->columnCount(parent); ++column) {
+                const QModelIndex index = m->index(row, column, parent);
+                for (const int role : {int(Qt::DisplayRole), int(Qt::ToolTipRole)}) {
+                    const QString text = index.data(role).toString();
+                    QVERIFY2(controlFree(text), qPrintable(text.toUtf8().toPercentEncoding()));
+                    shown << text;
+                }
+                if (column == 0)
+                    visit(m, index);
+            }
+        }
+    };
+    for (const UnitId unit : {a, graph.findUnit("C")}) {
+        document.setCurrentUnit(unit);
+        for (QAbstractItemModel *m : models.all())
+            visit(m, QModelIndex());
+        // (Its text has line breaks of its own; the raw names must not be in it.)
+        for (const QString &text : {inspector.headerText(), inspector.reasonText()}) {
+            for (const char *raw : {"A\nB", "m\tx"})
+                QVERIFY2(!text.contains(QString::fromUtf8(raw)), qPrintable(text));
+        }
+    }
+    const QString all = shown.join(QLatin1Char('|'));
+    QVERIFY2(all.contains(QStringLiteral("A\\nB")), qPrintable(all));
+    QVERIFY2(all.contains(QStringLiteral("x\\u0000y")), qPrintable(all));
+    QVERIFY2(all.contains(QStringLiteral("m\\tx")), qPrintable(all));
+    document.setCurrentUnit(a);
+    QVERIFY2(inspector.headerText().contains(QStringLiteral("A\\nB")), qPrintable(inspector.headerText()));
+    QVERIFY2(inspector.headerText().contains(QStringLiteral("m\\tx")), qPrintable(inspector.headerText()));
+    QVERIFY2(inspector.reasonText().contains(QStringLiteral("A\\nB")), qPrintable(inspector.reasonText()));
 }
 
 QTEST_MAIN(TestItemModels)

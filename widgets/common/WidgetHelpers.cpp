@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "WidgetHelpers.h"
 
+#include "core/Explain.h"
+
 #include <QAction>
 #include <QIcon>
 #include <QStringList>
 #include <QTextDocument>
 
 namespace splitscope {
+
+QString nameText(const std::string &name)
+{
+    return QString::fromStdString(printableName(name));
+}
 
 QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text,
     const QList<QKeySequence> &shortcuts, bool checkable, bool checked)

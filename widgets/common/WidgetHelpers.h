@@ -5,6 +5,8 @@
 #include <QList>
 #include <QString>
 
+#include <string>
+
 class QAction;
 class QObject;
 
@@ -16,6 +18,11 @@ namespace splitscope {
 // tooltip ("Next step (Ctrl+Right, .)"), optionally checkable.
 QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text,
     const QList<QKeySequence> &shortcuts = {}, bool checkable = false, bool checked = false);
+
+// A unit, param or model name as the app shows it: unchanged, unless it holds control
+// characters, which are written as escapes (A\nB), as in the command line's reports
+// (printableName). Identifiers stay raw; this is only for what people read.
+QString nameText(const std::string &name);
 
 // The text a rich-text label shows, without its markup (for tests and exports).
 QString plainTextOf(const QString &html);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "TrainingChoice.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <algorithm>
 
@@ -60,7 +61,7 @@ void TrainingChoice::restrictTo(const std::vector<std::string> &models)
 QString TrainingChoice::label() const
 {
     return QStringLiteral("%1, %2 split")
-        .arg(QString::fromStdString(toConfig().label()), QString::fromLatin1(splitModeName(mode)));
+        .arg(nameText(toConfig().label()), QString::fromLatin1(splitModeName(mode)));
 }
 
 } // namespace splitscope

@@ -2,6 +2,7 @@
 #include "GraphStyle.h"
 
 #include "core/SplitReport.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QFontMetricsF>
 
@@ -100,6 +101,8 @@ QString GraphStyle::commonUnitPrefix(const PipelineGraph &graph)
         if (graph.unitName(u).size() <= prefix.size())
             return {}; // some unit would be left without a name
     }
+    if (nameText(prefix) != QString::fromStdString(prefix))
+        return {}; // escaping a control character would change the prefix's length
     return QString::fromStdString(prefix);
 }
 
@@ -115,7 +118,7 @@ std::vector<QSizeF> GraphStyle::nodeSizes(const PipelineGraph &graph)
 
 QString GraphStyle::shownName(const PipelineGraph &graph, UnitId unit, int prefixLength)
 {
-    const QString name = QString::fromStdString(graph.unitName(unit));
+    const QString name = nameText(graph.unitName(unit));
     return unit == graph.lossId() ? name : name.mid(prefixLength);
 }
 
@@ -132,7 +135,7 @@ QSizeF GraphStyle::nodeSize(const PipelineGraph &graph, UnitId unit, int prefixL
         if (!models.empty()) {
             double badges = 0;
             for (const ModelId m : models)
-                badges += badgeWidth(QString::fromStdString(graph.modelName(m))) + badgeGap;
+                badges += badgeWidth(nameText(graph.modelName(m))) + badgeGap;
             width = std::max(width, badges - badgeGap);
             height += badgeHeight() + badgeGap;
         }

@@ -200,7 +200,7 @@ void GraphWorkspace::pipelineReset()
     if (m_document->hasPipeline()) {
         const PipelineGraph &graph = m_document->graph();
         for (UnitId u = 0; u < graph.unitCount(); ++u)
-            names << QString::fromStdString(graph.unitName(u));
+            names << nameText(graph.unitName(u));
     }
     m_unitNames->setStringList(names);
     m_lastFound = kNoUnit;
@@ -297,7 +297,7 @@ bool GraphWorkspace::findUnit(const QString &text)
         const UnitId start = (needle == m_lastSearch && m_lastFound != kNoUnit) ? m_lastFound + 1 : 0;
         for (int i = 0; i < n; ++i) {
             const UnitId u = (start + i) % n;
-            if (QString::fromStdString(graph.unitName(u)).contains(needle, Qt::CaseInsensitive)) {
+            if (nameText(graph.unitName(u)).contains(needle, Qt::CaseInsensitive)) {
                 ++matches;
                 if (found == kNoUnit)
                     found = u;

@@ -9,6 +9,7 @@
 #include "widgets/layout/LayoutController.h"
 
 #include "core/Explain.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QGraphicsSceneHelpEvent>
 #include <QGraphicsSceneMouseEvent>
@@ -192,7 +193,7 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
         QStringList models;
         if (!isLoss) {
             for (const ModelId m : graph.unitModels(n.unit))
-                models << QString::fromStdString(graph.modelName(m));
+                models << nameText(graph.modelName(m));
         }
         auto *item = new UnitNodeItem(n.unit, GraphStyle::shownName(graph, n.unit, prefix), models,
             !isLoss && graph.isStochastic(n.unit), isLoss, n.rect.size(), style);
@@ -284,7 +285,7 @@ void SplitGraphScene::rebuildChainLinks()
         const Span<UnitId> chain = graph.chain(p);
         for (std::size_t i = 1; i < chain.size(); ++i) {
             if (chain[i - 1] != chain[i])
-                links[{chain[i - 1], chain[i]}] << QString::fromStdString(graph.paramName(p));
+                links[{chain[i - 1], chain[i]}] << nameText(graph.paramName(p));
         }
     }
     const GraphStyle &style = GraphStyle::standard();
@@ -472,7 +473,7 @@ void SplitGraphScene::refresh()
                 continue;
             auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
                 to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
-                QString::fromStdString(graph.paramName(c.param)), ChainLinkItem::Kind::Cause,
+                nameText(graph.paramName(c.param)), ChainLinkItem::Kind::Cause,
                 GraphStyle::standard());
             addItem(link);
             m_causeLinks.push_back(link);
@@ -610,7 +611,7 @@ void SplitGraphScene::helpEvent(QGraphicsSceneHelpEvent *event)
         if (item->type() == UnitNodeItem::Type && m_document->hasPipeline()) {
             const UnitId unit = static_cast<UnitNodeItem *>(item)->unit();
             const PipelineGraph &graph = m_document->graph();
-            text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(graph.unitName(unit)).toHtmlEscaped());
+            text = QStringLiteral("<b>%1</b>").arg(nameText(graph.unitName(unit)).toHtmlEscaped());
             if (shown && unit < graph.unitCount())
                 text += QStringLiteral("<br>%1").arg(
                     QString::fromStdString(describeReason(graph, shown->split, unit)).toHtmlEscaped());
@@ -621,10 +622,10 @@ void SplitGraphScene::helpEvent(QGraphicsSceneHelpEvent *event)
             const PipelineGraph &graph = m_document->graph();
             QStringList params;
             for (const ParamId p : edge->params())
-                params << QString::fromStdString(graph.paramName(p)).toHtmlEscaped();
+                params << nameText(graph.paramName(p)).toHtmlEscaped();
             text = tr("<b>%1</b> → <b>%2</b><br>%3")
-                       .arg(QString::fromStdString(graph.unitName(edge->source())).toHtmlEscaped(),
-                           QString::fromStdString(graph.unitName(edge->target())).toHtmlEscaped(),
+                       .arg(nameText(graph.unitName(edge->source())).toHtmlEscaped(),
+                           nameText(graph.unitName(edge->target())).toHtmlEscaped(),
                            params.join(QStringLiteral(", ")));
             break;
         }

@@ -48,6 +48,7 @@ public:
 
     UnitId unit() const { return m_unit; }
     const QString &name() const { return m_name; }
+    const QStringList &models() const { return m_models; } // the badges, in order
     const Look &look() const { return m_look; }
     void setLook(const Look &look);
     QRectF boxRect() const { return m_box; }

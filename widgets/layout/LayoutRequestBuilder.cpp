@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "LayoutRequestBuilder.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <unordered_map>
 
@@ -17,7 +18,7 @@ QString edgeLabelText(const PipelineGraph &graph, const std::vector<ParamId> &pa
     const int shown = static_cast<int>(params.size()) > kMaxLabelLines ? kMaxLabelLines - 1
                                                                        : static_cast<int>(params.size());
     for (int i = 0; i < shown; ++i)
-        lines << QString::fromStdString(graph.paramName(params[i]));
+        lines << nameText(graph.paramName(params[i]));
     if (shown < static_cast<int>(params.size()))
         lines << QStringLiteral("+%1 more").arg(static_cast<int>(params.size()) - shown);
     return lines.join(QLatin1Char('\n'));

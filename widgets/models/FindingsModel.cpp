@@ -2,6 +2,7 @@
 #include "FindingsModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QColor>
 
@@ -47,8 +48,8 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     auto unitName = [&](UnitId u) {
         if (u == kNoUnit)
             return tr("external input");
-        return u == graph.lossId() ? tr("loss (%1)").arg(QString::fromStdString(graph.unitName(u)))
-                                   : QString::fromStdString(graph.unitName(u));
+        return u == graph.lossId() ? tr("loss (%1)").arg(nameText(graph.unitName(u)))
+                                   : nameText(graph.unitName(u));
     };
     int row = index.row();
     Kind kind = Kind::Hazard;
@@ -73,7 +74,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         unit = h.reader;
         cells[KindColumn] = QString::fromLatin1(hazardKindName(h.kind));
         cells[UnitColumn] = unitName(h.reader);
-        cells[ParamColumn] = QString::fromStdString(graph.paramName(h.param));
+        cells[ParamColumn] = nameText(graph.paramName(h.param));
         cells[ExpectedColumn] = unitName(h.expected);
         cells[ActualColumn] = unitName(h.actual);
         tip = tr("%1 reads %2 in stage two and sees the value of %3, but in one-stage training it sees the value "
@@ -89,14 +90,14 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
             cells[KindColumn] = tr("X0 broken");
             cells[UnitColumn] = unitName(c.from);
             tip = tr("%1 calls %2, which needs gradients, but is in stage one, which runs once without gradients.")
-                      .arg(unitName(c.from), QString::fromStdString(graph.modelName(c.model)));
+                      .arg(unitName(c.from), nameText(graph.modelName(c.model)));
             break;
         }
         unit = c.to;
         const bool c1 = c.condition == ConditionViolation::Condition::C1;
         cells[KindColumn] = c1 ? tr("C1 broken") : tr("C2 broken");
         cells[UnitColumn] = unitName(c.to);
-        cells[ParamColumn] = QString::fromStdString(graph.paramName(c.param));
+        cells[ParamColumn] = nameText(graph.paramName(c.param));
         cells[ExpectedColumn] = unitName(c.from);
         tip = c1 ? tr("%1 (stage two) produces %2, read by %3 in stage one, which would run without it.")
                        .arg(unitName(c.from), cells[ParamColumn], unitName(c.to))

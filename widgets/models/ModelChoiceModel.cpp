@@ -2,6 +2,7 @@
 #include "ModelChoiceModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QFont>
 #include <QLocale>
@@ -51,13 +52,13 @@ QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
     switch (index.column()) {
     case ModelColumn:
         if (role == Qt::DisplayRole)
-            return QString::fromStdString(model);
+            return nameText(model);
         if (role == Qt::CheckStateRole)
             return m_document->training().isTrainable(model) ? Qt::Checked : Qt::Unchecked;
         if (role == Qt::ToolTipRole) {
             if (m_document->training().loraBase == model)
-                return tr("%1 is the LoRA base model: it needs gradients.").arg(QString::fromStdString(model));
-            return tr("Check to train %1 fully (trainable_models).").arg(QString::fromStdString(model));
+                return tr("%1 is the LoRA base model: it needs gradients.").arg(nameText(model));
+            return tr("Check to train %1 fully (trainable_models).").arg(nameText(model));
         }
         if (role == Qt::FontRole && m_document->training().loraBase == model) {
             QFont font;
@@ -84,7 +85,7 @@ QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
             if (calls == 0)
                 return tr("No unit calls %1: if it runs, it runs inside the loss (as DiffSynth's denoising model "
                           "does in model_fn), which is always in stage two.")
-                    .arg(QString::fromStdString(model));
+                    .arg(nameText(model));
             return tr("%1 unit(s) call this model; %2 of them run in stage two").arg(calls).arg(trained);
         }
         return calls == 0 ? tr("no unit") : QStringLiteral("%1 / %2").arg(trained).arg(calls);

@@ -2,6 +2,7 @@
 #include "MovedUnitsModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QColor>
 
@@ -99,7 +100,7 @@ QVariant MovedUnitsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case UnitColumn: return QString::fromStdString(m_document->graph().unitName(moved.unit));
+        case UnitColumn: return nameText(m_document->graph().unitName(moved.unit));
         case StageAColumn: return moved.trainedInB ? stageOne : stageTwo;
         case StageBColumn: return moved.trainedInB ? stageTwo : stageOne;
         default: return {};

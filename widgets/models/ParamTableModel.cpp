@@ -2,6 +2,7 @@
 #include "ParamTableModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QColor>
 
@@ -68,10 +69,10 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
         return p;
     const PipelineGraph &graph = m_document->graph();
     const auto analysis = m_document->analysis();
-    auto unitName = [&](UnitId u) { return QString::fromStdString(graph.unitName(u)); };
+    auto unitName = [&](UnitId u) { return nameText(graph.unitName(u)); };
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case ParamColumn: return QString::fromStdString(graph.paramName(p));
+        case ParamColumn: return nameText(graph.paramName(p));
         case ChainColumn: {
             if (graph.isExternalInput(p))
                 return tr("external input");

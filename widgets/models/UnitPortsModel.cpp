@@ -2,6 +2,7 @@
 #include "UnitPortsModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QColor>
 
@@ -29,7 +30,7 @@ void UnitPortsModel::rebuild()
         const Split &split = analysis->split;
         const bool isLoss = unit == graph.lossId();
         auto name = [&](UnitId u) {
-            return u == kNoUnit ? tr("external input") : QString::fromStdString(graph.unitName(u));
+            return u == kNoUnit ? tr("external input") : nameText(graph.unitName(u));
         };
         if (m_side == Side::Inputs) {
             const bool readsInStageTwo = isLoss || split.isTrained(unit);
@@ -113,7 +114,7 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
         return row.peerUnit;
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case ParamColumn: return QString::fromStdString(m_document->graph().paramName(row.param));
+        case ParamColumn: return nameText(m_document->graph().paramName(row.param));
         case PeerColumn: return row.peer;
         case SourceColumn: return row.source;
         default: return {};

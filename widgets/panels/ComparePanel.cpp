@@ -138,14 +138,15 @@ void ComparePanel::pipelineReset()
     menu->clear();
     for (const std::string &m : models) {
         const QString name = QString::fromStdString(m);
-        m_lora->addItem(name, name);
-        QAction *action = menu->addAction(name);
+        m_lora->addItem(nameText(m), name);
+        QAction *action = menu->addAction(nameText(m));
+        action->setData(name);
         action->setCheckable(true);
         connect(action, &QAction::toggled, this, [this]() { configurationEdited(); });
     }
     m_preset->clear();
     for (const TrainingChoice &p : m_document->presets())
-        m_preset->addItem(QString::fromStdString(p.toConfig().label()));
+        m_preset->addItem(nameText(p.toConfig().label()));
     // A sensible B to start from: the second preset (the file's first alternative), else A in the other mode.
     const auto presets = m_document->presets();
     m_b = presets.size() > 1 ? presets[1] : m_document->training();
@@ -160,7 +161,7 @@ void ComparePanel::syncEditor()
 {
     m_syncing = true;
     for (QAction *action : m_models->menu()->actions())
-        action->setChecked(m_b.isTrainable(action->text().toStdString()));
+        action->setChecked(m_b.isTrainable(action->data().toString().toStdString()));
     const int lora = m_b.loraBase ? m_lora->findData(QString::fromStdString(*m_b.loraBase)) : 0;
     m_lora->setCurrentIndex(lora < 0 ? 0 : lora);
     m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(m_b.mode)));
@@ -183,7 +184,7 @@ void ComparePanel::configurationEdited()
     TrainingChoice b;
     for (QAction *action : m_models->menu()->actions()) {
         if (action->isChecked())
-            b.trainable.push_back(action->text().toStdString());
+            b.trainable.push_back(action->data().toString().toStdString());
     }
     const QString lora = m_lora->currentData().toString();
     if (!lora.isEmpty())

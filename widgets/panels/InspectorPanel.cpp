@@ -78,7 +78,7 @@ void InspectorPanel::refresh()
     m_tabs->setEnabled(true);
     const PipelineGraph &graph = m_document->graph();
     const Split &split = analysis->split;
-    const auto esc = [](const std::string &s) { return QString::fromStdString(s).toHtmlEscaped(); };
+    const auto esc = [](const std::string &name) { return nameText(name).toHtmlEscaped(); }; // names only
     if (unit == graph.lossId()) {
         m_header->setText(tr("<b style='font-size:13pt'>%1</b><br><span style='background:#e9ecef'>&nbsp;loss&nbsp;"
                              "</span> Runs last in stage two and reads %n param(s).",
@@ -139,7 +139,7 @@ void InspectorPanel::refresh()
         if (h.reader != unit && h.expected != unit && h.actual != unit)
             continue;
         auto name = [&](UnitId u) {
-            return u == kNoUnit ? tr("the external input") : QString::fromStdString(graph.unitName(u)).toHtmlEscaped();
+            return u == kNoUnit ? tr("the external input") : nameText(graph.unitName(u)).toHtmlEscaped();
         };
         hazards << tr("<li><b>%1</b>: %2 reads <i>%3</i> and sees %4's value; one-stage training gives it %5's.</li>")
                        .arg(QString::fromLatin1(hazardKindName(h.kind)),

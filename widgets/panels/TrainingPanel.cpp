@@ -3,6 +3,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/ModelChoiceModel.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -91,7 +92,7 @@ void TrainingPanel::pipelineReset()
     m_lora->clear();
     m_lora->addItem(tr("(none)"), QString());
     for (const std::string &m : m_document->modelNames())
-        m_lora->addItem(QString::fromStdString(m), QString::fromStdString(m));
+        m_lora->addItem(nameText(m), QString::fromStdString(m));
     trainingChanged();
     analysisChanged();
 }
@@ -110,7 +111,7 @@ void TrainingPanel::trainingChanged()
     const auto presets = m_document->presets();
     int current = -1;
     for (std::size_t i = 0; i < presets.size(); ++i) {
-        const QString label = QString::fromStdString(presets[i].toConfig().label());
+        const QString label = nameText(presets[i].toConfig().label());
         m_presets->addItem(i == 0 ? tr("%1 (file)").arg(label) : label);
         TrainingChoice same = presets[i];
         same.mode = choice.mode;
