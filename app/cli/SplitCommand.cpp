@@ -183,10 +183,17 @@ int runExamples(const Args &args)
     if (p.has("output") && p.positionals().empty())
         return p.usageError("examples", "--output writes one example; name it (see 'splitscope-cli examples')");
     if (p.positionals().empty()) {
+        // Each name once; "(executable)" marks those splitscope-engine can also train.
+        const std::vector<std::string> executable = extraBuiltinPipelineNames();
+        const auto isExecutable = [&executable](const std::string &name) {
+            return std::find(executable.begin(), executable.end(), name) != executable.end();
+        };
         for (const auto &e : builtinExamples())
-            std::printf("%s\n", e.name.c_str());
-        for (const auto &name : extraBuiltinPipelineNames())
-            std::printf("%s (executable)\n", name.c_str());
+            std::printf("%s%s\n", e.name.c_str(), isExecutable(e.name) ? " (executable)" : "");
+        for (const auto &name : executable) {
+            if (!findBuiltinExample(name))
+                std::printf("%s (executable)\n", name.c_str());
+        }
         return kExitOk;
     }
     const std::string &name = p.positionals().front();

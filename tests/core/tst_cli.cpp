@@ -3,6 +3,7 @@
 // messages on stderr that name what is wrong, and the JSON schema.
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -433,6 +434,12 @@ void TestCli::validateAndExamples()
     const Run list = cli({"examples"});
     QCOMPARE(list.status, 0);
     QVERIFY(list.out.contains("qwen_image\n"));
+    // Each built-in once, however many ways it is built in.
+    const QList<QByteArray> listed = list.out.trimmed().split('\n');
+    QSet<QByteArray> names;
+    for (const QByteArray &line : listed)
+        names.insert(line.split(' ').front());
+    QCOMPARE(names.size(), listed.size());
     const Run one = cli({"examples", "krea2"});
     QCOMPARE(one.status, 0);
     QVERIFY(QJsonDocument::fromJson(one.out).object()["name"].toString() == "krea2");
