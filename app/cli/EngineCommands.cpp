@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -289,6 +290,8 @@ int runTrain(const Args &args)
             continue;
         if (!p.doubleValue(name, value))
             return p.usageError("train", p.error());
+        if (!std::isfinite(value))
+            return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " is not a finite number");
         if (!(value >= 0) || (std::strcmp(name, "learning_rate") == 0 && !(value > 0)))
             return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " must be "
                 + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));
@@ -374,6 +377,8 @@ int runMakeDataset(const Args &args)
     p.option("edit_width", "W", "edit image width (default 48)");
     p.option("edit_height", "H", "edit image height (default 48)");
     p.option("seed", "N", "seed of the scenes (default 0)");
+    p.flag("overwrite", "replace a dataset already in DIR (its metadata.csv, and the images/ and edit/ PNGs "
+                        "an earlier make-dataset wrote that the new one does not list)");
     p.flag("help", "show this help");
     if (wantsHelp(args)) {
         std::printf("%s", p.usage("splitscope-cli make-dataset").c_str());
@@ -381,18 +386,20 @@ int runMakeDataset(const Args &args)
     }
     if (!p.parse(args))
         return p.usageError("make-dataset",
-            parseError(p, {"count", "width", "height", "edit", "edit_width", "edit_height", "seed", "help"}));
+            parseError(p, {"count", "width", "height", "edit", "edit_width", "edit_height", "seed", "overwrite", "help"}));
     engine::SyntheticDatasetOptions options;
     options.directory = p.positionals().front();
     options.edit = p.has("edit");
+    options.overwrite = p.has("overwrite");
     if (!readIntFlags(p, {{"count", 1, 1000000, into(options.count)}, {"width", 8, 4096, into(options.width)},
                              {"height", 8, 4096, into(options.height)}, {"edit_width", 8, 4096, into(options.editWidth)},
                              {"edit_height", 8, 4096, into(options.editHeight)}, {"seed", 0, 1LL << 62, intoSeed(options.seed)}}))
         return p.usageError("make-dataset", p.error());
     std::string error;
-    if (!engine::makeSyntheticDataset(options, &error)) {
+    bool badInput = false;
+    if (!engine::makeSyntheticDataset(options, &error, &badInput)) {
         std::fprintf(stderr, "splitscope-cli make-dataset: %s\n", error.c_str());
-        return kExitFailure;
+        return badInput ? kExitUsage : kExitFailure;
     }
     std::printf("%s/metadata.csv: %d images\n", options.directory.c_str(), options.count);
     return kExitOk;
@@ -446,9 +453,10 @@ int runSample(const Args &args)
         return p.usageError("sample", "--model_id_with_origin_paths is required");
     std::vector<std::string> written;
     std::string error;
-    if (!engine::sampleImages(params, &written, &error)) {
+    bool badInput = false;
+    if (!engine::sampleImages(params, &written, &error, &badInput)) {
         std::fprintf(stderr, "splitscope-cli sample: %s\n", error.c_str());
-        return kExitFailure;
+        return badInput ? kExitUsage : kExitFailure;
     }
     for (const auto &f : written)
         std::printf("%s\n", f.c_str());

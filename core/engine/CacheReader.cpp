@@ -33,33 +33,33 @@ const CacheReader::OpenShard &CacheReader::shard(std::size_t index)
     std::string error;
     // The checksum covers the whole file; the header is parsed only if it matches.
     if (!open->raw.open(path, &error))
-        throw EngineError("cache shard " + error + rebuild);
+        throw EngineInputError("cache shard " + error + rebuild);
     if (open->raw.size() != s.bytes) {
-        throw EngineError("corrupt cache shard '" + path + "': " + std::to_string(open->raw.size())
+        throw EngineInputError("corrupt cache shard '" + path + "': " + std::to_string(open->raw.size())
             + " bytes, the manifest says " + std::to_string(s.bytes) + rebuild);
     }
     const std::uint64_t checksum = hashBytes(open->raw.data(), open->raw.size());
     if (checksum != s.checksum) {
-        throw EngineError("corrupt cache shard '" + path + "': checksum " + hashToHex(checksum) + ", the manifest says "
+        throw EngineInputError("corrupt cache shard '" + path + "': checksum " + hashToHex(checksum) + ", the manifest says "
             + hashToHex(s.checksum) + rebuild);
     }
     if (!open->file.parse(open->raw.data(), open->raw.size(), path, &error))
-        throw EngineError("corrupt cache shard " + error + rebuild);
+        throw EngineInputError("corrupt cache shard " + error + rebuild);
     const auto &meta = open->file.metadata();
     const auto format = meta.find("splitscope.format");
     const auto kinds = meta.find("splitscope.kinds");
     if (format == meta.end() || format->second != CacheWriter::kShardFormat || kinds == meta.end())
-        throw EngineError("cache shard '" + path + "' is not a Splitscope cache shard" + rebuild);
+        throw EngineInputError("cache shard '" + path + "' is not a Splitscope cache shard" + rebuild);
     try {
         const nlohmann::json parsed = nlohmann::json::parse(kinds->second);
         for (const auto &[key, value] : parsed.items()) {
             Value::Kind kind;
             if (!value.is_string() || !parseValueKind(value.get<std::string>(), kind))
-                throw EngineError("cache shard '" + path + "': unknown kind for '" + key + "'" + rebuild);
+                throw EngineInputError("cache shard '" + path + "': unknown kind for '" + key + "'" + rebuild);
             open->kinds[key] = kind;
         }
     } catch (const nlohmann::json::exception &e) {
-        throw EngineError("cache shard '" + path + "': bad splitscope.kinds metadata (" + e.what() + ")" + rebuild);
+        throw EngineInputError("cache shard '" + path + "': bad splitscope.kinds metadata (" + e.what() + ")" + rebuild);
     }
     m_open[index] = std::move(open);
     return *m_open[index];
@@ -76,7 +76,7 @@ ValueMap CacheReader::read(std::size_t sample)
         }
     }
     if (index == m_manifest.shards.size())
-        throw EngineError("the cache's manifest lists no shard holding sample " + std::to_string(sample));
+        throw EngineInputError("the cache's manifest lists no shard holding sample " + std::to_string(sample));
     const OpenShard &open = shard(index);
     const std::string prefix = std::to_string(sample) + "/";
     ValueMap values;
@@ -86,7 +86,7 @@ ValueMap CacheReader::read(std::size_t sample)
             continue;
         const auto kind = open.kinds.find(t.name);
         if (kind == open.kinds.end())
-            throw EngineError("cache shard '" + open.file.path() + "': no kind recorded for '" + t.name + "'");
+            throw EngineInputError("cache shard '" + open.file.path() + "': no kind recorded for '" + t.name + "'");
         values[t.name.substr(prefix.size())] = valueFromTensor(kind->second, readTensor(open.file, t));
         bytes += t.byteSize();
     }

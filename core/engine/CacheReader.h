@@ -22,7 +22,8 @@ class CacheReader {
 public:
     CacheReader(std::string cacheDir, const CacheManifest &manifest);
 
-    // The sample's stored params; throws EngineError for a missing or corrupt shard.
+    // The sample's stored params; throws EngineInputError for a missing or corrupt
+    // shard (bad input: its message says to rerun stage one).
     ValueMap read(std::size_t sample);
     std::uint64_t bytesRead() const { return m_bytesRead.load(); }
 

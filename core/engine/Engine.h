@@ -38,8 +38,8 @@ namespace splitscope::engine {
 
 // Outcomes of train(), equal to `splitscope-cli train`'s exit statuses (Events.h).
 constexpr int kTrainOk = 0;
-constexpr int kTrainFailed = 1;    // I/O, a corrupt cache, a training error
-constexpr int kTrainBadInput = 2;  // bad flags, files or a cache that does not match
+constexpr int kTrainFailed = 1;    // I/O (writing), a training error
+constexpr int kTrainBadInput = 2;  // bad flags or files (a corrupt model file or cache shard), a cache that does not match
 constexpr int kTrainHazards = 3;   // the split has hazards and --allow_hazards is off
 constexpr int kTrainCancelled = 4; // shouldAbort() said stop; finished work is kept
 
@@ -92,6 +92,8 @@ struct SampleParams {
     int numThreads = 0;
     std::string outputDirectory;
 };
-bool sampleImages(const SampleParams &params, std::vector<std::string> *written, std::string *error);
+// False with `error` on failure; `badInput` (optional) then says whether the flags
+// or input files are at fault (`sample`'s exit status 2) rather than the work (1).
+bool sampleImages(const SampleParams &params, std::vector<std::string> *written, std::string *error, bool *badInput = nullptr);
 
 } // namespace splitscope::engine

@@ -58,11 +58,11 @@ namespace splitscope::engine {
 // killed).
 //
 // Exit statuses of `train` (and `done.exit_status`): 0 finished; 1 failed (I/O,
-// corrupt cache, training error); 2 bad flags or inputs (including a cache that
-// does not match this run); 3 the split has hazards (refused; --allow_hazards
-// forces it); 4 cancelled by SIGINT/SIGTERM with everything finished kept (stage
-// one: finished shards; stage two and one-stage: a resume checkpoint, continue with
-// the same command plus --resume).
+// training error); 2 bad flags or inputs (including a corrupt model file or cache
+// shard, and a cache that does not match this run); 3 the split has hazards
+// (refused; --allow_hazards forces it); 4 cancelled by SIGINT/SIGTERM with
+// everything finished kept (stage one: finished shards; stage two and one-stage: a
+// resume checkpoint, continue with the same command plus --resume).
 
 namespace events {
 constexpr const char *kStart = "start";

@@ -166,13 +166,17 @@ void ModelSet::applyTrainingSetup(const std::string &name, torch::nn::Module &mo
                 if (seen.insert(tail).second)
                     names += (names.empty() ? "" : ", ") + tail;
             }
+            if (names.empty()) {
+                throw EngineInputError("--lora_base_model: " + name
+                    + " has no linear layer, and LoRA adapts linear layers only (choose a model that has them, such as dit)");
+            }
             throw EngineInputError("--lora_target_modules: no module of " + name + " matches (its linear layers: " + names + ")");
         }
         if (!m_setup.loraCheckpoint.empty()) {
             SafetensorsFile file;
             std::string error;
             if (!file.open(m_setup.loraCheckpoint, &error))
-                throw EngineInputError("--lora_checkpoint: " + error);
+                throw EngineInputError(m_setup.loraCheckpointFlag + ": " + error);
             torch::NoGradGuard noGrad;
             int loaded = 0;
             for (auto &item : module.named_parameters()) {
@@ -192,12 +196,12 @@ void ModelSet::applyTrainingSetup(const std::string &name, torch::nn::Module &mo
                 if (!info)
                     continue;
                 if (info->shape != item.value().sizes().vec())
-                    throw EngineInputError("--lora_checkpoint: '" + info->name + "' has another shape than the adapter (another --lora_rank?)");
+                    throw EngineInputError(m_setup.loraCheckpointFlag + ": '" + info->name + "' has another shape than the adapter (another --lora_rank?)");
                 item.value().copy_(readTensor(file, *info).to(item.value().scalar_type()));
                 ++loaded;
             }
             if (loaded == 0)
-                throw EngineInputError("--lora_checkpoint: '" + m_setup.loraCheckpoint + "' holds no LoRA weight of " + name
+                throw EngineInputError(m_setup.loraCheckpointFlag + ": '" + m_setup.loraCheckpoint + "' holds no LoRA weight of " + name
                     + " (saved with another --remove_prefix_in_ckpt?)");
             if (m_events)
                 m_events->log("loaded " + std::to_string(loaded) + " LoRA tensors from " + m_setup.loraCheckpoint);

@@ -35,6 +35,7 @@ public:
         int loraRank = 32;
         std::uint64_t seed = 0;
         std::string loraCheckpoint;       // LoRA weights to load after injection
+        std::string loraCheckpointFlag = "--lora_checkpoint"; // the flag that named it, for messages
     };
 
     ModelSet(std::vector<ResolvedModel> resolved, std::set<std::string> offloaded, std::string tokenizerPath,

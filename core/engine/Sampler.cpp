@@ -16,25 +16,35 @@ namespace splitscope::engine {
 
 namespace fs = std::filesystem;
 
-bool sampleImages(const SampleParams &params, std::vector<std::string> *written, std::string *error)
+bool sampleImages(const SampleParams &params, std::vector<std::string> *written, std::string *error, bool *badInput)
 {
+    if (badInput)
+        *badInput = false;
+    // The work failed (writing a PNG, LibTorch).
     auto fail = [&](const std::string &message) {
         if (error)
             *error = message;
         return false;
     };
+    // The flags or input files are wrong.
+    auto bad = [&](const std::string &message) {
+        if (badInput)
+            *badInput = true;
+        return fail(message);
+    };
     if (params.prompts.empty())
-        return fail("no prompt to sample (--prompt)");
+        return bad("no prompt to sample (--prompt)");
     if (params.width % 16 != 0 || params.height % 16 != 0 || params.width < 16 || params.height < 16)
-        return fail("--width and --height must be multiples of 16");
+        return bad("--width and --height must be multiples of 16 (got " + std::to_string(params.width) + "x"
+            + std::to_string(params.height) + ")");
     if (params.steps < 1 || params.steps > 1000)
-        return fail("--steps must be in 1..1000");
+        return bad("--steps must be in 1..1000");
     std::vector<ModelPathSpec> specs;
     std::vector<ResolvedModel> resolved;
     std::string e;
     if (!parseModelPathSpecs(params.modelIdWithOriginPaths, "model_id_with_origin_paths", specs, &e)
         || !resolveModels(resolveModelRoot(params.modelRoot), specs, resolved, &e))
-        return fail(e);
+        return bad(e);
     applyComputeThreads(params.numThreads);
     std::vector<std::string> files;
     try {
@@ -45,8 +55,9 @@ bool sampleImages(const SampleParams &params, std::vector<std::string> *written,
             setup.loraTargets = splitCommaList(params.loraTargetModules);
             setup.loraRank = params.loraRank;
             setup.loraCheckpoint = params.loraPath;
+            setup.loraCheckpointFlag = "--lora";
             if (setup.loraTargets.empty())
-                return fail("--lora_target_modules is required with --lora");
+                return bad("--lora_target_modules is required with --lora");
             models.setTrainingSetup(setup);
         }
         torch::NoGradGuard noGrad;
@@ -83,6 +94,12 @@ bool sampleImages(const SampleParams &params, std::vector<std::string> *written,
                 return fail(e);
             files.push_back(path);
         }
+    } catch (const EngineInputError &ex) {
+        return bad(ex.what());
+    } catch (const c10::Error &ex) {
+        // LibTorch's messages carry a backtrace after the first line.
+        const std::string what = ex.what_without_backtrace();
+        return fail("LibTorch: " + what.substr(0, what.find('\n')));
     } catch (const std::exception &ex) {
         return fail(ex.what());
     }

@@ -103,6 +103,10 @@ TrainResult Trainer::runDataProcess()
             + std::to_string(m_params.datasetRepeat) + " applies in stage two");
     }
     const std::string cacheDir = m_params.outputPath;
+    std::error_code sameError;
+    if (fs::equivalent(m_params.datasetBasePath, cacheDir, sameError))
+        return fail({kTrainBadInput, "bad-flag",
+            "--output_path must not be the dataset folder (--dataset_base_path): stage one writes its cache there"});
     const std::vector<std::string> modelNames = stageModels(m_units, false);
 
     // Hash the weights of the models stage one runs: stage two checks them.
@@ -114,7 +118,7 @@ TrainResult Trainer::runDataProcess()
             std::uint64_t hash = 0;
             std::string error;
             if (!hashModelWeights(r, hash, &error))
-                return fail({kTrainFailed, "io", error});
+                return fail({kTrainBadInput, "model", name + ": " + error});
             hashes.emplace_back(name, hash);
         }
     }

@@ -5,6 +5,7 @@
 #include "SeedSequence.h"
 #include "core/AtomicFile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -130,6 +131,40 @@ std::string csvQuote(const std::string &text)
     return out + "\"";
 }
 
+// After an overwrite: removes the NNNNN.png files of DIR/images and DIR/edit that
+// the new metadata.csv does not list (what an earlier, larger set left); then
+// DIR/edit itself if it is empty and unused. Other files are not this command's.
+bool removeUnlisted(const fs::path &dir, const SyntheticDatasetOptions &options, std::string *error)
+{
+    for (const char *sub : {"images", "edit"}) {
+        const int listed = std::string(sub) == "edit" && !options.edit ? 0 : options.count;
+        std::error_code ec;
+        std::vector<fs::path> stale;
+        for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string stem = it->path().stem().string();
+            const bool ours = it->path().extension() == ".png" && stem.size() >= 5
+                && std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (!ours || !it->is_regular_file(ec))
+                continue;
+            char name[32];
+            const long long index = stem.size() > 9 ? -1 : std::stoll(stem);
+            std::snprintf(name, sizeof(name), "%05lld.png", index);
+            if (index < 0 || index >= listed || it->path().filename() != name)
+                stale.push_back(it->path());
+        }
+        for (const fs::path &path : stale) {
+            if (!fs::remove(path, ec) && ec) {
+                if (error)
+                    *error = "cannot remove '" + path.string() + "' (not in the new metadata.csv): " + ec.message();
+                return false;
+            }
+        }
+        if (listed == 0)
+            fs::remove(dir / sub, ec); // only when empty
+    }
+    return true;
+}
+
 } // namespace
 
 std::vector<std::string> syntheticCaptionWords()
@@ -144,19 +179,29 @@ std::vector<std::string> syntheticCaptionWords()
     return words;
 }
 
-bool makeSyntheticDataset(const SyntheticDatasetOptions &options, std::string *error)
+bool makeSyntheticDataset(const SyntheticDatasetOptions &options, std::string *error, bool *badInput)
 {
+    if (badInput)
+        *badInput = false;
     auto fail = [&](const std::string &message) {
         if (error)
             *error = message;
         return false;
     };
+    auto bad = [&](const std::string &message) {
+        if (badInput)
+            *badInput = true;
+        return fail(message);
+    };
     if (options.count < 1)
-        return fail("--count must be at least 1");
+        return bad("--count must be at least 1");
     if (options.width < 8 || options.height < 8 || options.width > 4096 || options.height > 4096)
-        return fail("--width/--height must be in 8..4096");
+        return bad("--width/--height must be in 8..4096");
     std::error_code ec;
     const fs::path dir(options.directory);
+    const fs::path metadataPath = dir / "metadata.csv";
+    if (!options.overwrite && fs::symlink_status(metadataPath, ec).type() != fs::file_type::not_found)
+        return bad("'" + metadataPath.string() + "' already exists (--overwrite replaces the dataset)");
     fs::create_directories(dir / "images", ec);
     if (ec)
         return fail("cannot create '" + (dir / "images").string() + "': " + ec.message());
@@ -189,8 +234,10 @@ bool makeSyntheticDataset(const SyntheticDatasetOptions &options, std::string *e
         metadata += "\n";
     }
     std::string writeError;
-    if (!writeFileAtomically((dir / "metadata.csv").string(), metadata, &writeError))
+    if (!writeFileAtomically(metadataPath.string(), metadata, &writeError))
         return fail(writeError);
+    if (options.overwrite)
+        return removeUnlisted(dir, options, error);
     return true;
 }
 

@@ -22,11 +22,17 @@ struct SyntheticDatasetOptions {
     int editWidth = 48;
     int editHeight = 48;
     std::uint64_t seed = 0;
+    bool overwrite = false; // replace a dataset already in `directory` (see below)
 };
 
 // Writes DIR/images/NNNNN.png (and DIR/edit/NNNNN.png) and DIR/metadata.csv, each
-// file atomically, metadata.csv last. False with `error` naming the path on failure.
-bool makeSyntheticDataset(const SyntheticDatasetOptions &options, std::string *error = nullptr);
+// file atomically, metadata.csv last. A DIR that already has a metadata.csv is
+// refused unless `overwrite`; then, once the new metadata.csv is written, the
+// NNNNN.png files in DIR/images and DIR/edit that it does not list (an earlier,
+// larger or --edit set's) are removed; other files are left alone. False with
+// `error` naming the path on failure; `badInput` (optional) then says whether the
+// options are at fault (a refused overwrite, a bad size) rather than the writing.
+bool makeSyntheticDataset(const SyntheticDatasetOptions &options, std::string *error = nullptr, bool *badInput = nullptr);
 
 // The words captions use, for the tokenizer's vocabulary.
 std::vector<std::string> syntheticCaptionWords();

@@ -90,8 +90,9 @@ void loadModuleWeights(torch::nn::Module &module, const std::vector<std::string>
     std::map<std::string, std::pair<const SafetensorsFile *, const TensorInfo *>> available;
     for (std::size_t i = 0; i < files.size(); ++i) {
         std::string error;
+        // An unreadable, truncated or malformed model file is the input's fault.
         if (!opened[i].open(files[i], &error))
-            throw EngineError(modelName + ": " + error);
+            throw EngineInputError(modelName + ": " + error);
         for (const TensorInfo &t : opened[i].tensors())
             available[t.name] = {&opened[i], &t};
     }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <unistd.h>
 
 namespace splitscope::engine {
@@ -102,10 +103,23 @@ std::optional<Trainer::Failure> Trainer::prepare()
             return bad("bad-flag", std::string("--") + r.flag + " must be at least " + std::to_string(r.minimum)
                 + " (got " + std::to_string(r.value) + ")");
     }
-    if (!(m_params.learningRate > 0) || !(m_params.weightDecay >= 0))
-        return bad("bad-flag", "--learning_rate must be positive and --weight_decay non-negative");
+    if (!(m_params.learningRate > 0) || !std::isfinite(m_params.learningRate))
+        return bad("bad-flag", "--learning_rate must be a finite positive number (got " + std::to_string(m_params.learningRate) + ")");
+    if (!(m_params.weightDecay >= 0) || !std::isfinite(m_params.weightDecay))
+        return bad("bad-flag", "--weight_decay must be a finite non-negative number (got " + std::to_string(m_params.weightDecay) + ")");
     if ((m_params.height > 0) != (m_params.width > 0))
         return bad("bad-flag", "--height and --width go together (or neither, to use --max_pixels)");
+    // Explicit sizes are used as given (as DiffSynth's dataset does); the pipeline's
+    // ShapeChecker would round them down to this factor, and the latents of the image
+    // would no longer match the noise.
+    const int division = DatasetOptions{}.divisionFactor;
+    for (const auto &[flag, value] : {std::pair{"height", m_params.height}, std::pair{"width", m_params.width}}) {
+        if (value > 0 && value % division != 0) {
+            return bad("bad-flag", std::string("--") + flag + ": " + std::to_string(value) + " is not a multiple of "
+                + std::to_string(division) + " (" + m_declaration->name + " trains at sides that are multiples of "
+                + std::to_string(division) + "; --max_pixels without --height/--width rounds each image down itself)");
+        }
+    }
     if (m_params.outputPath.empty())
         return bad("bad-flag", "--output_path is required");
 
@@ -372,7 +386,7 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
         result.message = e.what();
         events.emit(Event(events::kError).set("code", "bad-input").set("message", e.what()).text(std::string("error: ") + e.what()));
     } catch (const EngineError &e) {
-        reportFailure(std::string(e.what()).find("corrupt cache shard") != std::string::npos ? "corrupt-shard" : "engine", e.what());
+        reportFailure("engine", e.what());
     } catch (const c10::Error &e) {
         // LibTorch's messages carry a backtrace after the first line; people need the line.
         const std::string what = e.what_without_backtrace();

@@ -22,6 +22,7 @@ class Dataset;
 class ImageDataset;
 class ModelSet;
 struct DatasetSample;
+struct ResumePoint;
 
 // One run of `train`: checks the flags, computes the split with the core, then runs
 // the task's stage (one-stage training, stage one, or stage two). Private to the
@@ -49,6 +50,8 @@ private:
     std::vector<std::string> stageModels(const std::vector<int> &units, bool withLoss) const;
     CacheManifest wantedManifest(const ImageDataset &dataset, const std::vector<std::pair<std::string, std::uint64_t>> &hashes) const;
     std::optional<Failure> checkManifest(const CacheManifest &manifest);
+    // --resume: refuses a state that --max_steps or --num_epochs leaves nothing to do.
+    std::optional<Failure> checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const;
     std::string settingsJson() const;
     void emitStart(const std::string &stage);
     void emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std::uint64_t cacheRead);

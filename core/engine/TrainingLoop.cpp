@@ -36,6 +36,7 @@ constexpr double kMemoryEventInterval = 1.0;
 struct StepInput {
     ValueMap values;
     std::string error;
+    bool badInput = false; // the error is the input's (a corrupt cache shard, an unreadable image)
     double readSeconds = 0;
 };
 
@@ -130,7 +131,7 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
         std::uint64_t hash = 0;
         std::string error;
         if (!hashModelWeights(*resolved, hash, &error))
-            return Failure{kTrainFailed, "io", error};
+            return Failure{kTrainBadInput, "model", record.name + ": " + error};
         if (hash != record.hash) {
             diffs.push_back(record.name + " weights: the cache was made with " + hashToHex(record.hash) + " ('" + record.spec
                 + "'), this run has " + hashToHex(hash) + " ('" + resolved->spec.text + "')");
@@ -155,6 +156,29 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
             m_events.warning("cached-setting", "--" + key + " " + std::to_string(m_params.numInferenceSteps)
                 + " is ignored: the cache holds " + it->second + " (stage two reads its inputs from the cache)");
         }
+    }
+    return std::nullopt;
+}
+
+std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const
+{
+    // The state's epoch is the next one to run (counted from 0), `position` the next
+    // step in it.
+    std::string where = "the resume state in '" + m_params.outputPath + "' is at step " + std::to_string(point.step) + ": "
+        + std::to_string(point.epoch) + " epoch(s) done";
+    if (point.position > 0)
+        where += " and " + std::to_string(point.position) + " step(s) of epoch " + std::to_string(point.epoch + 1);
+    auto reached = [&](const std::string &flag, long long value) {
+        return Failure{kTrainBadInput, "resume", "--resume: --" + flag + " " + std::to_string(value) + " is already reached: " + where
+            + "; nothing was trained and the run folder is unchanged (a larger --" + flag + " continues the run)"};
+    };
+    if (m_params.maxSteps > 0 && point.step >= static_cast<std::uint64_t>(m_params.maxSteps))
+        return reached("max_steps", m_params.maxSteps);
+    if (point.epoch >= static_cast<std::uint64_t>(m_params.numEpochs))
+        return reached("num_epochs", m_params.numEpochs);
+    if (point.position >= stepsPerEpoch) {
+        return Failure{kTrainBadInput, "resume", "--resume: " + where + ", but an epoch here has only " + std::to_string(stepsPerEpoch)
+            + " steps (has the dataset or --dataset_repeat changed?)"};
     }
     return std::nullopt;
 }
@@ -195,11 +219,23 @@ TrainResult Trainer::runTraining()
         samples = dataset.size();
     }
 
+    const std::size_t perEpoch = samples * static_cast<std::size_t>(m_params.datasetRepeat);
+    const std::string settings = settingsJson();
+    // A state to resume from is checked before anything in the run folder changes:
+    // a refused --resume leaves it as it was, resume.safetensors included.
+    if (m_params.resume) {
+        ResumePoint at;
+        std::string error;
+        if (!TrainingState::inspect(m_params.outputPath, settings, at, &error))
+            return fail({kTrainBadInput, "resume", error});
+        if (auto failure = checkResumePoint(at, perEpoch))
+            return fail(*failure);
+    }
+
     std::error_code ec;
     fs::create_directories(m_params.outputPath, ec);
     if (ec)
         return fail({kTrainFailed, "io", "cannot create --output_path '" + m_params.outputPath + "': " + ec.message()});
-    const std::string settings = settingsJson();
     const std::string argsPath = (fs::path(m_params.outputPath) / "training_args.json").string();
     std::string error;
     if (!writeFileAtomically(argsPath, settings, &error))
@@ -238,7 +274,6 @@ TrainResult Trainer::runTraining()
                           .text("resuming at epoch " + std::to_string(point.epoch) + ", step " + std::to_string(point.step)));
     }
 
-    const std::size_t perEpoch = samples * static_cast<std::size_t>(m_params.datasetRepeat);
     std::uint64_t totalSteps = static_cast<std::uint64_t>(perEpoch) * static_cast<std::uint64_t>(m_params.numEpochs);
     if (m_params.maxSteps > 0)
         totalSteps = std::min<std::uint64_t>(totalSteps, static_cast<std::uint64_t>(m_params.maxSteps));
@@ -304,6 +339,9 @@ TrainResult Trainer::runTraining()
                         if (dataset.load(row, sample, &input.error))
                             input.values = pipelineInputs(sample);
                     }
+                } catch (const EngineInputError &e) {
+                    input.error = e.what();
+                    input.badInput = true;
                 } catch (const std::exception &e) {
                     input.error = e.what();
                 }
@@ -315,9 +353,9 @@ TrainResult Trainer::runTraining()
         for (std::size_t position = first; position < perEpoch; ++position) {
             StepInput input = prefetcher.take();
             if (!input.error.empty()) {
-                if (reader)
+                if (reader && !input.badInput)
                     throw EngineError(input.error);
-                return fail({kTrainBadInput, "dataset", input.error});
+                return fail({kTrainBadInput, reader ? "corrupt-shard" : "dataset", input.error});
             }
             readSeconds += input.readSeconds;
             context.epoch = epoch;
@@ -340,7 +378,7 @@ TrainResult Trainer::runTraining()
 
             const double now = m_events.elapsed();
             const double rate = static_cast<double>(step - firstStep) / std::max(1e-9, now - start);
-            const double eta = static_cast<double>(totalSteps - step) / std::max(1e-9, rate);
+            const double eta = static_cast<double>(totalSteps > step ? totalSteps - step : 0) / std::max(1e-9, rate);
             Event e(events::kStep);
             e.set("stage", stage)
                 .set("epoch", static_cast<std::uint64_t>(epoch))

@@ -21,10 +21,118 @@ constexpr const char *kStateFormat = "splitscope.resume/1";
 // not change what training computes.
 const char *const kResumableChanges[] = {"num_epochs", "max_steps", "dataset_num_workers", "save_steps"};
 
+// Settings that name a file or folder: compared as the paths they resolve to (a
+// trailing slash, ./x, an absolute path or a symbolic link name the same folder),
+// not as text. The state keeps each one resolved when it is written, since a
+// relative path means another thing from another working directory.
+const char *const kPathSettings[] = {"dataset_base_path", "dataset_metadata_path", "model_root", "tokenizer_path", "lora_checkpoint"};
+// Not compared: the state is read from --output_path, so that folder is the run
+// (one moved as a whole resumes), and where it lies changes nothing trained.
+const char *const kUncompared[] = {"output_path"};
+
+// The absolute path with symbolic links, `.`, `..` and a trailing slash resolved
+// as far as it exists; empty for an empty path.
+std::string canonicalPath(const std::string &path)
+{
+    if (path.empty())
+        return path;
+    std::error_code ec;
+    fs::path absolute = fs::absolute(path, ec);
+    if (ec)
+        absolute = fs::path(path);
+    fs::path resolved = fs::weakly_canonical(absolute, ec);
+    if (ec)
+        resolved = absolute.lexically_normal();
+    if (!resolved.has_filename() && resolved.has_relative_path())
+        resolved = resolved.parent_path();
+    return resolved.string();
+}
+
+// kPathSettings of a settings document, resolved; an empty --dataset_metadata_path
+// is the default it stands for.
+nlohmann::json canonicalPaths(const nlohmann::json &settings)
+{
+    nlohmann::json paths = nlohmann::json::object();
+    for (const char *key : kPathSettings) {
+        const auto it = settings.find(key);
+        if (it == settings.end() || !it->is_string())
+            continue;
+        std::string value = it->get<std::string>();
+        if (value.empty() && std::string(key) == "dataset_metadata_path" && settings.contains("dataset_base_path")
+            && settings["dataset_base_path"].is_string())
+            value = (fs::path(settings["dataset_base_path"].get<std::string>()) / "metadata.csv").string();
+        paths[key] = canonicalPath(value);
+    }
+    return paths;
+}
+
+template <std::size_t N>
+bool isOneOf(const std::string &key, const char *const (&list)[N])
+{
+    for (const char *k : list) {
+        if (key == k)
+            return true;
+    }
+    return false;
+}
+
 // AdamW keys its state by the parameter's TensorImpl address, printed.
 std::string stateKey(const torch::Tensor &parameter)
 {
     return c10::guts::to_string(parameter.unsafeGetTensorImpl());
+}
+
+// Opens the state and checks its format and settings; fills `meta` and `point`.
+bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &meta, ResumePoint &point,
+    const std::string &settingsJson, std::string *error)
+{
+    auto fail = [&](const std::string &message) {
+        if (error)
+            *error = "--resume: " + message;
+        return false;
+    };
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+        return fail("no resume state in --output_path (looked for '" + file + "'); it is written at every epoch end and on cancellation");
+    std::string openError;
+    if (!state.open(file, &openError))
+        return fail(openError);
+    try {
+        meta = nlohmann::json::parse(state.metadata().at("splitscope.resume"));
+        if (meta.at("format") != kStateFormat)
+            return fail("'" + file + "' has an unknown format");
+        point.epoch = meta.at("epoch").get<std::uint64_t>();
+        point.position = meta.at("position").get<std::uint64_t>();
+        point.step = meta.at("step").get<std::uint64_t>();
+        if (!meta.at("settings").is_object())
+            return fail("'" + file + "' is not a Splitscope resume state");
+    } catch (const std::exception &) {
+        return fail("'" + file + "' is not a Splitscope resume state");
+    }
+    const nlohmann::json wanted = nlohmann::json::parse(settingsJson);
+    const nlohmann::json &saved = meta["settings"];
+    // States written before the paths were kept resolved: resolve what they hold.
+    const nlohmann::json savedPaths = meta.contains("paths") && meta["paths"].is_object() ? meta["paths"] : canonicalPaths(saved);
+    const nlohmann::json wantedPaths = canonicalPaths(wanted);
+    std::string diffs;
+    for (auto it = wanted.begin(); it != wanted.end(); ++it) {
+        if (isOneOf(it.key(), kResumableChanges) || isOneOf(it.key(), kUncompared))
+            continue;
+        if (isOneOf(it.key(), kPathSettings) && wantedPaths.contains(it.key())) {
+            const auto old = savedPaths.find(it.key());
+            if (old == savedPaths.end() || *old != wantedPaths[it.key()])
+                diffs += "\n  --" + it.key() + ": the state has " + (old == savedPaths.end() ? std::string("(none)") : old->dump())
+                    + ", this run " + wantedPaths[it.key()].dump();
+            continue;
+        }
+        const auto old = saved.find(it.key());
+        if (old == saved.end() || *old != it.value())
+            diffs += "\n  --" + it.key() + ": the state has " + (old == saved.end() ? std::string("(none)") : old->dump())
+                + ", this run " + it.value().dump();
+    }
+    if (!diffs.empty())
+        return fail("the resume state was made with other settings:" + diffs);
+    return true;
 }
 
 } // namespace
@@ -56,10 +164,18 @@ void TrainingState::save(const std::string &outputPath, const NamedTensors &para
     meta["step"] = point.step;
     meta["adam_steps"] = steps;
     meta["settings"] = nlohmann::json::parse(settingsJson);
+    meta["paths"] = canonicalPaths(meta["settings"]);
     writer.setMetadata("splitscope.resume", meta.dump());
     std::string error;
     if (!writer.write(path(outputPath), &error))
         throw EngineError("cannot save the resume state: " + error);
+}
+
+bool TrainingState::inspect(const std::string &outputPath, const std::string &settingsJson, ResumePoint &point, std::string *error)
+{
+    SafetensorsFile state;
+    nlohmann::json meta;
+    return readState(path(outputPath), state, meta, point, settingsJson, error);
 }
 
 bool TrainingState::load(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
@@ -71,37 +187,11 @@ bool TrainingState::load(const std::string &outputPath, const NamedTensors &para
             *error = "--resume: " + message;
         return false;
     };
-    std::error_code ec;
-    if (!fs::exists(file, ec))
-        return fail("no resume state in --output_path (looked for '" + file + "'); it is written at every epoch end and on cancellation");
     SafetensorsFile state;
-    std::string openError;
-    if (!state.open(file, &openError))
-        return fail(openError);
     nlohmann::json meta;
-    try {
-        meta = nlohmann::json::parse(state.metadata().at("splitscope.resume"));
-        if (meta.at("format") != kStateFormat)
-            return fail("'" + file + "' has an unknown format");
-    } catch (const std::exception &) {
-        return fail("'" + file + "' is not a Splitscope resume state");
-    }
-    const nlohmann::json wanted = nlohmann::json::parse(settingsJson);
-    const nlohmann::json &saved = meta["settings"];
-    std::string diffs;
-    for (auto it = wanted.begin(); it != wanted.end(); ++it) {
-        bool free = false;
-        for (const char *k : kResumableChanges)
-            free = free || it.key() == k;
-        if (free)
-            continue;
-        const auto old = saved.find(it.key());
-        if (old == saved.end() || *old != it.value())
-            diffs += "\n  --" + it.key() + ": the state has " + (old == saved.end() ? std::string("(none)") : old->dump())
-                + ", this run " + it.value().dump();
-    }
-    if (!diffs.empty())
-        return fail("the resume state was made with other settings:" + diffs);
+    ResumePoint read;
+    if (!readState(file, state, meta, read, settingsJson, error))
+        return false;
 
     torch::NoGradGuard noGrad;
     for (const auto &[name, parameter] : parameters) {
@@ -119,9 +209,7 @@ bool TrainingState::load(const std::string &outputPath, const NamedTensors &para
         moments->exp_avg_sq(readTensor(state, *expAvgSq));
         optimizer.state()[stateKey(parameter)] = std::move(moments);
     }
-    point.epoch = meta.at("epoch").get<std::uint64_t>();
-    point.position = meta.at("position").get<std::uint64_t>();
-    point.step = meta.at("step").get<std::uint64_t>();
+    point = read;
     return true;
 }
 

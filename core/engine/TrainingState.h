@@ -31,6 +31,10 @@ public:
     // Throws EngineError on failure.
     static void save(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
         const ResumePoint &point, const std::string &settingsJson);
+    // Reads where the state stands without touching the weights: false with `error`
+    // when there is no state or it was made with other settings (the message lists
+    // them). Reads only; load() checks the same.
+    static bool inspect(const std::string &outputPath, const std::string &settingsJson, ResumePoint &point, std::string *error);
     // False with `error` when there is no state, or it was made with other settings
     // (the message lists them) or other parameters.
     static bool load(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,

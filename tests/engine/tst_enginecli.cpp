@@ -55,6 +55,7 @@ private Q_SLOTS:
     void killDuringStageOneThenResume();
     void sigtermDuringStageTwo();
     void sampleDrawsWithTheLora();
+    void makeDatasetKeepsAnExistingDataset();
 
 private:
     QStringList trainArgs(const QString &task, const QString &dataset, const QString &output) const;
@@ -123,6 +124,15 @@ void TestEngineCli::badFlags_data()
     QTest::addRow("not a number") << QStringList{"train", "--num_epochs", "two"} << 2 << "--num_epochs: 'two' is not an integer";
     QTest::addRow("out of range") << QStringList{"train", "--lora_rank", "0"} << 2 << "--lora_rank: 0 is out of range";
     QTest::addRow("negative rate") << QStringList{"train", "--learning_rate", "-1"} << 2 << "--learning_rate: -1 must be positive";
+    QTest::addRow("infinite rate") << QStringList{"train", "--learning_rate", "inf"} << 2 << "--learning_rate: inf is not a finite number";
+    QTest::addRow("nan rate") << QStringList{"train", "--learning_rate", "nan"} << 2 << "--learning_rate: nan is not a finite number";
+    QTest::addRow("infinite decay") << QStringList{"train", "--weight_decay", "inf"} << 2 << "--weight_decay: inf is not a finite number";
+    QTest::addRow("negative infinite decay") << QStringList{"train", "--weight_decay", "-infinity"} << 2
+                                             << "--weight_decay: -infinity is not a finite number";
+    QTest::addRow("height not a multiple of 16") << QStringList{"train", "--height", "40", "--width", "32"} << 2
+                                                 << "--height: 40 is not a multiple of 16";
+    QTest::addRow("width not a multiple of 16") << QStringList{"train", "--height", "32", "--width", "33"} << 2
+                                                << "--width: 33 is not a multiple of 16";
     QTest::addRow("events format") << QStringList{"train", "--events", "xml"} << 2 << "--events: 'xml' is not jsonl";
     QTest::addRow("split mode") << QStringList{"train", "--split_mode", "fast"} << 2 << "--split_mode: 'fast' is not seed or safe";
     QTest::addRow("missing value") << QStringList{"train", "--task"} << 2 << "--task needs a value";
@@ -221,8 +231,21 @@ void TestEngineCli::sigtermDuringStageTwo()
 
     args.removeLast();
     args.removeLast();
-    args.replace(args.indexOf("40"), "1"); // resuming may change the epoch count
+    // Resuming may change the epoch count (to one the state has not reached: the
+    // signal may land a few steps after step 5, even in the next epoch).
+    args.replace(args.indexOf("40"), QString::number(checkpoint.value("epoch").toInt() + 2));
     args << "--resume";
+    // A limit the state has reached is refused before anything changes (the output
+    // folder spelt with a trailing slash is the same folder).
+    const QString state = checkpoint.value("path").toString();
+    const QByteArray stateBytes = readFile(state);
+    QStringList limited = args;
+    limited.replace(limited.indexOf(m_fixture.path("term-run")), m_fixture.path("term-run") + "/");
+    limited << "--max_steps" << "3";
+    QString limitErr;
+    QCOMPARE(runCli(limited, nullptr, &limitErr), 2);
+    QVERIFY2(limitErr.contains("--resume: --max_steps 3 is already reached: the resume state in '"), qPrintable(limitErr));
+    QCOMPARE(readFile(state), stateBytes);
     QString err;
     QCOMPARE(runCli(args, nullptr, &err), 0);
     QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
@@ -244,8 +267,51 @@ void TestEngineCli::sampleDrawsWithTheLora()
     // IHDR: width and height, big-endian, at bytes 16..23.
     QCOMPARE(qFromBigEndian<quint32>(png.constData() + 16), quint32(32));
     QCOMPARE(qFromBigEndian<quint32>(png.constData() + 20), quint32(48));
-    QCOMPARE(runCli(common + QStringList{"--lora_rank", "8", "--prompt", "x"}, &out, &err), 1);
-    QVERIFY2(err.contains("has another shape than the adapter (another --lora_rank?)"), qPrintable(err));
+    // Bad flags and inputs are usage errors (2), named by sample's own flags.
+    QCOMPARE(runCli(common + QStringList{"--lora_rank", "8", "--prompt", "x"}, &out, &err), 2);
+    QVERIFY2(err.contains("splitscope-cli sample: --lora: '") && err.contains("has another shape than the adapter (another --lora_rank?)"),
+        qPrintable(err));
+    QVERIFY2(!err.contains("--lora_checkpoint"), qPrintable(err));
+    auto with = [&](const QString &flag, const QString &value) {
+        QStringList args = common;
+        const int at = args.indexOf(flag);
+        if (at >= 0) {
+            args.removeAt(at + 1);
+            args.removeAt(at);
+        }
+        if (!value.isNull())
+            args << flag << value;
+        return args + QStringList{"--lora_rank", "4"};
+    };
+    QCOMPARE(runCli(with("--width", "40") << "--prompt" << "x", &out, &err), 2);
+    QVERIFY2(err.contains("--width and --height must be multiples of 16"), qPrintable(err));
+    QCOMPARE(runCli(with("--prompt", ""), &out, &err), 2);
+    QVERIFY2(err.contains("no prompt to sample (--prompt)"), qPrintable(err));
+    QCOMPARE(runCli(with("--lora_target_modules", QString()) << "--prompt" << "x", &out, &err), 2);
+    QVERIFY2(err.contains("--lora_target_modules is required with --lora"), qPrintable(err));
+    QCOMPARE(runCli(with("--lora", m_fixture.path("no-such.safetensors")) << "--prompt" << "x", &out, &err), 2);
+    QVERIFY2(err.contains("splitscope-cli sample: --lora: cannot open '"), qPrintable(err));
+}
+
+void TestEngineCli::makeDatasetKeepsAnExistingDataset()
+{
+    const QString dir = m_fixture.path("made");
+    QString out;
+    QString err;
+    QCOMPARE(runCli({"make-dataset", dir, "--count", "4", "--width", "16", "--height", "16", "--edit"}, &out, &err), 0);
+    const QByteArray metadata = readFile(dir + "/metadata.csv");
+    const QByteArray image = readFile(dir + "/images/00003.png");
+    // Refused without --overwrite, like init-models; nothing changes.
+    QCOMPARE(runCli({"make-dataset", dir, "--count", "2", "--width", "32", "--height", "32"}, &out, &err), 2);
+    QVERIFY2(err.contains("'" + dir + "/metadata.csv' already exists (--overwrite replaces the dataset)"), qPrintable(err));
+    QCOMPARE(readFile(dir + "/metadata.csv"), metadata);
+    QCOMPARE(readFile(dir + "/images/00003.png"), image);
+    // --overwrite leaves no image the new metadata.csv does not list; files it did not write stay.
+    QVERIFY(QFile(dir + "/images/notes.txt").open(QIODevice::WriteOnly));
+    QCOMPARE(runCli({"make-dataset", dir, "--count", "2", "--width", "32", "--height", "32", "--overwrite"}, &out, &err), 0);
+    QCOMPARE(QDir(dir + "/images").entryList(QDir::Files, QDir::Name), (QStringList{"00000.png", "00001.png", "notes.txt"}));
+    QVERIFY(!QFileInfo::exists(dir + "/edit"));
+    QCOMPARE(readFile(dir + "/metadata.csv").count('\n'), 3);
 }
 
 QTEST_GUILESS_MAIN(TestEngineCli)

@@ -1,19 +1,58 @@
 // SPDX-License-Identifier: MIT
 // Two-stage training against one-stage training on the tiny models: identical
 // weights (sft, direct_distill, any loader thread count), the hazard arrangement,
-// the manifest's refusals, cancellation and resumption, corrupt shards.
+// the manifest's refusals, cancellation and resumption (and what --resume refuses),
+// corrupt shards and model files.
 #include "EngineTestSupport.h"
 
 #include "core/engine/CacheManifest.h"
 #include "core/engine/Safetensors.h"
+#include "core/engine/SyntheticDataset.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
+#include <QMap>
 #include <QTest>
+
+#include <limits>
 
 using namespace enginetest;
 using splitscope::SplitMode;
+
+namespace {
+
+// Every file under `dir` (relative path -> bytes).
+QMap<QString, QByteArray> folderContents(const QString &dir)
+{
+    QMap<QString, QByteArray> files;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        files.insert(QDir(dir).relativeFilePath(path), readFile(path));
+    }
+    return files;
+}
+
+bool copyFolder(const QString &from, const QString &to)
+{
+    QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QString target = to + "/" + QDir(from).relativeFilePath(path);
+        if (!QDir().mkpath(QFileInfo(target).path()) || !QFile::copy(path, target))
+            return false;
+    }
+    return true;
+}
+
+bool isStepEvent(const QJsonObject &e, int step)
+{
+    return e.value("event").toString() == "step" && e.value("step").toInt() == step;
+}
+
+} // namespace
 
 class TestTwoStage : public QObject {
     Q_OBJECT
@@ -28,6 +67,10 @@ private Q_SLOTS:
     void stageTwoRefusesAMismatchedCache();
     void stageOneResumesAfterCancellation();
     void corruptShardIsNamed();
+    void corruptModelFileIsBadInput();
+    void stageOneRefusesTheDatasetFolder();
+    void resumeRefusesAReachedLimit();
+    void resumeComparesPathsAsFiles();
     void stageTwoResumesAfterCancellation();
     void cacheAllParamsKeepsEverything();
     void saveStepsReplaceEpochCheckpoints();
@@ -297,9 +340,131 @@ void TestTwoStage::corruptShardIsNamed()
     shard.write("xyz");
     shard.close();
     const Run run = runTraining(m_fixture.params("sft:train", m_fixture.path("corrupt-out"), copy));
-    QCOMPARE(run.result.status, engine::kTrainFailed);
+    QCOMPARE(run.result.status, engine::kTrainBadInput); // bad input: the message says how to rebuild it
     QCOMPARE(run.last("error").value("code").toString(), QString("corrupt-shard"));
     QVERIFY2(run.errors().contains("corrupt cache shard '" + copy + "/0/shard-00001.safetensors': checksum"), qPrintable(run.errors()));
+}
+
+void TestTwoStage::corruptModelFileIsBadInput()
+{
+    // A truncated model file is bad input (2), like a model file that lacks a tensor.
+    const QString models = m_fixture.path("truncated-models");
+    QVERIFY(copyFolder(m_fixture.models(), models));
+    const QString vae = models + "/Qwen/Qwen-Image/vae/diffusion_pytorch_model.safetensors";
+    QFile file(vae);
+    QVERIFY(file.setPermissions(file.permissions() | QFileDevice::WriteOwner));
+    QVERIFY(file.resize(1000));
+    auto p = m_fixture.params("sft", m_fixture.path("truncated-out"));
+    p.modelRoot = models.toStdString();
+    const Run run = runTraining(p);
+    QCOMPARE(run.result.status, engine::kTrainBadInput);
+    QVERIFY2(run.errors().contains("vae: '" + vae + "': header length"), qPrintable(run.errors()));
+    auto stageOne = m_fixture.params("sft:data_process", m_fixture.path("truncated-cache"));
+    stageOne.modelRoot = models.toStdString();
+    const Run one = runTraining(stageOne);
+    QCOMPARE(one.result.status, engine::kTrainBadInput);
+    QVERIFY2(one.errors().contains("vae: '" + vae + "': header length"), qPrintable(one.errors()));
+}
+
+void TestTwoStage::stageOneRefusesTheDatasetFolder()
+{
+    const QString data = m_fixture.path("own-data");
+    engine::SyntheticDatasetOptions options;
+    options.directory = data.toStdString();
+    options.count = 2;
+    options.width = 32;
+    options.height = 32;
+    std::string error;
+    QVERIFY2(engine::makeSyntheticDataset(options, &error), error.c_str());
+    const auto before = folderContents(data);
+    for (const QString &output : {data, data + "/", data + "/images/.."}) {
+        const Run run = runTraining(m_fixture.params("sft:data_process", output, data));
+        QCOMPARE(run.result.status, engine::kTrainBadInput);
+        QVERIFY2(run.errors().contains("--output_path must not be the dataset folder (--dataset_base_path)"), qPrintable(run.errors()));
+        QCOMPARE(folderContents(data), before);
+    }
+}
+
+void TestTwoStage::resumeRefusesAReachedLimit()
+{
+    // 8 samples a epoch: cancelled after step 10, the state is 2 steps into epoch 2.
+    const QString out = m_fixture.path("limit-run");
+    auto p = m_fixture.params("sft", out);
+    p.numEpochs = 3;
+    const Run cancelled = runTraining(p, [](const QJsonObject &e) { return isStepEvent(e, 10); });
+    QCOMPARE(cancelled.result.status, engine::kTrainCancelled);
+    const auto before = folderContents(out);
+    QVERIFY(before.contains("resume.safetensors"));
+
+    p.resume = true;
+    const QString where = "the resume state in '" + out + "' is at step 10: 1 epoch(s) done and 2 step(s) of epoch 2";
+    struct Limit {
+        long long maxSteps;
+        int numEpochs;
+        QString message;
+    };
+    for (const Limit &limit : {Limit{4, 3, "--resume: --max_steps 4 is already reached: " + where},
+             Limit{10, 3, "--max_steps 10 is already reached"}, Limit{0, 1, "--resume: --num_epochs 1 is already reached: " + where}}) {
+        auto limited = p;
+        limited.maxSteps = limit.maxSteps;
+        limited.numEpochs = limit.numEpochs;
+        const Run refused = runTraining(limited);
+        QCOMPARE(refused.result.status, engine::kTrainBadInput);
+        QVERIFY2(refused.errors().contains(limit.message), qPrintable(refused.errors()));
+        QVERIFY2(refused.errors().contains("nothing was trained and the run folder is unchanged"), qPrintable(refused.errors()));
+        QVERIFY(refused.all("step").isEmpty());
+        QCOMPARE(folderContents(out), before); // resume.safetensors, loss.csv, training_args.json as they were
+    }
+    // The run then continues as if nothing had been asked.
+    const Run resumed = runTraining(p);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(24));
+    QCOMPARE(resumed.all("step").size(), 14);
+}
+
+void TestTwoStage::resumeComparesPathsAsFiles()
+{
+    const QString out = m_fixture.path("paths-run");
+    auto p = m_fixture.params("sft", out);
+    p.numEpochs = 2;
+    QCOMPARE(runTraining(p, [](const QJsonObject &e) { return isStepEvent(e, 3); }).result.status, engine::kTrainCancelled);
+    QVERIFY(QFile::link(m_fixture.data(), m_fixture.path("data-link")));
+    QVERIFY(QFile::link(m_fixture.models(), m_fixture.path("models-link")));
+    p.resume = true;
+    // Other spellings of the same folders pass the settings check: the refusal is
+    // --max_steps's, which comes after it.
+    auto sameRun = [&](const QString &output, const QString &data, const QString &models) {
+        auto q = p;
+        q.outputPath = output.toStdString();
+        q.datasetBasePath = data.toStdString();
+        q.modelRoot = models.toStdString();
+        q.maxSteps = 1;
+        return runTraining(q).errors();
+    };
+    const QString limit = "--max_steps 1 is already reached";
+    QString errors = sameRun(out + "/", m_fixture.data() + "/", m_fixture.models() + "/");
+    QVERIFY2(errors.contains(limit), qPrintable(errors));
+    errors = sameRun(out + "/./", m_fixture.path("data-link"), m_fixture.path("models-link"));
+    QVERIFY2(errors.contains(limit), qPrintable(errors));
+    errors = sameRun(out, m_fixture.path("data-link/../data"), m_fixture.models());
+    QVERIFY2(errors.contains(limit), qPrintable(errors));
+    // Another dataset folder is another run.
+    errors = sameRun(out, m_fixture.editData(), m_fixture.models());
+    QVERIFY2(errors.contains("--dataset_base_path: the state has \"" + QFileInfo(m_fixture.data()).canonicalFilePath() + "\""),
+        qPrintable(errors));
+    // A run folder moved as a whole resumes, to the same weights as a run never stopped.
+    const QString moved = m_fixture.path("paths-moved");
+    QVERIFY(QDir().rename(out, moved));
+    auto q = p;
+    q.outputPath = moved.toStdString();
+    q.datasetBasePath = m_fixture.path("data-link").toStdString();
+    const Run resumed = runTraining(q);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(16));
+    auto reference = m_fixture.params("sft", m_fixture.path("paths-ref"));
+    reference.numEpochs = 2;
+    QCOMPARE(runTraining(reference).result.status, engine::kTrainOk);
+    QCOMPARE(diff(m_fixture.path("paths-ref/epoch-1.safetensors"), moved + "/epoch-1.safetensors"), 0.0);
 }
 
 void TestTwoStage::stageTwoResumesAfterCancellation()
@@ -378,6 +543,11 @@ void TestTwoStage::badInputs_data()
     QTest::addRow("offload not listed") << "offload" << "--offload_models: 'Qwen/Qwen-Image:x.safetensors' is not one of --model_id_with_origin_paths";
     QTest::addRow("no dataset") << "dataset" << "--dataset_base_path: '";
     QTest::addRow("height without width") << "height" << "--height and --width go together";
+    QTest::addRow("height not a multiple of 16") << "height40" << "--height: 40 is not a multiple of 16";
+    QTest::addRow("infinite learning rate") << "lrinf" << "--learning_rate must be a finite positive number";
+    QTest::addRow("infinite weight decay") << "wdinf" << "--weight_decay must be a finite non-negative number";
+    QTest::addRow("nan weight decay") << "wdnan" << "--weight_decay must be a finite non-negative number";
+    QTest::addRow("lora on the vae") << "vaelora" << "--lora_base_model: vae has no linear layer, and LoRA adapts linear layers only";
     QTest::addRow("missing resume state") << "resume" << "--resume: no resume state in --output_path";
 }
 
@@ -404,6 +574,16 @@ void TestTwoStage::badInputs()
         p.datasetBasePath = m_fixture.path("nowhere").toStdString();
     else if (what == "height")
         p.height = 32;
+    else if (what == "height40")
+        p.height = p.width = 40;
+    else if (what == "lrinf")
+        p.learningRate = std::numeric_limits<double>::infinity();
+    else if (what == "wdinf")
+        p.weightDecay = std::numeric_limits<double>::infinity();
+    else if (what == "wdnan")
+        p.weightDecay = std::numeric_limits<double>::quiet_NaN();
+    else if (what == "vaelora")
+        p.loraBaseModel = "vae";
     else if (what == "resume")
         p.resume = true;
     const Run run = runTraining(p);
