@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QRegularExpression>
 
 namespace splitscope {
@@ -41,6 +42,9 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "Splitscope: see how a diffusion training pipeline splits into a cached stage and a trained stage, and why."));
     parser.addHelpOption();
+    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
+        QStringLiteral("Print the version and exit."));
+    parser.addOption(version);
     parser.addPositionalArgument(QStringLiteral("PIPELINE"),
         QStringLiteral("A splitscope.pipeline/1 JSON file, or a built-in example name (qwen_image, wan_video, ...)."),
         QStringLiteral("[PIPELINE]"));
@@ -97,6 +101,11 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("help"))) {
         result.help = true;
         result.helpText = parser.helpText();
+        return result;
+    }
+    if (parser.isSet(version)) {
+        result.version = true;
+        result.helpText = QStringLiteral("splitscope %1\n").arg(QCoreApplication::applicationVersion());
         return result;
     }
     GuiOptions &o = result.options;

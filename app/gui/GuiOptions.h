@@ -20,6 +20,7 @@ namespace splitscope {
 //              [--run stage-one|stage-two|both|baseline]... [--run-settings FILE.json]
 //              [--run-history FILE.json] [--show PANEL]
 //              [--screenshot OUT.png [--size WxH] [--screenshot-when running|done]]
+//   splitscope --help | --version      (no display needed)
 //
 // PIPELINE is a file or a built-in example name (`qwen_image`). With --screenshot
 // the window is rendered off screen once the layout is done, written to OUT.png
@@ -58,6 +59,7 @@ struct GuiOptionsResult {
     GuiOptions options;
     QString error;    // non-empty: usage error, names the flag
     bool help = false;
+    bool version = false;  // --version: helpText holds the version line
     QString helpText;
 };
 

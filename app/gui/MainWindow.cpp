@@ -45,6 +45,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -195,12 +196,44 @@ void MainWindow::createDocks()
     verifier->raise();
     training->raise();
     m_stepperDock->raise();
-    resizeDocks({inspector, verifier}, {520, 300}, Qt::Vertical);
-    resizeDocks({inspector, training}, {360, 390}, Qt::Horizontal);
-    resizeDocks({m_stepperDock}, {230}, Qt::Vertical);
+    resizeDocksToDefaults();
     // The dock area corners: the bottom panels span under the training panel, not the inspector.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::resizeDocksToDefaults()
+{
+    auto *inspector = findChild<QDockWidget *>(QStringLiteral("InspectorDock"));
+    auto *verifier = findChild<QDockWidget *>(QStringLiteral("VerifierDock"));
+    auto *training = findChild<QDockWidget *>(QStringLiteral("TrainingDock"));
+    resizeDocks({inspector, verifier}, {520, 300}, Qt::Vertical);
+    resizeDocks({inspector, training}, {360, 390}, Qt::Horizontal);
+    resizeDocks({m_stepperDock}, {230}, Qt::Vertical);
+}
+
+bool MainWindow::fitIntoScreen()
+{
+    QScreen *screen = QGuiApplication::screenAt(geometry().center());
+    if (!screen)
+        screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return false;
+    const QRect available = screen->availableGeometry();
+    const QRect before = geometry();
+    QRect fitted(before.topLeft(), before.size().boundedTo(available.size()).expandedTo(minimumSizeHint()));
+    if (fitted.right() > available.right())
+        fitted.moveRight(available.right());
+    if (fitted.bottom() > available.bottom())
+        fitted.moveBottom(available.bottom());
+    if (fitted.left() < available.left())
+        fitted.moveLeft(available.left());
+    if (fitted.top() < available.top())
+        fitted.moveTop(available.top());
+    if (fitted == before)
+        return false;
+    setGeometry(fitted);
+    return true;
 }
 
 void MainWindow::createActions()
@@ -666,8 +699,11 @@ void MainWindow::readSettings()
     QSettings settings;
     if (settings.contains(QStringLiteral("geometry")))
         restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    const bool refitted = fitIntoScreen();
     if (settings.contains(QStringLiteral("windowState")))
         restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    if (refitted)
+        resizeDocksToDefaults(); // the saved dock sizes were for the oversized window
     m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     rebuildRecentMenu();
     const GraphWorkspace::Actions &a = m_workspace->actions();

@@ -96,6 +96,11 @@ private:
     void showAbout();
     void readSettings();
     void writeSettings() const;
+    void resizeDocksToDefaults();
+    // Shrinks and moves the window into its screen's available area (a geometry saved
+    // on a larger screen, or by an older version that let a long name widen the window).
+    // Returns whether it had to change anything.
+    bool fitIntoScreen();
 
     bool m_persistent;
     SplitDocument *m_document;

@@ -262,7 +262,7 @@ void showStartupPanel(MainWindow &window, const GuiOptions &o)
         window.showDock(dock);
 }
 
-int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error)
+int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error, QSize *written)
 {
     LayoutController *layouts = window.workspace()->layouts();
     SplitDocument *document = window.document();
@@ -299,6 +299,8 @@ int writeWindowScreenshot(MainWindow &window, const QString &path, QString *erro
         *error = QString::fromStdString(why);
         return 1;
     }
+    if (written)
+        *written = image.size();
     return 0;
 }
 

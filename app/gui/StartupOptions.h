@@ -28,7 +28,7 @@ void showStartupPanel(MainWindow &window, const GuiOptions &options);
 
 // Waits until the window's graph is laid out (with the final, not the provisional
 // layout) and its split computed, renders the window and writes it as PNG to
-// `path` atomically. Returns 0, or 1 with `error` set.
-int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error);
+// `path` atomically. Returns 0, or 1 with `error` set; `written`: the picture's size.
+int writeWindowScreenshot(MainWindow &window, const QString &path, QString *error, QSize *written = nullptr);
 
 } // namespace splitscope

@@ -31,6 +31,41 @@ bool wantsScreenshot(int argc, char **argv)
     return false;
 }
 
+// --help and --version print text and exit: they need no display.
+bool wantsTextOnly(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--") // what follows is a pipeline name, not an option
+            return false;
+        if (arg == "--help" || arg == "-h" || arg == "-?" || arg == "--version" || arg == "-v")
+            return true;
+    }
+    return false;
+}
+
+void setApplicationNames()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("Splitscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("Splitscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SPLITSCOPE_VERSION));
+}
+
+// Prints the help, the version or the usage error; returns the exit code, or -1 when
+// the command line asks for none of them.
+int printTextResult(const splitscope::GuiOptionsResult &parsed)
+{
+    if (parsed.help || parsed.version) {
+        std::fprintf(stdout, "%s", qPrintable(parsed.helpText));
+        return kExitOk;
+    }
+    if (!parsed.error.isEmpty()) {
+        std::fprintf(stderr, "splitscope: %s\nTry 'splitscope --help'.\n", qPrintable(parsed.error));
+        return kExitBadInput;
+    }
+    return -1;
+}
+
 void printDiagnostics(const splitscope::Diagnostics &diagnostics)
 {
     for (const splitscope::Diagnostic &d : diagnostics) {
@@ -43,25 +78,24 @@ void printDiagnostics(const splitscope::Diagnostics &diagnostics)
 
 int main(int argc, char **argv)
 {
+    if (wantsTextOnly(argc, argv)) {
+        const QCoreApplication app(argc, argv);
+        setApplicationNames();
+        const int status = printTextResult(splitscope::parseGuiOptions(QCoreApplication::arguments()));
+        if (status >= 0)
+            return status;
+    }
     const bool screenshot = wantsScreenshot(argc, argv);
     // A screenshot needs no display: render off screen unless told otherwise.
     if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
         && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Splitscope"));
-    QApplication::setApplicationName(QStringLiteral("Splitscope"));
-    QApplication::setApplicationVersion(QStringLiteral(SPLITSCOPE_VERSION));
+    setApplicationNames();
 
     const splitscope::GuiOptionsResult parsed = splitscope::parseGuiOptions(QApplication::arguments());
-    if (parsed.help) {
-        std::fprintf(stdout, "%s", qPrintable(parsed.helpText));
-        return kExitOk;
-    }
-    if (!parsed.error.isEmpty()) {
-        std::fprintf(stderr, "splitscope: %s\nTry 'splitscope --help'.\n", qPrintable(parsed.error));
-        return kExitBadInput;
-    }
+    if (const int status = printTextResult(parsed); status >= 0)
+        return status;
     const splitscope::GuiOptions &options = parsed.options;
 
     splitscope::MainWindow window(!screenshot);
@@ -69,7 +103,6 @@ int main(int argc, char **argv)
     if (screenshot)
         window.resize(options.size);
     window.show();
-
     if (!options.pipeline.isEmpty()) {
         if (!window.openSource(options.pipeline) && screenshot) {
             printDiagnostics(document->diagnostics());
@@ -108,10 +141,24 @@ int main(int argc, char **argv)
     splitscope::showStartupPanel(window, options);
     if (screenshot) {
         QString error;
-        const int status = splitscope::writeWindowScreenshot(window, options.screenshot, &error);
+        QSize written;
+        const int status = splitscope::writeWindowScreenshot(window, options.screenshot, &error, &written);
         if (status != 0) {
             std::fprintf(stderr, "splitscope: %s\n", qPrintable(error));
             return kExitFailure;
+        }
+        if (written != options.size) {
+            // The docked panels need a minimum size: the window (and the picture) cannot be smaller.
+            QStringList needs;
+            if (written.width() > options.size.width())
+                needs << QStringLiteral("%1 px wide").arg(written.width());
+            if (written.height() > options.size.height())
+                needs << QStringLiteral("%1 px high").arg(written.height());
+            std::fprintf(stderr,
+                "splitscope: --size %dx%d: the window cannot be that small (its panels need at least %s); "
+                "the picture is %dx%d\n",
+                options.size.width(), options.size.height(), qPrintable(needs.join(QStringLiteral(" and "))),
+                written.width(), written.height());
         }
         return kExitOk;
     }

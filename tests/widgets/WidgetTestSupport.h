@@ -7,6 +7,7 @@
 
 #include "resources/Examples.h"
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QStringList>
 #include <QTest>
@@ -28,6 +29,34 @@ inline QStringList exampleNames()
 inline QString examplePath(const QString &name)
 {
     return QStringLiteral(SPLITSCOPE_EXAMPLES_DIR "/%1.json").arg(name);
+}
+
+// A unit name of 317 characters and a param name of 124, with no break points
+// (the QA's unicode.json, shortened to what matters).
+inline QString longUnitName()
+{
+    return QStringLiteral("VeryLongUnitName_") + QStringLiteral("Abcdefghij").repeated(30);
+}
+
+inline QString longParamName()
+{
+    return QStringLiteral("out_") + QString(120, QLatin1Char('x'));
+}
+
+// Writes a pipeline with those names to `path`; false if it could not be written.
+inline bool writeLongNamesPipeline(const QString &path)
+{
+    const QString json = QStringLiteral(R"({"format": "splitscope.pipeline/1", "name": "long names", "models": ["vae", "dit"],
+  "units": [
+    {"name": "Encoder", "input_params": ["prompt"], "output_params": ["lat"], "onload_model_names": ["vae"]},
+    {"name": "%1", "input_params": ["lat"], "output_params": ["%2"], "onload_model_names": ["dit"]},
+    {"name": "Mixer", "input_params": ["lat"], "output_params": ["z"]}
+  ],
+  "loss": {"name": "Loss", "input_params": ["%2", "z"]},
+  "training": {"trainable_models": "dit"}})")
+                             .arg(longUnitName(), longParamName());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(json.toUtf8()) > 0;
 }
 
 // Waits until the workspace's scene shows the final layout of the open graph.

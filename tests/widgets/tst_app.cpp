@@ -12,10 +12,14 @@
 #include "widgets/document/TraceCursor.h"
 #include "widgets/graph/GraphView.h"
 #include "widgets/panels/ComparePanel.h"
+#include "widgets/panels/InspectorPanel.h"
 #include "widgets/panels/StepperPanel.h"
 
 #include <QDockWidget>
 #include <QImage>
+#include <QLabel>
+#include <QScreen>
+#include <QSettings>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
@@ -38,11 +42,17 @@ struct Run {
     QString stdErr;
 };
 
-Run runApp(const QStringList &arguments)
+Run runApp(const QStringList &arguments, QString *stdOut = nullptr, bool withPlatform = true)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (withPlatform) {
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    } else {
+        // As on a machine without a display.
+        for (const char *name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            env.remove(QString::fromLatin1(name));
+    }
     process.setProcessEnvironment(env);
     process.start(QStringLiteral(SPLITSCOPE_GUI), arguments);
     Run run;
@@ -54,6 +64,8 @@ Run runApp(const QStringList &arguments)
     }
     run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
     run.stdErr = QString::fromLocal8Bit(process.readAllStandardError());
+    if (stdOut)
+        *stdOut = QString::fromLocal8Bit(process.readAllStandardOutput());
     return run;
 }
 
@@ -96,6 +108,10 @@ private Q_SLOTS:
     void screenshotOfAStepAndAComparison();
     void screenshotRefusesBadInput_data();
     void screenshotRefusesBadInput();
+    void longUnitNameDoesNotWidenTheWindow();
+    void oversizedSavedGeometryIsFittedToTheScreen();
+    void helpAndVersionNeedNoDisplay();
+    void screenshotSaysWhyItIsLargerThanAsked();
 };
 
 void TestApp::initTestCase()
@@ -291,6 +307,84 @@ void TestApp::screenshotRefusesBadInput()
     QCOMPARE(run.exitCode, exitCode);
     QVERIFY2(run.stdErr.contains(message), qPrintable(run.stdErr));
     QVERIFY(!QFile::exists(out));
+}
+
+void TestApp::longUnitNameDoesNotWidenTheWindow()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("long.json"));
+    QVERIFY(writeLongNamesPipeline(path));
+    MainWindow window(false);
+    window.resize(1500, 940);
+    window.show();
+    QVERIFY(window.openSource(path));
+    QVERIFY(waitForGraph(*window.workspace()));
+    QApplication::processEvents();
+    const int before = window.width();
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("InspectorDock"));
+    QVERIFY(dock);
+    const int dockBefore = dock->width();
+    // Select the 317-character unit, as a click in the graph does.
+    const UnitId unit = window.document()->graph().findUnit(longUnitName().toStdString());
+    QVERIFY(unit != kNoUnit);
+    window.document()->setCurrentUnit(unit);
+    QApplication::processEvents();
+    QCOMPARE(window.width(), before);
+    QVERIFY2(dock->width() <= dockBefore + 10, qPrintable(QStringLiteral("%1 -> %2").arg(dockBefore).arg(dock->width())));
+    QVERIFY(window.minimumSizeHint().width() <= before);
+    // The header shortens the name; its tooltip has it in full.
+    QVERIFY2(window.inspector()->headerText().contains(QChar(0x2026)), qPrintable(window.inspector()->headerText()));
+    QVERIFY(window.inspector()->headerText().startsWith(QStringLiteral("VeryLongUnitName_Abcdefghij")));
+    auto *header = window.inspector()->findChild<QLabel *>();
+    QVERIFY(header);
+    QCOMPARE(header->toolTip(), longUnitName());
+}
+
+void TestApp::oversizedSavedGeometryIsFittedToTheScreen()
+{
+    // A geometry saved when a long name had widened the window to 4196 px.
+    {
+        MainWindow wide(false);
+        wide.setGeometry(0, 0, 4196, 940);
+        QSettings().setValue(QStringLiteral("geometry"), wide.saveGeometry());
+    }
+    MainWindow window(true);
+    const QRect available = window.screen()->availableGeometry();
+    const int widest = std::max(available.width(), window.minimumSizeHint().width());
+    QVERIFY2(window.width() <= widest, qPrintable(QStringLiteral("%1 > %2").arg(window.width()).arg(widest)));
+    QVERIFY(window.height() <= std::max(available.height(), window.minimumSizeHint().height()));
+    QSettings().remove(QStringLiteral("geometry"));
+}
+
+void TestApp::helpAndVersionNeedNoDisplay()
+{
+    QString out;
+    Run run = runApp({QStringLiteral("--help")}, &out, false);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QVERIFY2(out.contains(QStringLiteral("--screenshot")), qPrintable(out));
+    run = runApp({QStringLiteral("--version")}, &out, false);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QVERIFY2(out.startsWith(QStringLiteral("splitscope ")), qPrintable(out));
+    // A bad option next to --help is still a usage error, without a display.
+    run = runApp({QStringLiteral("--help"), QStringLiteral("--bogus")}, &out, false);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.stdErr.contains(QStringLiteral("bogus")), qPrintable(run.stdErr));
+}
+
+void TestApp::screenshotSaysWhyItIsLargerThanAsked()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("small.png"));
+    const Run run = runApp({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("400x300"),
+        QStringLiteral("qwen_image")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    const QImage image(out);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() > 400 && image.height() > 300);
+    const QString said = QStringLiteral("--size 400x300: the window cannot be that small");
+    QVERIFY2(run.stdErr.contains(said), qPrintable(run.stdErr));
+    QVERIFY2(run.stdErr.contains(QStringLiteral("the picture is %1x%2").arg(image.width()).arg(image.height())),
+        qPrintable(run.stdErr));
 }
 
 QTEST_MAIN(TestApp)

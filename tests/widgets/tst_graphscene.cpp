@@ -11,12 +11,14 @@
 #include "widgets/graph/DataEdgeItem.h"
 #include "widgets/graph/GraphStyle.h"
 #include "widgets/graph/GraphView.h"
+#include "widgets/graph/UnitNodeItem.h"
 #include "widgets/models/ModelChoiceModel.h"
 #include "widgets/panels/LoadErrorBanner.h"
 #include "widgets/panels/VerifierPanel.h"
 
 #include "core/SplitReport.h"
 
+#include <QApplication>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -86,6 +88,8 @@ private Q_SLOTS:
     void brokenFileKeepsTheGraph();
     void exportsWriteValidFiles();
     void chainsOnDemand();
+    void sideBySideLegendCoversNoUnit();
+    void longEdgeLabelIsShortenedAndFitted();
 };
 
 void TestGraphScene::drawsEachExample_data()
@@ -504,6 +508,66 @@ void TestGraphScene::chainsOnDemand()
     QVERIFY(f.scene().legendContext().chains);
     f.workspace.actions().chains->setChecked(false);
     QVERIFY(f.scene().chainLinks().empty());
+}
+
+void TestGraphScene::sideBySideLegendCoversNoUnit()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("qwen_image")));
+    f.document.setComparison(SplitDocument::CompareKind::OtherMode);
+    f.workspace.setSideBySide(true);
+    QVERIFY(waitForGraph(f.workspace));
+    QApplication::processEvents();
+    GraphView *a = f.workspace.view();
+    QVERIFY(f.workspace.comparisonView()->isVisible());
+    const QRectF legend = a->legendRect();
+    QVERIFY(!legend.isEmpty());
+    // The legend fits its pane and hides no unit of A.
+    QVERIFY2(QRectF(a->viewport()->rect()).contains(legend),
+        qPrintable(QStringLiteral("legend %1 wide, pane %2").arg(legend.width()).arg(a->viewport()->width())));
+    for (UnitId u = 0; u <= f.document.graph().lossId(); ++u) {
+        const UnitNodeItem *node = f.scene().nodeItem(u);
+        if (!node)
+            continue;
+        const QRectF box(a->mapFromScene(node->sceneBoundingRect()).boundingRect());
+        QVERIFY2(!box.intersects(legend), f.document.graph().unitName(u).c_str());
+    }
+    // The same after fitting again (Ctrl+0 / F) and after B leads a move.
+    a->zoomToFit();
+    f.workspace.comparisonView()->zoomToFit();
+    for (UnitId u = 0; u <= f.document.graph().lossId(); ++u) {
+        if (const UnitNodeItem *node = f.scene().nodeItem(u))
+            QVERIFY(!QRectF(a->mapFromScene(node->sceneBoundingRect()).boundingRect()).intersects(a->legendRect()));
+    }
+}
+
+void TestGraphScene::longEdgeLabelIsShortenedAndFitted()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("long.json"));
+    QVERIFY(writeLongNamesPipeline(path));
+    Fixture f;
+    QVERIFY(f.document.openSource(path));
+    QVERIFY(waitForGraph(f.workspace));
+    const ParamId param = f.document.graph().findParam(longParamName().toStdString());
+    QVERIFY(param >= 0);
+    const DataEdgeItem *edge = nullptr;
+    for (QGraphicsItem *item : f.scene().items()) {
+        if (item->type() == DataEdgeItem::Type && static_cast<DataEdgeItem *>(item)->carries(param))
+            edge = static_cast<DataEdgeItem *>(item);
+    }
+    QVERIFY(edge);
+    // Drawn shortened, in the middle: its start and end are still there.
+    QCOMPARE(edge->labelLines().size(), 1);
+    const QString line = edge->labelLines().front();
+    QVERIFY2(line.contains(QChar(0x2026)) && line.startsWith(QStringLiteral("out_")), qPrintable(line));
+    QVERIFY(line.size() < longParamName().size() / 2);
+    QVERIFY(GraphStyle::standard().labelWidth(line) <= GraphStyle::standard().maxNameWidth + 1);
+    // Fitting frames everything drawn, the label included.
+    QVERIFY(f.scene().graphRect().contains(edge->sceneBoundingRect()));
+    f.workspace.view()->zoomToFit();
+    const QRectF visible = f.workspace.view()->mapToScene(f.workspace.view()->viewport()->rect()).boundingRect();
+    QVERIFY(visible.adjusted(-2, -2, 2, 2).contains(edge->sceneBoundingRect()));
 }
 
 QTEST_MAIN(TestGraphScene)

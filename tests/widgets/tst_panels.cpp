@@ -21,6 +21,8 @@
 #include <QLabel>
 #include <QRadioButton>
 #include <QSlider>
+#include <QMenu>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QToolButton>
@@ -53,6 +55,8 @@ private Q_SLOTS:
     void comparePanelDrivesTheComparison();
     void inspectorExplainsTheCurrentUnit();
     void problemsPanelSaysWhatFailed();
+    void compareRowShowsSplitBOfTheOtherMode();
+    void inspectorShortensALongName();
 };
 
 void TestPanels::stepperButtonsSliderAndChips()
@@ -250,6 +254,63 @@ void TestPanels::problemsPanelSaysWhatFailed()
     QVERIFY(!document.openSource(QStringLiteral("/nonexistent/p.json")));
     QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("could not be loaded")));
     QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("qwen_image")));
+}
+
+void TestPanels::compareRowShowsSplitBOfTheOtherMode()
+{
+    SplitDocument document;
+    ComparePanel panel(&document);
+    QVERIFY(document.openExample(QStringLiteral("counterexample_write_after_read")));
+    TrainingChoice a = document.training();
+    a.mode = SplitMode::Safe;
+    document.setTraining(a);
+    // Seed vs safe: B is A's models under the seed algorithm; the greyed row says so.
+    panel.compareOtherMode();
+    const TrainingChoice b = document.comparisonChoice();
+    QCOMPARE(b.mode, SplitMode::Seed);
+    QComboBox *mode = nullptr;
+    QComboBox *lora = nullptr;
+    for (QComboBox *box : panel.findChildren<QComboBox *>()) {
+        if (box->findText(QStringLiteral("safe")) >= 0 && box->count() == 2)
+            mode = box;
+        else if (box->findText(QStringLiteral("(none)")) >= 0)
+            lora = box;
+    }
+    QVERIFY(mode && lora);
+    QVERIFY(!mode->isEnabled());
+    QCOMPARE(mode->currentText(), QStringLiteral("seed"));
+    QCOMPARE(lora->currentData().toString(), b.loraBase ? QString::fromStdString(*b.loraBase) : QString());
+    auto *models = findByText<QToolButton>(&panel, QStringLiteral("Trainable…"));
+    QVERIFY(models);
+    for (QAction *action : models->menu()->actions())
+        QCOMPARE(action->isChecked(), b.isTrainable(action->data().toString().toStdString()));
+    // Switching A's algorithm switches B's, and the row follows.
+    a.mode = SplitMode::Seed;
+    document.setTraining(a);
+    QCOMPARE(mode->currentText(), QStringLiteral("safe"));
+}
+
+void TestPanels::inspectorShortensALongName()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("long.json"));
+    QVERIFY(writeLongNamesPipeline(path));
+    SplitDocument document;
+    InspectorPanel panel(&document);
+    panel.resize(320, 700);
+    panel.show();
+    QVERIFY(document.openSource(path));
+    const int minimumBefore = panel.minimumSizeHint().width();
+    document.setCurrentUnit(document.graph().findUnit(longUnitName().toStdString()));
+    // The panel can stay as narrow as before: the name wraps and is shortened.
+    QVERIFY2(panel.minimumSizeHint().width() <= std::max(minimumBefore, 320),
+        qPrintable(QString::number(panel.minimumSizeHint().width())));
+    QVERIFY2(panel.sizeHint().width() < 600, qPrintable(QString::number(panel.sizeHint().width())));
+    const QString header = panel.headerText();
+    QVERIFY2(header.startsWith(QStringLiteral("VeryLongUnitName_Abcdefghij")) && header.contains(QChar(0x2026)),
+        qPrintable(header));
+    QVERIFY(!header.contains(longUnitName()));
+    QCOMPARE(panel.findChild<QLabel *>()->toolTip(), longUnitName());
 }
 
 QTEST_MAIN(TestPanels)

@@ -11,11 +11,15 @@
 
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
+#include "widgets/run/RunCharts.h"
 #include "widgets/run/RunController.h"
 #include "widgets/run/RunHistory.h"
 #include "widgets/run/RunPanel.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QApplication>
+#include <QChartView>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
@@ -25,11 +29,15 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSet>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace splitscope;
 using namespace splitscope::test;
@@ -61,6 +69,8 @@ private Q_SLOTS:
     void missingWorkerIsAClearError();
     void runMenu();
     void settingsLayoutAndHistorySurviveARestart();
+    void narrowDockKeepsTheButtonsInView();
+    void chartTickLabelsAreDistinct();
 };
 
 void TestRunPanel::initTestCase()
@@ -253,6 +263,82 @@ void TestRunPanel::settingsLayoutAndHistorySurviveARestart()
     again.close();
     QSettings().clear();
     QFile::remove(RunHistory::defaultPath());
+}
+
+void TestRunPanel::narrowDockKeepsTheButtonsInView()
+{
+    // After a run the docks re-flow (the monitor comes up) and the left dock was squeezed
+    // below the form's width, cutting off Generate…, Create…, the "…" buttons and Copy.
+    MainWindow window(false);
+    window.resize(1500, 940);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.showDock(QStringLiteral("RunDock"));
+    window.showDock(QStringLiteral("RunMonitorDock"));
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("RunDock"));
+    QVERIFY(dock);
+    window.resizeDocks({dock}, {120}, Qt::Horizontal);
+    QApplication::processEvents();
+    auto *scroll = window.runPanel()->findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    const QWidget *viewport = scroll->viewport();
+    const bool scrollsSideways = scroll->horizontalScrollBar()->isVisible();
+    int buttons = 0;
+    for (QAbstractButton *button : window.runPanel()->findChildren<QAbstractButton *>()) {
+        if (!button->isVisibleTo(window.runPanel()) || button->text().isEmpty())
+            continue;
+        ++buttons;
+        // Inside the scrolled content, and inside the view unless the view scrolls sideways.
+        const QWidget *content = scroll->widget();
+        const int right = button->mapTo(content, QPoint(button->width(), 0)).x();
+        QVERIFY2(right <= content->width() && (scrollsSideways || right <= viewport->width()),
+            qPrintable(QStringLiteral("%1 ends at %2; the content is %3 wide, the view %4")
+                           .arg(button->text())
+                           .arg(right)
+                           .arg(content->width())
+                           .arg(viewport->width())));
+    }
+    QVERIFY(buttons >= 8);
+}
+
+void TestRunPanel::chartTickLabelsAreDistinct()
+{
+    // The run monitor's and the run history's charts before any run (0..10 steps,
+    // 0..1 s): they read "0 2 5 7 10" and "0 0 1 1 1".
+    MainWindow window(false);
+    window.show();
+    window.showDock(QStringLiteral("RunHistoryDock"));
+    const auto check = [](const QValueAxis *axis) {
+        const QStringList labels = axisTickLabels(axis);
+        QVERIFY2(labels.size() >= 3, qPrintable(labels.join(QLatin1Char(' '))));
+        QVERIFY2(QSet<QString>(labels.begin(), labels.end()).size() == labels.size(),
+            qPrintable(labels.join(QLatin1Char(' '))));
+        QCOMPARE(labels.front().toDouble(), axis->min());
+    };
+    int axes = 0;
+    for (QChartView *chart : window.findChildren<QChartView *>()) {
+        for (QAbstractAxis *axis : chart->chart()->axes()) {
+            if (auto *value = qobject_cast<QValueAxis *>(axis)) {
+                check(value);
+                ++axes;
+            }
+        }
+    }
+    QVERIFY(axes >= 8); // loss and memory, x and y, in the monitor and the history
+    // Short runs and small spans: optimizer steps stay integers, seconds get their decimals.
+    QValueAxis axis;
+    const struct {
+        double min, max;
+        bool integers;
+        const char *expected;
+    } cases[] = {{0, 10, true, "0 2 4 6 8 10"}, {0, 1, false, "0.0 0.2 0.4 0.6 0.8 1.0"}, {0, 3, true, "0 1 2 3"},
+        {0, 4, true, "0 1 2 3 4"}, {0, 2.5, false, "0.0 0.5 1.0 1.5 2.0 2.5"}, {0.44, 0.47, false, "0.44 0.45 0.46 0.47"},
+        {0, 1, true, "0 1"}};
+    for (const auto &c : cases) {
+        axis.setRange(c.min, c.max);
+        setRoundTicks(&axis, c.integers);
+        QCOMPARE(axisTickLabels(&axis).join(QLatin1Char(' ')), QString::fromLatin1(c.expected));
+    }
 }
 
 QTEST_MAIN(TestRunPanel)

@@ -29,11 +29,44 @@ QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text
     return action;
 }
 
+namespace {
+
+constexpr QChar kZeroWidthSpace(0x200B);
+constexpr int kBreakEvery = 12; // characters of an unbroken run between two break opportunities
+
+} // namespace
+
+QString breakableText(const QString &text)
+{
+    QString out;
+    out.reserve(text.size() + text.size() / kBreakEvery);
+    int run = 0;
+    for (int i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        out += c;
+        if (c.isSpace()) {
+            run = 0;
+            continue;
+        }
+        // Break after a separator, or inside a long run; never inside a surrogate pair or
+        // before a combining mark.
+        const bool separator = c == QLatin1Char('_') || c == QLatin1Char('.') || c == QLatin1Char('/')
+            || c == QLatin1Char('-');
+        const bool last = i + 1 == text.size();
+        const bool joined = !last && (c.isHighSurrogate() || text.at(i + 1).isMark());
+        if (!last && !joined && (separator || ++run >= kBreakEvery)) {
+            out += kZeroWidthSpace;
+            run = 0;
+        }
+    }
+    return out;
+}
+
 QString plainTextOf(const QString &html)
 {
     QTextDocument document;
     document.setHtml(html);
-    return document.toPlainText();
+    return document.toPlainText().remove(kZeroWidthSpace);
 }
 
 } // namespace splitscope

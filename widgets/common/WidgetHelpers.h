@@ -24,7 +24,13 @@ QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text
 // (printableName). Identifiers stay raw; this is only for what people read.
 QString nameText(const std::string &name);
 
-// The text a rich-text label shows, without its markup (for tests and exports).
+// `text` with zero-width spaces in its long unbroken runs, so that a word-wrapped
+// label or text view can break a long name anywhere instead of growing to its
+// width (a 300-character unit name must not widen a dock or the window).
+QString breakableText(const QString &text);
+
+// The text a rich-text label shows, without its markup (for tests and exports);
+// the zero-width spaces of breakableText are dropped.
 QString plainTextOf(const QString &html);
 
 } // namespace splitscope

@@ -51,6 +51,13 @@ void DataEdgeItem::computeGeometry()
         m_arrow << axis.p2() << axis.p1() + side << axis.p1() - side;
     }
     m_lines = m_edge.hasLabel ? m_edge.edge.label.split(QLatin1Char('\n')) : QStringList();
+    // The layout's labels are short already (edgeLabelText); a line still wider than a
+    // unit name may be is shortened, so that no label runs across the graph.
+    const QFontMetricsF metrics(m_style.labelFont);
+    for (QString &line : m_lines) {
+        if (m_style.labelWidth(line) > m_style.maxNameWidth)
+            line = metrics.elidedText(line, Qt::ElideMiddle, m_style.maxNameWidth);
+    }
     m_staticLines.clear();
     m_bounds = m_edge.path.boundingRect().united(m_arrow.boundingRect());
     if (!m_lines.isEmpty())
@@ -97,7 +104,15 @@ QPainterPath DataEdgeItem::shape() const
 {
     QPainterPathStroker stroker;
     stroker.setWidth(6);
-    return stroker.createStroke(m_edge.path);
+    QPainterPath shape = stroker.createStroke(m_edge.path);
+    if (!m_lines.isEmpty())
+        shape.addRect(labelRect()); // the label's tooltip names the params in full
+    return shape;
+}
+
+QStringList DataEdgeItem::labelLines() const
+{
+    return m_lines;
 }
 
 void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)

@@ -45,6 +45,8 @@ public:
     // The straight line from the source to the arrow tip, for the far-out sketch.
     QLineF sketch() const;
     const Look &look() const { return m_look; }
+    // The label's lines as drawn (long names shortened with "…").
+    QStringList labelLines() const;
     void setLook(const Look &look);
 
     int type() const override { return Type; }

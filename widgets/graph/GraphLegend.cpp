@@ -20,6 +20,7 @@ constexpr double kSwatchHeight = 12.0;
 constexpr double kRowGap = 3.0;
 constexpr double kSwatchGap = 7.0;    // between a swatch and its text
 constexpr double kColumnGap = 14.0;
+constexpr double kMinTextWidth = 40.0; // a narrow legend still shows this much of each text
 constexpr int kEntriesPerColumn = 5;  // more entries: two columns, so the legend stays low
 
 QString tr(const char *text)
@@ -36,7 +37,7 @@ QFont legendFont()
 
 } // namespace
 
-GraphLegend::GraphLegend(const Context &c)
+GraphLegend::GraphLegend(const Context &c, double maxWidth)
 {
     m_entries.push_back({Swatch::StageOne, tr("stage one: cached")});
     m_entries.push_back({Swatch::StageTwo, tr(c.stepping ? "in X so far (stage two)" : "stage two: trained")});
@@ -57,17 +58,39 @@ GraphLegend::GraphLegend(const Context &c)
     }
     m_entries.push_back({Swatch::Dice, tr("stochastic (red: noise frozen in cache)")});
     m_entries.push_back({Swatch::Loss, tr("the loss")});
+
+    // More entries: two columns, so the legend stays low; one column where two do not fit.
+    m_columns = static_cast<int>(m_entries.size()) > kEntriesPerColumn ? 2 : 1;
+    if (maxWidth <= 0)
+        return;
+    if (m_columns == 2 && widthOf(naturalColumnWidths(2)) > maxWidth)
+        m_columns = 1;
+    if (widthOf(naturalColumnWidths(m_columns)) > maxWidth)
+        m_maxTextColumn = std::max(kSwatchWidth + kSwatchGap + kMinTextWidth,
+            (maxWidth - 2 * kPadding - kColumnGap * (m_columns - 1)) / m_columns);
 }
 
-int GraphLegend::columns() const
+double GraphLegend::widthOf(const std::vector<double> &columnWidths)
 {
-    return static_cast<int>(m_entries.size()) > kEntriesPerColumn ? 2 : 1;
+    double width = 2 * kPadding + kColumnGap * (static_cast<double>(columnWidths.size()) - 1);
+    for (const double w : columnWidths)
+        width += w;
+    return width;
 }
 
 std::vector<double> GraphLegend::columnWidths() const
 {
+    std::vector<double> widths = naturalColumnWidths(m_columns);
+    if (m_maxTextColumn > 0) {
+        for (double &w : widths)
+            w = std::min(w, m_maxTextColumn);
+    }
+    return widths;
+}
+
+std::vector<double> GraphLegend::naturalColumnWidths(int cols) const
+{
     const QFontMetricsF metrics(legendFont());
-    const int cols = columns();
     const int rows = (static_cast<int>(m_entries.size()) + cols - 1) / cols;
     std::vector<double> widths(cols, 0.0);
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
@@ -82,9 +105,7 @@ QSizeF GraphLegend::size() const
     const QFontMetricsF metrics(legendFont());
     const int cols = columns();
     const int rows = (static_cast<int>(m_entries.size()) + cols - 1) / cols;
-    double width = 2 * kPadding + kColumnGap * (cols - 1);
-    for (const double w : columnWidths())
-        width += w;
+    const double width = widthOf(columnWidths());
     const double row = std::max(kSwatchHeight, metrics.height()) + kRowGap;
     return QSizeF(width, 2 * kPadding + row * rows - kRowGap);
 }
@@ -115,8 +136,10 @@ void GraphLegend::paint(QPainter *painter, const QPointF &topLeft) const
             const QRectF swatch(x, y + (row - kRowGap - kSwatchHeight) / 2, kSwatchWidth, kSwatchHeight);
             paintSwatch(painter, m_entries[i].swatch, swatch);
             painter->setPen(s.text);
-            painter->drawText(QRectF(swatch.right() + kSwatchGap, y, widths[col], row - kRowGap),
-                Qt::AlignLeft | Qt::AlignVCenter, m_entries[i].text);
+            const QRectF text(swatch.right() + kSwatchGap, y, widths[col] - kSwatchWidth - kSwatchGap, row - kRowGap);
+            painter->drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
+                m_maxTextColumn > 0 ? metrics.elidedText(m_entries[i].text, Qt::ElideRight, text.width())
+                                    : m_entries[i].text);
             y += row;
         }
         x += widths[col] + kColumnGap;

@@ -24,7 +24,8 @@ public:
         bool hazards = false;    // the split has hazards
     };
 
-    explicit GraphLegend(const Context &context);
+    // `maxWidth` > 0: at most that wide (one column instead of two, then shortened texts).
+    explicit GraphLegend(const Context &context, double maxWidth = 0);
 
     QSizeF size() const;
     // Paints the legend with its top-left corner at `topLeft` (painter units = pixels or points).
@@ -37,10 +38,14 @@ private:
         QString text;
     };
     void paintSwatch(QPainter *painter, Swatch swatch, const QRectF &rect) const;
-    int columns() const;
+    int columns() const { return m_columns; }
     std::vector<double> columnWidths() const;
+    std::vector<double> naturalColumnWidths(int columns) const;
+    static double widthOf(const std::vector<double> &columnWidths);
 
     std::vector<Entry> m_entries;
+    int m_columns = 1;
+    double m_maxTextColumn = 0; // > 0: a column's width is capped (its texts elided)
 };
 
 } // namespace splitscope

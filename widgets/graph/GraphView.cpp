@@ -24,6 +24,7 @@ constexpr double kMaxFitZoom = 1.6;     // a 3-unit graph should not fill a 4K s
 constexpr double kZoomStep = 1.25;      // per key press or wheel notch
 constexpr double kReadableZoom = 0.8;   // centerOnUnit zooms in to at least this
 constexpr int kLegendMargin = 10;       // pixels from the view's corner
+constexpr double kMinFitArea = 40;      // pixels: a strip narrower than this beside the legend is no place for the graph
 
 } // namespace
 
@@ -96,15 +97,21 @@ void GraphView::zoomToFit()
     if (target.isEmpty() || viewRect.width() < 10 || viewRect.height() < 10)
         return;
     // The graph goes where the legend is not: the strip above it or the one beside
-    // it, whichever leaves the larger picture.
+    // it, whichever leaves the larger picture (beside it only where there is room).
     QRectF area = viewRect;
-    if (m_legend && m_scene->hasGraph()) {
-        const QSizeF legend = GraphLegend(m_scene->legendContext()).size();
+    const QRectF legend = legendRect();
+    if (!legend.isEmpty()) {
         const QRectF above = viewRect.adjusted(0, 0, 0, -(legend.height() + kLegendMargin));
-        const QRectF beside = viewRect.adjusted(legend.width() + kLegendMargin, 0, 0, 0);
+        const QRectF beside = viewRect.adjusted(legend.right(), 0, 0, 0);
         auto fit = [&](const QRectF &r) { return std::min(r.width() / target.width(), r.height() / target.height()); };
-        if (above.height() > 0 && beside.width() > 0)
+        const bool aboveFits = above.height() >= kMinFitArea;
+        const bool besideFits = beside.width() >= kMinFitArea;
+        if (aboveFits && besideFits)
             area = fit(above) >= fit(beside) ? above : beside;
+        else if (aboveFits)
+            area = above;
+        else if (besideFits)
+            area = beside;
     }
     const double zoom = std::min({area.width() / target.width(), area.height() / target.height(), kMaxFitZoom});
     setZoom(zoom);
@@ -198,10 +205,22 @@ void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
     // The legend stays put on screen: paint it in viewport pixels.
     painter->save();
     painter->resetTransform();
-    const GraphLegend legend(m_scene->legendContext());
-    const QSizeF size = legend.size();
-    legend.paint(painter, QPointF(kLegendMargin, viewport()->height() - size.height() - kLegendMargin));
+    legend().paint(painter, legendRect().topLeft());
     painter->restore();
+}
+
+GraphLegend GraphView::legend() const
+{
+    // As wide as the view allows (a narrow pane gets one column, shortened texts).
+    return GraphLegend(m_scene->legendContext(), viewport()->width() - 2 * kLegendMargin);
+}
+
+QRectF GraphView::legendRect() const
+{
+    if (!m_legend || !scene() || !m_scene->hasGraph())
+        return {};
+    const QSizeF size = legend().size();
+    return QRectF(QPointF(kLegendMargin, viewport()->height() - size.height() - kLegendMargin), size);
 }
 
 void GraphView::resizeEvent(QResizeEvent *event)

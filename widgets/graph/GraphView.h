@@ -7,6 +7,7 @@
 
 namespace splitscope {
 
+class GraphLegend;
 class GraphOverview;
 class SplitGraphScene;
 
@@ -26,6 +27,8 @@ public:
     SplitGraphScene *graphScene() const { return scene() ? m_scene : nullptr; }
     double zoom() const;
     bool legendVisible() const { return m_legend; }
+    // Where the legend is drawn, in viewport pixels (empty when it is not drawn).
+    QRectF legendRect() const;
     bool overviewEnabled() const { return m_overviewEnabled; }
     GraphOverview *overview() const { return m_overview; }
 
@@ -59,6 +62,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    GraphLegend legend() const;
     void layoutApplied();
     void placeOverview();
     void updateOverviewVisibility();

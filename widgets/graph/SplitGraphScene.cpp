@@ -221,9 +221,18 @@ void SplitGraphScene::setGraphRect(const QRectF &bounds)
     // Fitting frames the boxes and edges. The scene itself reaches far beyond, so
     // that a view can put the graph anywhere (clear of its legend, say) and the
     // chain and cause arcs that appear on demand always have room.
-    m_graphRect = bounds;
-    const double room = std::max(bounds.width(), bounds.height()) + kFreeRoom;
-    setSceneRect(bounds.adjusted(-room, -room, room, room));
+    // What is drawn, not only Graphviz's bounds (measured with its own font estimate):
+    // a label or a name Qt draws wider than Graphviz thought is fitted too.
+    QRectF drawn = bounds;
+    for (const UnitNodeItem *node : m_nodes) {
+        if (node)
+            drawn |= node->sceneBoundingRect();
+    }
+    for (const DataEdgeItem *edge : m_edgeList)
+        drawn |= edge->sceneBoundingRect();
+    m_graphRect = drawn;
+    const double room = std::max(drawn.width(), drawn.height()) + kFreeRoom;
+    setSceneRect(drawn.adjusted(-room, -room, room, room));
 }
 
 UnitNodeItem *SplitGraphScene::nodeItem(UnitId unit) const

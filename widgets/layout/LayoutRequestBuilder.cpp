@@ -9,6 +9,20 @@ namespace splitscope {
 namespace {
 
 constexpr int kMaxLabelLines = 4; // an edge label taller than this hides the graph
+constexpr int kMaxLabelChars = 40; // a line longer than this runs across the graph
+
+QString shortened(const QString &name)
+{
+    if (name.size() <= kMaxLabelChars)
+        return name;
+    int tail = kMaxLabelChars / 3;
+    int head = kMaxLabelChars - tail - 1;
+    if (name.at(head - 1).isHighSurrogate())
+        --head; // never half a surrogate pair
+    if (name.at(name.size() - tail).isLowSurrogate())
+        --tail;
+    return name.left(head) + QChar(0x2026) + name.right(tail);
+}
 
 } // namespace
 
@@ -18,7 +32,7 @@ QString edgeLabelText(const PipelineGraph &graph, const std::vector<ParamId> &pa
     const int shown = static_cast<int>(params.size()) > kMaxLabelLines ? kMaxLabelLines - 1
                                                                        : static_cast<int>(params.size());
     for (int i = 0; i < shown; ++i)
-        lines << nameText(graph.paramName(params[i]));
+        lines << shortened(nameText(graph.paramName(params[i])));
     if (shown < static_cast<int>(params.size()))
         lines << QStringLiteral("+%1 more").arg(static_cast<int>(params.size()) - shown);
     return lines.join(QLatin1Char('\n'));

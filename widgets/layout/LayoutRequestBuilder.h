@@ -15,7 +15,9 @@ LayoutRequest buildLayoutRequest(const PipelineGraph &graph, const LayoutOptions
     const std::function<QSizeF(UnitId)> &nodeSize);
 
 // The label drawn on an edge: one param per line, at most kMaxLabelLines lines
-// (the rest summarised as "+N more").
+// (the rest summarised as "+N more"), a name longer than kMaxLabelChars shortened
+// in the middle with "…" (the edge's tooltip has the full names). The layout
+// reserves room for this text, so what is drawn is what was laid out.
 QString edgeLabelText(const PipelineGraph &graph, const std::vector<ParamId> &params);
 
 } // namespace splitscope

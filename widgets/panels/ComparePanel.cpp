@@ -153,24 +153,24 @@ void ComparePanel::pipelineReset()
     if (presets.size() <= 1)
         m_b.mode = m_b.mode == SplitMode::Seed ? SplitMode::Safe : SplitMode::Seed;
     m_syncing = false;
-    syncEditor();
+    syncEditor(m_b);
     comparisonChanged();
 }
 
-void ComparePanel::syncEditor()
+void ComparePanel::syncEditor(const TrainingChoice &shown)
 {
     m_syncing = true;
     for (QAction *action : m_models->menu()->actions())
-        action->setChecked(m_b.isTrainable(action->data().toString().toStdString()));
-    const int lora = m_b.loraBase ? m_lora->findData(QString::fromStdString(*m_b.loraBase)) : 0;
+        action->setChecked(shown.isTrainable(action->data().toString().toStdString()));
+    const int lora = shown.loraBase ? m_lora->findData(QString::fromStdString(*shown.loraBase)) : 0;
     m_lora->setCurrentIndex(lora < 0 ? 0 : lora);
-    m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(m_b.mode)));
+    m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(shown.mode)));
     const auto presets = m_document->presets();
     int preset = -1;
     for (std::size_t i = 0; i < presets.size(); ++i) {
         TrainingChoice same = presets[i];
-        same.mode = m_b.mode;
-        if (same == m_b)
+        same.mode = shown.mode;
+        if (same == shown)
             preset = static_cast<int>(i);
     }
     m_preset->setCurrentIndex(preset);
@@ -212,7 +212,7 @@ void ComparePanel::compareConfiguration(const TrainingChoice &b)
     m_b = b;
     m_kind->button(kConfiguration)->setChecked(true);
     m_editor->setEnabled(true);
-    syncEditor();
+    syncEditor(m_b);
     m_document->setComparison(SplitDocument::CompareKind::Configuration, b);
 }
 
@@ -235,10 +235,16 @@ void ComparePanel::comparisonChanged()
         m_kind->button(kConfiguration)->setChecked(true);
         if (m_document->comparisonChoice() != m_b) {
             m_b = m_document->comparisonChoice();
-            syncEditor();
+            syncEditor(m_b);
         }
         break;
     }
+    // The greyed row of the other mode shows what B is (A's models under the other
+    // algorithm), not the configuration last edited, which stays for "Another configuration".
+    if (m_document->compareKind() == SplitDocument::CompareKind::OtherMode)
+        syncEditor(m_document->comparisonChoice());
+    else if (m_document->compareKind() == SplitDocument::CompareKind::None)
+        syncEditor(m_b);
     m_editor->setEnabled(m_document->compareKind() == SplitDocument::CompareKind::Configuration);
     m_tree->expandToDepth(-1);
     const auto a = m_document->analysis();

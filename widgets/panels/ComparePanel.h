@@ -44,7 +44,8 @@ private:
     void pipelineReset();
     void comparisonChanged();
     void configurationEdited();
-    void syncEditor();
+    // Shows `shown` in the Split B row (B's configuration, or what the other mode compares with).
+    void syncEditor(const TrainingChoice &shown);
 
     SplitDocument *m_document;
     MovedUnitsModel *m_model;

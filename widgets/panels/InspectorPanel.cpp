@@ -14,7 +14,17 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace splitscope {
+
+namespace {
+
+constexpr int kMinimumHeaderWidth = 120;
+constexpr int kMaxHeaderNameChars = 80; // longer names are shortened in the middle in the header
+constexpr int kMaxColumnChars = 18; // a column fitted to its contents is at most this wide; the tooltip has the rest
+
+} // namespace
 
 InspectorPanel::InspectorPanel(SplitDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document),
@@ -25,7 +35,12 @@ InspectorPanel::InspectorPanel(SplitDocument *document, QWidget *parent)
     m_header->setTextFormat(Qt::RichText);
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // The header wraps to the dock's width; a long name must never make the dock (and
+    // with it the window) wider: the names in it break anywhere (breakableText).
+    m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_header->setMinimumWidth(kMinimumHeaderWidth);
     m_reason->setFrameShape(QFrame::NoFrame);
+    m_reason->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_reason->setOpenLinks(false);
     m_tabs->addTab(makeTable(m_inputs), tr("Inputs"));
     m_tabs->addTab(makeTable(m_outputs), tr("Outputs"));
@@ -52,9 +67,16 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
     table->setWordWrap(false);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     table->setToolTip(tr("Double-click a row to inspect the producer or reader"));
+    table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    table->setTextElideMode(Qt::ElideMiddle);
     connect(model, &QAbstractItemModel::modelReset, table, [table]() {
         table->resizeColumnsToContents();
-        table->horizontalHeader()->setStretchLastSection(true);
+        // A long param or unit name must not push the last column out of the view.
+        const int widest = table->fontMetrics().averageCharWidth() * kMaxColumnChars;
+        QHeaderView *header = table->horizontalHeader();
+        for (int column = 0; column + 1 < header->count(); ++column)
+            header->resizeSection(column, std::min(header->sectionSize(column), widest));
+        header->setStretchLastSection(true);
     });
     connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         const UnitId peer = index.data(UnitPortsModel::kPeerUnitRole).toInt();
@@ -69,6 +91,7 @@ void InspectorPanel::refresh()
     const UnitId unit = m_document->currentUnit();
     const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
     if (!analysis || unit == kNoUnit) {
+        m_header->setToolTip(QString());
         m_header->setText(tr("<b>No unit selected</b><br><span style='color:#495057'>Click a unit in the graph, "
                              "or press Ctrl+F to find one.</span>"));
         m_reason->clear();
@@ -79,11 +102,27 @@ void InspectorPanel::refresh()
     const PipelineGraph &graph = m_document->graph();
     const Split &split = analysis->split;
     const auto esc = [](const std::string &name) { return nameText(name).toHtmlEscaped(); }; // names only
+    // The header's names can break anywhere (the label must not grow to a long name's width),
+    // and a very long one is shortened in the middle (the tooltip has it in full).
+    const auto breakable = [](const std::string &name) {
+        QString text = nameText(name);
+        if (text.size() > kMaxHeaderNameChars) {
+            int tail = kMaxHeaderNameChars / 3;
+            int head = kMaxHeaderNameChars - tail - 1;
+            if (text.at(head - 1).isHighSurrogate())
+                --head; // never half a surrogate pair
+            if (text.at(text.size() - tail).isLowSurrogate())
+                --tail;
+            text = text.left(head) + QChar(0x2026) + text.right(tail);
+        }
+        return breakableText(text).toHtmlEscaped();
+    };
+    m_header->setToolTip(nameText(graph.unitName(unit)));
     if (unit == graph.lossId()) {
         m_header->setText(tr("<b style='font-size:13pt'>%1</b><br><span style='background:#e9ecef'>&nbsp;loss&nbsp;"
                              "</span> Runs last in stage two and reads %n param(s).",
             nullptr, static_cast<int>(graph.inputs(unit).size()))
-                              .arg(esc(graph.unitName(unit))));
+                              .arg(breakable(graph.unitName(unit))));
         m_reason->setHtml(tr("<p>The loss reads the final value of each of its params. Stage two must produce the "
                              "same values as one-stage training: see the Verifier for reads that differ.</p>"));
         m_tabs->setCurrentIndex(0);
@@ -95,11 +134,11 @@ void InspectorPanel::refresh()
         const bool needsGrad = std::find(split.models.begin(), split.models.end(), graph.modelName(m))
             != split.models.end();
         models += needsGrad ? QStringLiteral(" <span style='background:#d9480f;color:white'>&nbsp;%1&nbsp;</span>")
-                                  .arg(esc(graph.modelName(m)))
+                                  .arg(breakable(graph.modelName(m)))
                             : QStringLiteral(" <span style='background:#f1f3f5'>&nbsp;%1&nbsp;</span>")
-                                  .arg(esc(graph.modelName(m)));
+                                  .arg(breakable(graph.modelName(m)));
     }
-    QString header = QStringLiteral("<b style='font-size:13pt'>%1</b><br>").arg(esc(graph.unitName(unit)));
+    QString header = QStringLiteral("<b style='font-size:13pt'>%1</b><br>").arg(breakable(graph.unitName(unit)));
     header += trained ? tr("<span style='background:%1'>&nbsp;stage two · trained&nbsp;</span>")
                             .arg(QLatin1String(kStageTwoColor))
                       : tr("<span style='background:%1'>&nbsp;stage one · cached&nbsp;</span>")

@@ -133,6 +133,8 @@ void LossChartView::fitAxes()
     if (m_empty) {
         m_x->setRange(0, 10);
         m_y->setRange(0, 1);
+        setRoundTicks(m_x, true);
+        setRoundTicks(m_y, false);
         return;
     }
     // The x axis spans the stage's steps from the start (known from its first
@@ -146,6 +148,8 @@ void LossChartView::fitAxes()
     const double span = std::max(m_yMax - m_yMin, 1e-6);
     m_y->setRange(std::max(0.0, roundDownForAxis(m_yMin - kYPadding * span, span)),
         roundUpForAxis(m_yMax + kYPadding * span, span));
+    setRoundTicks(m_x, true);
+    setRoundTicks(m_y, false);
 }
 
 int LossChartView::rawPoints(int index) const

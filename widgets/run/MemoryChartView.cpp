@@ -21,6 +21,7 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int kAreaAlpha = 150;
+constexpr int kSecondTicks = 4; // at most about this many labels on the seconds axis
 
 } // namespace
 
@@ -255,6 +256,8 @@ void MemoryChartView::fitAxes()
     }
     m_x->setRange(0, xMax > 0 ? roundUpForAxis(xMax, xMax) : 1.0);
     m_y->setRange(0, yMax > 0 ? roundUpForAxis(yMax * 1.05, yMax) : 100.0);
+    setRoundTicks(m_x, false, kSecondTicks); // a narrow chart: decimals need room
+    setRoundTicks(m_y, false);
 }
 
 int MemoryChartView::memoryPoints(int index) const

@@ -8,6 +8,7 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace splitscope {
@@ -55,6 +56,42 @@ double roundDownForAxis(double value, double span)
 {
     const double unit = axisUnit(span);
     return std::floor(value / unit) * unit;
+}
+
+void setRoundTicks(QValueAxis *axis, bool integers, int maxTicks)
+{
+    const double span = axis->max() - axis->min();
+    if (!(span > 0) || maxTicks < 2)
+        return;
+    const double rough = span / (maxTicks - 1);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+    double interval = 10 * magnitude;
+    for (const double step : {1.0, 2.0, 5.0}) {
+        if (step * magnitude >= rough * (1 - 1e-9)) {
+            interval = step * magnitude;
+            break;
+        }
+    }
+    if (integers)
+        interval = std::max(1.0, std::round(interval));
+    const int decimals = interval >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(interval) - 1e-9));
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(std::ceil(axis->min() / interval - 1e-9) * interval);
+    axis->setTickInterval(interval);
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+}
+
+QStringList axisTickLabels(const QValueAxis *axis)
+{
+    QStringList labels;
+    const double interval = axis->tickInterval();
+    if (axis->tickType() != QValueAxis::TicksDynamic || !(interval > 0))
+        return labels;
+    const QByteArray format = axis->labelFormat().toLatin1();
+    const double first = axis->tickAnchor() - std::floor((axis->tickAnchor() - axis->min()) / interval) * interval;
+    for (double v = first; v <= axis->max() + interval * 1e-6; v += interval)
+        labels << QString::asprintf(format.constData(), std::abs(v) < interval * 1e-6 ? 0.0 : v);
+    return labels;
 }
 
 QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <Qt>
 
 class QChart;
@@ -20,6 +21,15 @@ QChart *makeRunChart(const QString &title, Qt::Alignment legend, QValueAxis *x, 
 // ten of `span` (span 2.6 -> multiples of 0.5: 2.66 -> 3.0).
 double roundUpForAxis(double value, double span);
 double roundDownForAxis(double value, double span);
+
+// Ticks at a round interval (1, 2 or 5 times a power of ten; at least 1 for
+// `integers`, such as optimizer steps) over the axis's current range, at most
+// about `maxTicks` of them, with labels that carry the decimals the interval needs:
+// never "0 0 1 1 1" for 0..1 or "0 2 5 7 10" for 0..10. Call after setRange().
+void setRoundTicks(QValueAxis *axis, bool integers, int maxTicks = 6);
+
+// The tick labels `axis` shows with its dynamic ticks (for tests).
+QStringList axisTickLabels(const QValueAxis *axis);
 
 // Gives `owner` one layout: `left`, then the loss and the memory chart, side by
 // side in a splitter (the monitor's and the history's arrangement).
