@@ -131,10 +131,8 @@ void LossChartView::refresh()
 void LossChartView::fitAxes()
 {
     if (m_empty) {
-        m_x->setRange(0, 10);
-        m_y->setRange(0, 1);
-        setRoundTicks(m_x, true);
-        setRoundTicks(m_y, false);
+        setAxisRange(m_x, 0, 10, true);
+        setAxisRange(m_y, 0, 1, false);
         return;
     }
     // The x axis spans the stage's steps from the start (known from its first
@@ -144,12 +142,10 @@ void LossChartView::fitAxes()
         if (const StageRun *stage = t.session ? t.session->trainingStage() : nullptr)
             steps = std::max(steps, static_cast<double>(stage->total));
     }
-    m_x->setRange(0, std::max(1.0, steps));
+    setAxisRange(m_x, 0, std::max(1.0, steps), true);
     const double span = std::max(m_yMax - m_yMin, 1e-6);
-    m_y->setRange(std::max(0.0, roundDownForAxis(m_yMin - kYPadding * span, span)),
-        roundUpForAxis(m_yMax + kYPadding * span, span));
-    setRoundTicks(m_x, true);
-    setRoundTicks(m_y, false);
+    setAxisRange(m_y, std::max(0.0, roundDownForAxis(m_yMin - kYPadding * span, span)),
+        roundUpForAxis(m_yMax + kYPadding * span, span), false);
 }
 
 int LossChartView::rawPoints(int index) const

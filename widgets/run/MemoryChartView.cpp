@@ -254,10 +254,8 @@ void MemoryChartView::fitAxes()
             yMax = std::max(yMax, static_cast<double>(stage.peakMemory()) / kMiB);
         }
     }
-    m_x->setRange(0, xMax > 0 ? roundUpForAxis(xMax, xMax) : 1.0);
-    m_y->setRange(0, yMax > 0 ? roundUpForAxis(yMax * 1.05, yMax) : 100.0);
-    setRoundTicks(m_x, false, kSecondTicks); // a narrow chart: decimals need room
-    setRoundTicks(m_y, false);
+    setAxisRange(m_x, 0, xMax > 0 ? roundUpForAxis(xMax, xMax) : 1.0, false, kSecondTicks); // narrow: decimals need room
+    setAxisRange(m_y, 0, yMax > 0 ? roundUpForAxis(yMax * 1.05, yMax) : 100.0, false);
 }
 
 int MemoryChartView::memoryPoints(int index) const

@@ -58,10 +58,15 @@ double roundDownForAxis(double value, double span)
     return std::floor(value / unit) * unit;
 }
 
-void setRoundTicks(QValueAxis *axis, bool integers, int maxTicks)
+void setAxisRange(QValueAxis *axis, double min, double max, bool integers, int maxTicks)
 {
+    // Fixed ticks while the range and the interval change: the old interval over the
+    // new range could ask Qt Charts for millions of tick items (an interval of 0.0001
+    // left from a loss curve, then 0..1) and hang the GUI.
+    axis->setTickType(QValueAxis::TicksFixed);
+    axis->setRange(min, max);
     const double span = axis->max() - axis->min();
-    if (!(span > 0) || maxTicks < 2)
+    if (!std::isfinite(span) || !(span > 0) || maxTicks < 2)
         return;
     const double rough = span / (maxTicks - 1);
     const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
@@ -74,11 +79,13 @@ void setRoundTicks(QValueAxis *axis, bool integers, int maxTicks)
     }
     if (integers)
         interval = std::max(1.0, std::round(interval));
+    if (!(interval > 0) || span / interval > 4.0 * maxTicks)
+        return; // (cannot happen for a finite span; kept fixed rather than risk a flood of ticks)
     const int decimals = interval >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(interval) - 1e-9));
-    axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(std::ceil(axis->min() / interval - 1e-9) * interval);
     axis->setTickInterval(interval);
     axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+    axis->setTickType(QValueAxis::TicksDynamic);
 }
 
 QStringList axisTickLabels(const QValueAxis *axis)

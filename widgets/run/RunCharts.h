@@ -25,8 +25,9 @@ double roundDownForAxis(double value, double span);
 // Ticks at a round interval (1, 2 or 5 times a power of ten; at least 1 for
 // `integers`, such as optimizer steps) over the axis's current range, at most
 // about `maxTicks` of them, with labels that carry the decimals the interval needs:
-// never "0 0 1 1 1" for 0..1 or "0 2 5 7 10" for 0..10. Call after setRange().
-void setRoundTicks(QValueAxis *axis, bool integers, int maxTicks = 6);
+// never "0 0 1 1 1" for 0..1 or "0 2 5 7 10" for 0..10. Sets the range too, in an
+// order that never leaves Qt Charts an old interval over a much larger new range.
+void setAxisRange(QValueAxis *axis, double min, double max, bool integers, int maxTicks = 6);
 
 // The tick labels `axis` shows with its dynamic ticks (for tests).
 QStringList axisTickLabels(const QValueAxis *axis);

@@ -685,7 +685,7 @@ void RunPanel::copyCommand()
     QGuiApplication::clipboard()->setText(m_command->toPlainText());
 }
 
-bool RunPanel::generateDataset(int count, int size, bool edit)
+bool RunPanel::generateDataset(int count, int size, bool edit, bool overwrite)
 {
     const QString dir = fieldText(m_dataset);
     if (dir.isEmpty() || m_tools->isRunning() || m_controller->isRunning())
@@ -694,6 +694,8 @@ bool RunPanel::generateDataset(int count, int size, bool edit)
         QStringLiteral("--width"), QString::number(size), QStringLiteral("--height"), QString::number(size)};
     if (edit)
         args << QStringLiteral("--edit");
+    if (overwrite)
+        args << QStringLiteral("--overwrite");
     m_tools->setProgram(m_controller->workerProgram());
     if (!m_tools->start(tr("Generating %n image(s)", nullptr, count), args))
         return false;
@@ -742,8 +744,18 @@ void RunPanel::askGenerateDataset()
     form->addRow(box);
     connect(box, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(box, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() == QDialog::Accepted)
-        generateDataset(count->value(), size->value(), edit->isChecked());
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    bool overwrite = false;
+    if (QFileInfo::exists(QDir(fieldText(m_dataset)).filePath(QStringLiteral("metadata.csv")))) {
+        if (QMessageBox::question(this, tr("Generate example dataset"),
+                tr("A dataset exists there already (metadata.csv). Replace it? Its images that the new list does "
+                   "not name are removed; other files stay."))
+            != QMessageBox::Yes)
+            return;
+        overwrite = true;
+    }
+    generateDataset(count->value(), size->value(), edit->isChecked(), overwrite);
 }
 
 void RunPanel::askCreateModels()

@@ -81,7 +81,8 @@ public Q_SLOTS:
     void cancel();
     // `splitscope-cli make-dataset DATASET --count N --width S --height S [--edit]`
     // and `init-models --root MODELS [--preset P] [--overwrite]`, in the background.
-    bool generateDataset(int count, int size, bool edit);
+    // `overwrite`: replace a dataset already there (make-dataset refuses to otherwise).
+    bool generateDataset(int count, int size, bool edit, bool overwrite = false);
     bool createModels(const QString &preset, bool overwrite);
     void copyCommand();
 
