@@ -30,7 +30,9 @@ namespace splitscope::importer {
 //
 // Diagnostics name the file, line and column, and in jsonPath the Python-side place
 // ("QwenImageUnit_NoiseInitializer.output_params"). Codes:
-//   errors   io, input-too-large, python-syntax, no-pipeline, unknown-pipeline-class
+//   errors   io, input-too-large, python-syntax, no-pipeline, unknown-pipeline-class,
+//            unreadable-statement (valid Python nested too deeply for the parser, where a
+//            declaration or the units are read: they are unknown, never taken as empty)
 //   warnings string-as-list, computed-argument, wrong-type, empty-name, unknown-keyword,
 //            positional-argument, unexpected-argument, missing-argument, conditional-init,
 //            no-super-init, unknown-base-class, unknown-unit-class, conditional-unit,

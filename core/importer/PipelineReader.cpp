@@ -235,8 +235,13 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
             continue;
         PythonModule::ParseError error;
         const int expr = module.parseExpression(s.tokens, &error);
-        if (expr < 0)
+        if (expr < 0) {
+            // Valid Python past the parser's nesting limit: what it does to the units is unknown.
+            m_context.report(Severity::Error, "unreadable-statement", module, error.line, error.column, m_className,
+                "a statement that calls __init__ or uses self.units could not be read (" + error.message
+                    + "); the pipeline's units may be incomplete");
             continue;
+        }
         if (const std::optional<SuperInitCall> super = superInitCall(module, expr)) {
             if (super->explicitBase.empty()) {
                 if (!bases.empty())

@@ -9,8 +9,8 @@ namespace splitscope::importer {
 namespace {
 
 // Keywords that cannot start an expression (they end one, or start a statement).
-constexpr std::array<std::string_view, 27> kNonExpressionKeywords = {
-    "and", "as", "assert", "break", "class", "continue", "def", "del", "elif", "else", "except",
+constexpr std::array<std::string_view, 28> kNonExpressionKeywords = {
+    "and", "as", "assert", "async", "break", "class", "continue", "def", "del", "elif", "else", "except",
     "finally", "for", "from", "global", "if", "import", "in", "is", "nonlocal", "or", "pass",
     "raise", "return", "try", "while", "with",
 };
@@ -24,6 +24,31 @@ bool isNonExpressionKeyword(const Token &t)
             return true;
     }
     return false;
+}
+
+// Python's hard keywords (keyword.kwlist).
+constexpr std::array<std::string_view, 35> kKeywords = {
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+};
+
+bool canStartExpression(const Token &t)
+{
+    switch (t.kind) {
+    case TokenKind::Name: return !isNonExpressionKeyword(t);
+    case TokenKind::Number:
+    case TokenKind::String: return true;
+    case TokenKind::Operator:
+        return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" || t.text == "~"
+            || t.text == "*" || t.text == "..." || t.text == "**";
+    default: return false;
+    }
+}
+
+bool isClosingBracket(const char *op)
+{
+    return std::string_view(op) == ")" || std::string_view(op) == "]" || std::string_view(op) == "}";
 }
 
 // Binary operators by precedence level, loosest first; level 5 binds tightest.
@@ -45,6 +70,15 @@ bool isBinaryAtLevel(const Token &t, int level)
 }
 
 } // namespace
+
+bool isPythonKeyword(std::string_view word)
+{
+    for (const std::string_view k : kKeywords) {
+        if (word == k)
+            return true;
+    }
+    return false;
+}
 
 int ExprArena::add(Expr expr)
 {
@@ -110,17 +144,22 @@ bool ExpressionParser::expectOperator(const char *op)
 {
     if (acceptOperator(op))
         return true;
+    // `f(a b)`, `("a" "b" c)`: another expression where the bracket should close.
+    const bool missingComma = isClosingBracket(op) && !atEnd() && canStartExpression(peek());
     fail(std::string("expected '") + op + "'");
+    if (missingComma && m_errorLine == peek().line && m_errorColumn == peek().column)
+        m_error += " (perhaps a comma is missing)";
     return false;
 }
 
-int ExpressionParser::fail(const std::string &message)
+int ExpressionParser::fail(const std::string &message, bool describeToken)
 {
     if (m_error.empty()) {
         const Token &at = m_pos < m_last ? m_tokens[m_pos] : (m_last > 0 ? m_tokens[m_last - 1] : peek());
         m_error = message;
         if (m_pos < m_last) {
-            m_error += at.kind == TokenKind::String ? " before a string" : " before '" + at.text + "'";
+            if (describeToken)
+                m_error += at.kind == TokenKind::String ? " before a string" : " before '" + at.text + "'";
         } else {
             m_error += " at the end of the expression";
         }
@@ -155,22 +194,29 @@ int ExpressionParser::parseOne()
     return test();
 }
 
-namespace {
-
-bool canStartExpression(const Token &t)
+int ExpressionParser::parseNamed()
 {
-    switch (t.kind) {
-    case TokenKind::Name: return !isNonExpressionKeyword(t);
-    case TokenKind::Number:
-    case TokenKind::String: return true;
-    case TokenKind::Operator:
-        return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" || t.text == "~"
-            || t.text == "*" || t.text == "..." || t.text == "**";
-    default: return false;
-    }
+    return namedExpression();
 }
 
-} // namespace
+int ExpressionParser::parseList()
+{
+    return expressionList(true);
+}
+
+int ExpressionParser::parseArguments()
+{
+    const Token &open = peek();
+    if (!expectOperator("("))
+        return -1;
+    return arguments(makeNode(ExprKind::Constant, open, "..."));
+}
+
+int ExpressionParser::failTooDeep()
+{
+    m_tooDeep = m_error.empty();
+    return fail("expression nested too deeply");
+}
 
 // a, *b, c  (a Tuple when there is a comma; a trailing comma makes a one-element Tuple)
 int ExpressionParser::expressionList(bool allowStar)
@@ -233,7 +279,7 @@ int ExpressionParser::test()
 {
     DepthGuard guard(*this);
     if (guard.tooDeep())
-        return fail("expression nested too deeply");
+        return failTooDeep();
     if (peek().isName("lambda"))
         return lambda();
     const Token &start = peek();
@@ -264,9 +310,10 @@ int ExpressionParser::lambda()
     while (!atEnd() && !peek().isOperator(":")) {
         if (peek().isOperator("*") || peek().isOperator("**") || peek().isOperator("/")) {
             ++m_pos;
+            acceptOperator(","); // a bare `*` or `/`
             continue;
         }
-        if (peek().kind != TokenKind::Name)
+        if (peek().kind != TokenKind::Name || isPythonKeyword(peek().text))
             return fail("expected a parameter name in a lambda");
         ++m_pos;
         if (acceptOperator("=")) {
@@ -317,7 +364,7 @@ int ExpressionParser::notTest()
 {
     DepthGuard guard(*this);
     if (guard.tooDeep())
-        return fail("expression nested too deeply");
+        return failTooDeep();
     if (peek().isName("not")) {
         const Token &start = peek();
         ++m_pos;
@@ -391,7 +438,7 @@ int ExpressionParser::factor()
 {
     DepthGuard guard(*this);
     if (guard.tooDeep())
-        return fail("expression nested too deeply");
+        return failTooDeep();
     const Token &t = peek();
     if (t.isOperator("-") || t.isOperator("+") || t.isOperator("~")) {
         ++m_pos;
@@ -431,6 +478,8 @@ int ExpressionParser::primary()
             ++m_pos;
             if (peek().kind != TokenKind::Name)
                 return fail("expected an attribute name after '.'");
+            if (isPythonKeyword(peek().text))
+                return fail("'" + peek().text + "' is a keyword and cannot be an attribute name", false);
             const int node = makeNode(ExprKind::Attribute, peek(), peek().text);
             ++m_pos;
             m_arena.at(node).items.push_back(e);
@@ -665,14 +714,22 @@ int ExpressionParser::arguments(int callee)
     m_arena.at(call).column = m_arena.at(callee).column;
     m_arena.at(call).items.push_back(callee);
     bool first = true;
+    bool sawKeyword = false;    // name=value
+    bool sawDoubleStar = false; // **mapping
+    bool sawGenerator = false;  // f(x for x in y): the only argument
     while (!peek().isOperator(")")) {
+        if (sawGenerator)
+            return fail("a generator expression must be parenthesized unless it is the only argument", false);
         if (peek().isOperator("*") || peek().isOperator("**")) {
             const Token &star = peek();
+            if (star.text == "*" && sawDoubleStar)
+                return fail("iterable argument unpacking follows keyword argument unpacking", false);
             ++m_pos;
             const int inner = test();
             if (inner < 0)
                 return -1;
             if (star.text == "**") {
+                sawDoubleStar = true;
                 m_arena.at(call).keywords.emplace_back("**", inner);
             } else {
                 const int node = makeNode(ExprKind::Starred, star, "*");
@@ -680,22 +737,32 @@ int ExpressionParser::arguments(int callee)
                 m_arena.at(call).items.push_back(node);
             }
         } else if (peek().kind == TokenKind::Name && peek(1).isOperator("=")) {
+            if (isPythonKeyword(peek().text))
+                return fail("'" + peek().text + "' is a keyword and cannot be an argument name", false);
             const std::string name = peek().text;
             m_pos += 2;
             const int value = test();
             if (value < 0)
                 return -1;
+            sawKeyword = true;
             m_arena.at(call).keywords.emplace_back(name, value);
         } else {
+            if (sawKeyword || sawDoubleStar)
+                return fail(sawDoubleStar ? "positional argument follows keyword argument unpacking"
+                                          : "positional argument follows keyword argument",
+                    false);
             const int value = namedExpression();
             if (value < 0)
                 return -1;
-            if (first && (peek().isName("for") || peek().isName("async"))) {
+            if (peek().isName("for") || peek().isName("async")) {
+                if (!first)
+                    return fail("a generator expression must be parenthesized unless it is the only argument", false);
                 if (!comprehensionTail())
                     return -1;
                 const int node = makeNode(ExprKind::Comprehension, m_tokens[m_pos - 1], "generator");
                 m_arena.at(node).items.push_back(value);
                 m_arena.at(call).items.push_back(node);
+                sawGenerator = true;
             } else {
                 m_arena.at(call).items.push_back(value);
             }
@@ -704,6 +771,8 @@ int ExpressionParser::arguments(int callee)
         if (!acceptOperator(","))
             break;
     }
+    if (sawGenerator && m_pos > 0 && m_tokens[m_pos - 1].isOperator(","))
+        return fail("a generator expression must be parenthesized unless it is the only argument", false);
     return expectOperator(")") ? call : -1;
 }
 

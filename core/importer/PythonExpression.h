@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,10 +59,17 @@ private:
     std::deque<Expr> m_nodes; // a deque: push_back keeps references to earlier nodes valid
 };
 
+// Python's hard keywords (`class`, `None`, `async`, ...): never a name, an attribute
+// or an argument name. Soft keywords (match, case, type, _) are names.
+bool isPythonKeyword(std::string_view word);
+
 // Parses Python 3 expressions (the full expression grammar: lambda, conditional,
 // boolean, comparison, bitwise, arithmetic, power, await, calls with keyword and
 // star arguments, subscripts and slices, attribute access, tuple/list/set/dict
 // displays, comprehensions, walrus, yield inside parentheses) from a token range.
+// What Python's parser refuses is an error: a keyword as a name, attribute or argument
+// name, a positional argument after a keyword one or after `**`, a generator argument
+// next to others, two expressions without a comma between them.
 //
 // Never throws; on a syntax error returns -1 with error() and the token where it
 // happened. Nesting deeper than kMaxExpressionDepth is an error, so no input can
@@ -78,6 +86,14 @@ public:
     int parseAll();
     // One expression starting at the current position, leaving the rest (-1 on error).
     int parseOne();
+    // One named expression (`a := b`, or an expression), leaving the rest.
+    int parseNamed();
+    // An expression list (`a, *b`, a Tuple when there is a comma), leaving the rest.
+    int parseList();
+    // `(arguments)` as in a call (a class's bases): a Call whose callee is the Constant `...`.
+    int parseArguments();
+    // Whether the error is only that the expression nests past kMaxExpressionDepth.
+    bool tooDeep() const { return m_tooDeep; }
 
     std::size_t position() const { return m_pos; }
     const std::string &error() const { return m_error; }
@@ -89,7 +105,9 @@ private:
     bool atEnd() const { return m_pos >= m_last; }
     bool acceptOperator(const char *op);
     bool expectOperator(const char *op);
-    int fail(const std::string &message);
+    // `message`, followed by where: " before 'x'" (unless !describeToken) or " at the end ...".
+    int fail(const std::string &message, bool describeToken = true);
+    int failTooDeep();
     int makeNode(ExprKind kind, const Token &at, std::string text = {});
 
     int expressionList(bool allowStar);
@@ -121,6 +139,7 @@ private:
     std::size_t m_last;
     ExprArena &m_arena;
     int m_depth = 0;
+    bool m_tooDeep = false;
     std::string m_error;
     int m_errorLine = 0;
     int m_errorColumn = 0;

@@ -4,13 +4,14 @@
 #include "PythonTokenizer.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace splitscope::importer {
 
 namespace {
 
-// An inline compound body (`if a: if b: ...` is not Python, but input can say it)
-// nests at most this deep before the rest is read as one simple statement.
+// An inline compound body (`if a: if b: ...` is not Python, but input can say it; it
+// is a syntax error) nests at most this deep before the rest is read as one simple statement.
 constexpr int kMaxInlineNesting = 100;
 // Messages quote at most this many characters of source.
 constexpr std::size_t kMaxDescribedLength = 80;
@@ -66,12 +67,52 @@ std::size_t headerColon(const std::vector<Token> &tokens, TokenRange range)
     });
 }
 
-// Groups logical lines into blocks.
+// Where a problem at token `at` is reported: past the end of the last line when `at`
+// only ends the input (EndOfInput, or the DEDENTs before it), as CPython reports it.
+std::pair<int, int> positionOf(const std::vector<Token> &tokens, std::size_t at)
+{
+    std::size_t next = at;
+    while (next + 1 < tokens.size() && tokens[next].kind == TokenKind::Newline)
+        ++next;
+    std::size_t i = next;
+    while (i < tokens.size() && (tokens[i].kind == TokenKind::Dedent || tokens[i].kind == TokenKind::Newline))
+        ++i;
+    if (i < tokens.size() && tokens[i].kind != TokenKind::EndOfInput)
+        return {tokens[next].line, tokens[next].column};
+    std::size_t last = std::min(at, tokens.size() - 1);
+    while (last > 0 && tokens[last].kind != TokenKind::Name && tokens[last].kind != TokenKind::Number
+        && tokens[last].kind != TokenKind::String && tokens[last].kind != TokenKind::Operator)
+        --last;
+    return {tokens[last].endLine, tokens[last].endColumn};
+}
+
+// The first syntax error found, by position in the source.
+struct SyntaxIssue {
+    std::string message;
+    int line = 0;
+    int column = 0;
+    bool found() const { return !message.empty(); }
+    void report(std::string text, int atLine, int atColumn)
+    {
+        if (found() && (line < atLine || (line == atLine && column <= atColumn)))
+            return;
+        message = std::move(text);
+        line = atLine;
+        column = atColumn;
+    }
+};
+
+// Groups logical lines into blocks, and reports what Python's indentation rules
+// refuse: a block that no compound statement opens ("unexpected indent"), and a
+// compound statement whose line ends in ':' without a block after it.
 class StatementReader {
 public:
     explicit StatementReader(const std::vector<Token> &tokens) : m_tokens(tokens) {}
 
-    void readBlock(std::vector<Statement> &out)
+    const SyntaxIssue &issue() const { return m_issue; }
+
+    // `inMatch`: the block of a match statement, where `case` opens a compound statement.
+    void readBlock(std::vector<Statement> &out, bool inMatch = false)
     {
         while (m_pos < m_tokens.size()) {
             const Token &t = m_tokens[m_pos];
@@ -84,11 +125,13 @@ public:
             if (t.kind == TokenKind::Indent) {
                 // An indented block with no header (Python's "unexpected indent"): kept as
                 // a headless statement so that nothing inside is lost to the readers.
+                m_issue.report("unexpected indent", t.line, t.column);
                 ++m_pos;
                 Statement s;
                 s.tokens = {m_pos, m_pos};
                 s.line = t.line;
                 s.column = t.column;
+                s.block = true;
                 readBlock(s.body);
                 if (m_pos < m_tokens.size() && m_tokens[m_pos].kind == TokenKind::Dedent)
                     ++m_pos;
@@ -96,12 +139,12 @@ public:
                 out.push_back(std::move(s));
                 continue;
             }
-            readLogicalLine(out);
+            readLogicalLine(out, inMatch);
         }
     }
 
 private:
-    void readLogicalLine(std::vector<Statement> &out)
+    void readLogicalLine(std::vector<Statement> &out, bool inMatch)
     {
         const std::size_t start = m_pos;
         while (m_pos < m_tokens.size() && m_tokens[m_pos].kind != TokenKind::Newline
@@ -112,35 +155,77 @@ private:
         if (m_pos < m_tokens.size() && m_tokens[m_pos].kind == TokenKind::Newline)
             ++m_pos;
         const std::size_t before = out.size();
-        splitSimpleStatements({start, lineEnd}, out, 0);
+        splitSimpleStatements({start, lineEnd}, out, 0, inMatch);
+        // A compound statement whose header ends the line: its block must follow.
+        const bool opensBlock = out.size() > before && out.back().compound && out.back().body.empty();
         if (m_pos < m_tokens.size() && m_tokens[m_pos].kind == TokenKind::Indent && out.size() > before) {
+            if (!opensBlock)
+                m_issue.report("unexpected indent", m_tokens[m_pos].line, m_tokens[m_pos].column);
             ++m_pos;
             // Only out.back().body grows while the block is read, so the reference stays valid.
             Statement &header = out.back();
-            readBlock(header.body);
+            header.block = true;
+            readBlock(header.body, opensBlock && header.keyword(m_tokens) == "match");
             if (m_pos < m_tokens.size() && m_tokens[m_pos].kind == TokenKind::Dedent)
                 ++m_pos;
             header.end = m_pos;
+        } else if (opensBlock && m_pos < m_tokens.size()) {
+            const Statement &header = out.back();
+            const std::string &keyword = header.keyword(m_tokens);
+            const auto [line, column] = positionOf(m_tokens, m_pos);
+            m_issue.report("expected an indented block after '"
+                    + (keyword == "async" && header.tokens.last - header.tokens.first > 1
+                              ? "async " + m_tokens[header.tokens.first + 1].text
+                              : keyword)
+                    + "' statement on line " + std::to_string(header.line),
+                line, column);
         }
     }
 
-    void splitSimpleStatements(TokenRange range, std::vector<Statement> &out, int nesting)
+    // Whether the logical line `range` starts a compound statement: a compound keyword,
+    // or the soft keywords `match` (a line `match SUBJECT:`) and `case` (in a match block).
+    bool isCompoundStart(TokenRange range, std::size_t colon, bool inMatch) const
     {
+        const Token &first = m_tokens[range.first];
+        if (isCompoundKeyword(first))
+            return true;
+        if (colon >= range.last || colon == range.first + 1)
+            return false;
+        // No simple statement ends in ':', so `match ...:` at the end of a line is a match statement.
+        if (first.isName("match"))
+            return colon + 1 == range.last;
+        return inMatch && first.isName("case");
+    }
+
+    // A logical line: one compound statement header (with its inline body), or simple
+    // statements separated by ';'. A compound statement after ':' or ';' on the same
+    // line (`if a: if b: ...`) is not Python; it is read as one anyway, down to
+    // kMaxInlineNesting, so that nothing on the line is lost.
+    void splitSimpleStatements(TokenRange range, std::vector<Statement> &out, int nesting, bool inMatch)
+    {
+        bool lineStart = nesting == 0;
         while (!range.empty()) {
             const Token &first = m_tokens[range.first];
-            if (isCompoundKeyword(first) && nesting < kMaxInlineNesting) {
+            if (nesting < kMaxInlineNesting) {
                 const std::size_t colon = headerColon(m_tokens, range);
-                if (colon < range.last) {
+                if (colon < range.last && isCompoundStart(range, colon, inMatch)) {
+                    if (!lineStart)
+                        m_issue.report("invalid syntax: a compound statement ('" + first.text
+                                + "') must start its own line", first.line, first.column);
                     Statement s = makeStatement({range.first, colon + 1});
-                    splitSimpleStatements({colon + 1, range.last}, s.body, nesting + 1);
+                    s.compound = true;
+                    splitSimpleStatements({colon + 1, range.last}, s.body, nesting + 1, false);
                     s.end = range.last;
                     out.push_back(std::move(s));
                     return;
                 }
             }
+            lineStart = false;
             const std::size_t semicolon = findTopLevel(m_tokens, range, [](const Token &t) { return t.isOperator(";"); });
             if (semicolon > range.first)
                 out.push_back(makeStatement({range.first, semicolon}));
+            else
+                m_issue.report("invalid syntax: a statement is missing before ';'", first.line, first.column);
             range.first = semicolon < range.last ? semicolon + 1 : range.last;
         }
     }
@@ -150,13 +235,781 @@ private:
         Statement s;
         s.tokens = range;
         s.end = range.last;
-        s.line = m_tokens[range.first].line;
-        s.column = m_tokens[range.first].column;
+        s.line = m_tokens[std::min(range.first, m_tokens.size() - 1)].line;
+        s.column = m_tokens[std::min(range.first, m_tokens.size() - 1)].column;
         return s;
     }
 
     const std::vector<Token> &m_tokens;
     std::size_t m_pos = 0;
+    SyntaxIssue m_issue;
+};
+
+bool isAugmentedAssignment(const Token &t)
+{
+    return t.kind == TokenKind::Operator && t.text.size() >= 2 && t.text.back() == '=' && t.text != "=="
+        && t.text != "<=" && t.text != ">=" && t.text != "!=" && t.text != ":=";
+}
+
+// "unexpected 'x'" for messages.
+std::string unexpected(const Token &t)
+{
+    switch (t.kind) {
+    case TokenKind::String: return "invalid syntax: unexpected string";
+    case TokenKind::Newline:
+    case TokenKind::Indent:
+    case TokenKind::Dedent:
+    case TokenKind::EndOfInput: return "invalid syntax: unexpected end of line";
+    default: return "invalid syntax: unexpected '" + t.text + "'";
+    }
+}
+
+// Checks statements against Python 3's statement grammar; expressions are
+// ExpressionParser's. Reports the first problem in source order. An expression nested
+// past ExpressionParser::kMaxExpressionDepth ends the check of its statement without a
+// report (CPython may accept it; the readers report it where they need it).
+class SyntaxChecker {
+public:
+    explicit SyntaxChecker(const std::vector<Token> &tokens) : m_tokens(tokens) {}
+
+    const SyntaxIssue &issue() const { return m_issue; }
+
+    // `parent`: the compound statement whose block this is (nullptr at the top level).
+    void checkBlock(const std::vector<Statement> &body, const Statement *parent)
+    {
+        const bool matchBlock = parent && parent->keyword(m_tokens) == "match";
+        Follows follows = Follows::Nothing;
+        const Statement *previous = nullptr;
+        for (const Statement &s : body) {
+            if (m_issue.found())
+                return;
+            if (s.tokens.empty())
+                return; // an unexpected indent, reported by StatementReader
+            const Token &first = m_tokens[s.tokens.first];
+            const std::string &keyword = s.keyword(m_tokens);
+            const bool isClause = s.compound && (keyword == "elif" || keyword == "else" || keyword == "except"
+                || keyword == "finally");
+            if (matchBlock && !(s.compound && keyword == "case")) {
+                fail(first, "invalid syntax: a match statement's block holds only 'case' blocks");
+                return;
+            }
+            if (follows == Follows::Try && !(isClause && (keyword == "except" || keyword == "finally"))) {
+                fail(first, "expected 'except' or 'finally' block");
+                return;
+            }
+            if (follows == Follows::Decorator && !startsDefinition(s)) {
+                fail(first, "invalid syntax: a decorator must be followed by def or class");
+                return;
+            }
+            if (isClause) {
+                const bool afterTry = follows == Follows::Try || follows == Follows::Except;
+                const bool fits = keyword == "elif" ? follows == Follows::If
+                    : keyword == "else" ? (follows == Follows::If || follows == Follows::Loop || follows == Follows::Except)
+                    : keyword == "except" ? afterTry
+                                          : (afterTry || follows == Follows::TryElse);
+                if (!fits) {
+                    fail(first, "invalid syntax: '" + keyword + "' does not follow "
+                            + (keyword == "elif" ? std::string("an 'if'")
+                                    : keyword == "else" ? std::string("an 'if', 'for', 'while' or 'except'")
+                                                        : std::string("a 'try'")));
+                    return;
+                }
+            }
+            checkStatement(s);
+            follows = nextFollows(s, keyword, follows);
+            previous = &s;
+        }
+        if (!m_issue.found() && previous && (follows == Follows::Try || follows == Follows::Decorator)) {
+            const auto [line, column] = positionOf(m_tokens, std::min(previous->end, m_tokens.size() - 1));
+            m_issue.report(follows == Follows::Try ? "expected 'except' or 'finally' block"
+                                                   : "invalid syntax: a decorator must be followed by def or class",
+                line, column);
+        }
+    }
+
+private:
+    // What the next statement of a block may or must be.
+    enum class Follows { Nothing, If, Loop, Try, Except, TryElse, Decorator };
+    // How an expression is read: `test`, `named_expression`, `star_expressions`.
+    enum class Form { One, Named, List };
+    // What a target is for: assignment and for (star allowed), del, annotation and augmented assignment.
+    enum class Target { Assign, Delete, Annotated, Augmented };
+
+    Follows nextFollows(const Statement &s, const std::string &keyword, Follows current) const
+    {
+        if (!s.compound)
+            return m_tokens[s.tokens.first].isOperator("@") ? Follows::Decorator : Follows::Nothing;
+        std::string k = keyword;
+        if (k == "async" && s.tokens.last - s.tokens.first > 1)
+            k = m_tokens[s.tokens.first + 1].text;
+        if (k == "if" || k == "elif")
+            return Follows::If;
+        if (k == "for" || k == "while")
+            return Follows::Loop;
+        if (k == "try")
+            return Follows::Try;
+        if (k == "except")
+            return Follows::Except;
+        if (k == "else" && current == Follows::Except)
+            return Follows::TryElse;
+        return Follows::Nothing;
+    }
+
+    bool startsDefinition(const Statement &s) const
+    {
+        const Token &first = m_tokens[s.tokens.first];
+        if (first.isOperator("@"))
+            return true;
+        if (!s.compound)
+            return false;
+        if (first.isName("def") || first.isName("class"))
+            return true;
+        return first.isName("async") && s.tokens.last - s.tokens.first > 1
+            && m_tokens[s.tokens.first + 1].isName("def");
+    }
+
+    void fail(const Token &at, const std::string &message) { m_issue.report(message, at.line, at.column); }
+    void failAfter(const Token &t, const std::string &message) { m_issue.report(message, t.endLine, t.endColumn); }
+
+    // Nothing may follow in [i, last).
+    bool expectEnd(std::size_t i, std::size_t last)
+    {
+        if (i < last) {
+            fail(m_tokens[i], unexpected(m_tokens[i]));
+            return false;
+        }
+        return true;
+    }
+
+    // An expression from `i` (moved past it); -1 on a syntax error (reported) or one nested too deeply.
+    int expression(std::size_t &i, std::size_t last, Form form, bool walrus = false)
+    {
+        if (i >= last) {
+            const Token &before = m_tokens[last > 0 ? last - 1 : 0];
+            failAfter(before, "invalid syntax: expected an expression");
+            return -1;
+        }
+        ExpressionParser parser(m_tokens, i, last, m_arena);
+        const int e = form == Form::One ? parser.parseOne()
+            : form == Form::Named       ? parser.parseNamed()
+                                        : parser.parseList();
+        if (e < 0) {
+            if (!parser.tooDeep())
+                m_issue.report("invalid syntax: " + parser.error(), parser.errorLine(), parser.errorColumn());
+            return -1;
+        }
+        if (!walrus && form == Form::List) {
+            // `a := b` needs parentheses in a statement or an expression list.
+            const std::size_t at
+                = findTopLevel(m_tokens, {i, parser.position()}, [](const Token &t) { return t.isOperator(":="); });
+            if (at < parser.position()) {
+                fail(m_tokens[at], "invalid syntax: an assignment expression (':=') needs parentheses here");
+                return -1;
+            }
+        }
+        i = parser.position();
+        return e;
+    }
+
+    // `yield`, `yield EXPRESSIONS`, `yield from EXPRESSION` at `i`; false on an error.
+    bool yieldExpression(std::size_t &i, std::size_t last)
+    {
+        ++i; // yield
+        if (i < last && m_tokens[i].isName("from")) {
+            ++i;
+            return expression(i, last, Form::One) >= 0;
+        }
+        if (i < last && !m_tokens[i].isOperator("="))
+            return expression(i, last, Form::List) >= 0;
+        return true;
+    }
+
+    // The value after '=' (or an augmented operator): a yield expression or an expression list.
+    // Sets `isYield`; -1 on an error, -2 for a yield expression.
+    int assignedValue(std::size_t &i, std::size_t last)
+    {
+        if (i < last && m_tokens[i].isName("yield"))
+            return yieldExpression(i, last) ? -2 : -1;
+        return expression(i, last, Form::List);
+    }
+
+    // What `e` is, for "cannot assign to ...".
+    std::string describeExpr(const Expr &e) const
+    {
+        switch (e.kind) {
+        case ExprKind::Call: return "function call";
+        case ExprKind::String:
+        case ExprKind::Number: return "literal";
+        case ExprKind::Constant: return e.text == "..." ? "ellipsis" : e.text;
+        case ExprKind::Dict: return "dict literal";
+        case ExprKind::Set: return "set display";
+        case ExprKind::Comprehension: return e.text + " comprehension";
+        case ExprKind::Starred: return "starred";
+        case ExprKind::Tuple: return "tuple";
+        case ExprKind::List: return "list";
+        case ExprKind::Operation:
+            if (e.text == "lambda")
+                return "lambda";
+            if (e.text == "if")
+                return "conditional expression";
+            if (e.text == ":=")
+                return "named expression";
+            if (e.text == "yield")
+                return "yield expression";
+            return "expression";
+        default: return "expression";
+        }
+    }
+
+    // Whether `e` can be assigned to (deleted, annotated) as `kind` requires; reports when not.
+    bool checkTarget(int e, Target kind)
+    {
+        const Expr &x = m_arena.at(e);
+        const bool single = kind == Target::Annotated || kind == Target::Augmented;
+        const char *verb = kind == Target::Delete ? "cannot delete " : "cannot assign to ";
+        switch (x.kind) {
+        case ExprKind::Name:
+        case ExprKind::Attribute:
+        case ExprKind::Subscript: return true;
+        case ExprKind::Starred:
+            if (kind != Target::Assign) {
+                m_issue.report(std::string(verb) + "starred", x.line, x.column);
+                return false;
+            }
+            return checkTarget(x.items.front(), kind);
+        case ExprKind::Tuple:
+        case ExprKind::List:
+            if (single) {
+                m_issue.report(kind == Target::Annotated
+                        ? "only a single target (not a " + describeExpr(x) + ") can be annotated"
+                        : "'" + describeExpr(x) + "' is an illegal expression for augmented assignment",
+                    x.line, x.column);
+                return false;
+            }
+            for (const int item : x.items) {
+                if (!checkTarget(item, kind))
+                    return false;
+            }
+            return true;
+        default:
+            break;
+        }
+        m_issue.report(kind == Target::Augmented
+                ? "'" + describeExpr(x) + "' is an illegal expression for augmented assignment"
+                : std::string(verb) + describeExpr(x),
+            x.line, x.column);
+        return false;
+    }
+
+    void checkStatement(const Statement &s)
+    {
+        m_arena = ExprArena();
+        if (!s.compound) {
+            checkSimple(s.tokens);
+            return; // a block after it is an unexpected indent, reported by StatementReader
+        }
+        checkHeader(s.tokens.first, s.tokens.last - 1); // without the ':'
+        if (m_issue.found())
+            return;
+        if (s.block) {
+            checkBlock(s.body, &s);
+            return;
+        }
+        for (const Statement &inner : s.body) {
+            if (m_issue.found() || inner.compound)
+                return; // a compound statement on the header's line: reported by StatementReader
+            m_arena = ExprArena();
+            checkSimple(inner.tokens);
+        }
+    }
+
+    // A compound statement's header, [first, last) without its ':'.
+    void checkHeader(std::size_t first, std::size_t last)
+    {
+        const Token &keyword = m_tokens[first];
+        std::size_t i = first + 1;
+        const std::string &k = keyword.text;
+        if (k == "async") {
+            if (i >= last || !(m_tokens[i].isName("def") || m_tokens[i].isName("for") || m_tokens[i].isName("with"))) {
+                fail(i < last ? m_tokens[i] : keyword, "invalid syntax: 'async' must be followed by def, for or with");
+                return;
+            }
+            checkHeader(i, last);
+            return;
+        }
+        if (k == "if" || k == "elif" || k == "while") {
+            if (expression(i, last, Form::Named) >= 0)
+                expectEnd(i, last);
+        } else if (k == "else" || k == "try" || k == "finally") {
+            expectEnd(i, last);
+        } else if (k == "for") {
+            const std::size_t in = findTopLevel(m_tokens, {i, last}, [](const Token &t) { return t.isName("in"); });
+            if (in >= last) {
+                fail(i < last ? m_tokens[i] : keyword, "invalid syntax: expected 'in' in the for statement");
+                return;
+            }
+            const int targets = expression(i, in, Form::List);
+            if (targets < 0 || !expectEnd(i, in) || !checkTarget(targets, Target::Assign))
+                return;
+            i = in + 1;
+            if (expression(i, last, Form::List) >= 0)
+                expectEnd(i, last);
+        } else if (k == "with") {
+            checkWithItems(i, last);
+        } else if (k == "except") {
+            if (i < last && m_tokens[i].isOperator("*")) {
+                ++i;
+                if (i >= last) {
+                    failAfter(m_tokens[i - 1], "invalid syntax: expected an exception type after 'except*'");
+                    return;
+                }
+            }
+            if (i >= last)
+                return;
+            if (expression(i, last, Form::List) < 0)
+                return;
+            if (i < last && m_tokens[i].isName("as")) {
+                ++i;
+                if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                    fail(i < last ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a name after 'as'");
+                    return;
+                }
+                ++i;
+            }
+            expectEnd(i, last);
+        } else if (k == "def" || k == "class") {
+            if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                fail(i < last ? m_tokens[i] : keyword,
+                    "invalid syntax: expected a " + std::string(k == "def" ? "function" : "class") + " name after '" + k + "'");
+                return;
+            }
+            ++i;
+            if (i < last && m_tokens[i].isOperator("[")) {
+                // Type parameters (Python 3.12): `[T, *Ts, **P]`, bounds and defaults.
+                i = matchingBracket(m_tokens, i, last) + 1;
+            }
+            if (k == "def") {
+                if (i >= last || !m_tokens[i].isOperator("(")) {
+                    fail(i < last ? m_tokens[i] : m_tokens[last - 1],
+                        "invalid syntax: expected '(' after the function name");
+                    return;
+                }
+                const std::size_t close = matchingBracket(m_tokens, i, last);
+                if (!checkParameters(i + 1, close))
+                    return;
+                i = close + 1;
+                if (i < last && m_tokens[i].isOperator("->")) {
+                    ++i;
+                    if (expression(i, last, Form::One) < 0)
+                        return;
+                }
+            } else if (i < last && m_tokens[i].isOperator("(")) {
+                ExpressionParser parser(m_tokens, i, last, m_arena);
+                if (parser.parseArguments() < 0) {
+                    if (!parser.tooDeep())
+                        m_issue.report("invalid syntax: " + parser.error(), parser.errorLine(), parser.errorColumn());
+                    return;
+                }
+                i = parser.position();
+            }
+            expectEnd(i, last);
+        } else if (k == "match") {
+            if (expression(i, last, Form::List, true) >= 0)
+                expectEnd(i, last);
+        } else if (k == "case") {
+            // Patterns are not read: only that there is one, and the guard.
+            const std::size_t guard = findTopLevel(m_tokens, {i, last}, [](const Token &t) { return t.isName("if"); });
+            if (guard == i) {
+                fail(m_tokens[i], "invalid syntax: expected a pattern after 'case'");
+                return;
+            }
+            if (guard < last) {
+                i = guard + 1;
+                if (expression(i, last, Form::Named) >= 0)
+                    expectEnd(i, last);
+            }
+        }
+    }
+
+    // `with a as b, c:` or `with (a as b, c,):`.
+    void checkWithItems(std::size_t i, std::size_t last)
+    {
+        if (i < last && m_tokens[i].isOperator("(") && matchingBracket(m_tokens, i, last) + 1 == last
+            && findTopLevel(m_tokens, {i + 1, last - 1}, [](const Token &t) { return t.isName("as"); }) < last - 1) {
+            checkItems(i + 1, last - 1, true);
+            return;
+        }
+        checkItems(i, last, false);
+    }
+
+    void checkItems(std::size_t i, std::size_t last, bool trailingComma)
+    {
+        if (i >= last) {
+            fail(m_tokens[i < m_tokens.size() ? i : m_tokens.size() - 1], "invalid syntax: expected a context manager");
+            return;
+        }
+        while (i < last) {
+            if (expression(i, last, Form::One) < 0)
+                return;
+            if (i < last && m_tokens[i].isName("as")) {
+                ++i;
+                const int target = expression(i, last, Form::One);
+                if (target < 0 || !checkTarget(target, Target::Assign))
+                    return;
+            }
+            if (i >= last)
+                return;
+            if (!m_tokens[i].isOperator(",")) {
+                expectEnd(i, last);
+                return;
+            }
+            ++i;
+            if (i >= last && !trailingComma) {
+                failAfter(m_tokens[i - 1], "invalid syntax: expected a context manager after ','");
+                return;
+            }
+        }
+    }
+
+    // A def's parameter list, [i, last) inside its parentheses.
+    bool checkParameters(std::size_t i, std::size_t last)
+    {
+        bool slash = false, star = false, bareStar = false, keywordOnly = false, doubleStar = false, defaults = false;
+        bool any = false;
+        while (i < last) {
+            const Token &t = m_tokens[i];
+            if (doubleStar) {
+                fail(t, "invalid syntax: parameters cannot follow the var-keyword parameter");
+                return false;
+            }
+            if (t.isOperator("/")) {
+                if (slash || star || !any) {
+                    fail(t, "invalid syntax: '/' must follow positional parameters, once");
+                    return false;
+                }
+                slash = true;
+                ++i;
+            } else {
+                const bool isStar = t.isOperator("*");
+                const bool isDoubleStar = t.isOperator("**");
+                if (isStar && star) {
+                    fail(t, "invalid syntax: '*' may appear only once");
+                    return false;
+                }
+                if (isStar || isDoubleStar)
+                    ++i;
+                if (isStar && (i >= last || m_tokens[i].isOperator(","))) {
+                    star = bareStar = true;
+                    any = true;
+                } else {
+                    if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                        fail(i < last ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a parameter name");
+                        return false;
+                    }
+                    ++i;
+                    if (i < last && m_tokens[i].isOperator(":")) {
+                        ++i;
+                        // `*args: *Ts` (Python 3.11) is a starred annotation.
+                        if (isStar && i < last && m_tokens[i].isOperator("*"))
+                            ++i;
+                        if (expression(i, last, Form::One) < 0)
+                            return false;
+                    }
+                    if (i < last && m_tokens[i].isOperator("=")) {
+                        if (isStar || isDoubleStar) {
+                            fail(m_tokens[i],
+                                "invalid syntax: a var-positional or var-keyword parameter cannot have a default");
+                            return false;
+                        }
+                        ++i;
+                        if (expression(i, last, Form::One) < 0)
+                            return false;
+                        defaults = defaults || !star;
+                    } else if (defaults && !star && !isStar && !isDoubleStar) {
+                        fail(m_tokens[i - 1], "non-default argument follows default argument");
+                        return false;
+                    }
+                    star = star || isStar;
+                    keywordOnly = keywordOnly || (bareStar && !isStar && !isDoubleStar);
+                    doubleStar = isDoubleStar;
+                    any = true;
+                }
+            }
+            if (i < last && !m_tokens[i].isOperator(",")) {
+                fail(m_tokens[i], unexpected(m_tokens[i]));
+                return false;
+            }
+            if (i < last)
+                ++i;
+        }
+        if (bareStar && !keywordOnly) {
+            fail(m_tokens[last < m_tokens.size() ? last : m_tokens.size() - 1], "named arguments must follow bare *");
+            return false;
+        }
+        return true;
+    }
+
+    // One simple statement (no ';' inside).
+    void checkSimple(TokenRange r)
+    {
+        std::size_t i = r.first;
+        const std::size_t last = r.last;
+        const Token &first = m_tokens[i];
+        if (first.isOperator("@")) {
+            ++i;
+            if (expression(i, last, Form::Named) >= 0)
+                expectEnd(i, last);
+            return;
+        }
+        if (first.kind == TokenKind::Name) {
+            const std::string &k = first.text;
+            if (k == "pass" || k == "break" || k == "continue") {
+                expectEnd(i + 1, last);
+                return;
+            }
+            if (k == "return") {
+                ++i;
+                if (i < last && expression(i, last, Form::List) < 0)
+                    return;
+                expectEnd(i, last);
+                return;
+            }
+            if (k == "raise") {
+                ++i;
+                if (i < last) {
+                    if (expression(i, last, Form::One) < 0)
+                        return;
+                    if (i < last && m_tokens[i].isName("from")) {
+                        ++i;
+                        if (expression(i, last, Form::One) < 0)
+                            return;
+                    }
+                }
+                expectEnd(i, last);
+                return;
+            }
+            if (k == "global" || k == "nonlocal") {
+                ++i;
+                while (true) {
+                    if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                        fail(i < last ? m_tokens[i] : m_tokens[i - 1],
+                            "invalid syntax: expected a name after '" + k + "'");
+                        return;
+                    }
+                    ++i;
+                    if (i >= last)
+                        return;
+                    if (!m_tokens[i].isOperator(",")) {
+                        expectEnd(i, last);
+                        return;
+                    }
+                    ++i;
+                }
+            }
+            if (k == "del") {
+                ++i;
+                const int targets = expression(i, last, Form::List);
+                if (targets >= 0 && expectEnd(i, last))
+                    checkTarget(targets, Target::Delete);
+                return;
+            }
+            if (k == "assert") {
+                ++i;
+                if (expression(i, last, Form::One) < 0)
+                    return;
+                if (i < last && m_tokens[i].isOperator(",")) {
+                    ++i;
+                    if (expression(i, last, Form::One) < 0)
+                        return;
+                }
+                expectEnd(i, last);
+                return;
+            }
+            if (k == "import" || k == "from") {
+                checkImport(r);
+                return;
+            }
+            if (k == "yield") {
+                if (yieldExpression(i, last)) {
+                    if (i < last && m_tokens[i].isOperator("="))
+                        fail(first, "invalid syntax: cannot assign to yield expression");
+                    else
+                        expectEnd(i, last);
+                }
+                return;
+            }
+            if (isCompoundKeyword(first)) {
+                // A compound statement's header without its ':'.
+                checkHeader(r.first, last);
+                if (!m_issue.found())
+                    failAfter(m_tokens[last - 1], "expected ':'");
+                return;
+            }
+            if (k == "type" && i + 2 < last && m_tokens[i + 1].kind == TokenKind::Name
+                && !isPythonKeyword(m_tokens[i + 1].text)
+                && (m_tokens[i + 2].isOperator("=") || m_tokens[i + 2].isOperator("["))) {
+                // `type X[T] = ...` (Python 3.12).
+                i += 2;
+                if (m_tokens[i].isOperator("["))
+                    i = matchingBracket(m_tokens, i, last) + 1;
+                if (i >= last || !m_tokens[i].isOperator("=")) {
+                    fail(i < last ? m_tokens[i] : m_tokens[last - 1], "invalid syntax: expected '=' in the type alias");
+                    return;
+                }
+                ++i;
+                if (expression(i, last, Form::One) >= 0)
+                    expectEnd(i, last);
+                return;
+            }
+        }
+        // An expression statement or an assignment.
+        int e = expression(i, last, Form::List);
+        if (e < 0)
+            return;
+        if (i >= last)
+            return;
+        const Token &op = m_tokens[i];
+        if (op.isOperator("=")) {
+            while (i < last && m_tokens[i].isOperator("=")) {
+                if (e == -2) {
+                    fail(m_tokens[i], "invalid syntax: cannot assign to yield expression");
+                    return;
+                }
+                if (!checkTarget(e, Target::Assign))
+                    return;
+                ++i;
+                e = assignedValue(i, last);
+                if (e == -1)
+                    return;
+            }
+            expectEnd(i, last);
+            return;
+        }
+        if (op.isOperator(":")) {
+            if (!checkTarget(e, Target::Annotated))
+                return;
+            ++i;
+            if (expression(i, last, Form::One) < 0)
+                return;
+            if (i < last && m_tokens[i].isOperator("=")) {
+                ++i;
+                if (assignedValue(i, last) == -1)
+                    return;
+            }
+            expectEnd(i, last);
+            return;
+        }
+        if (isAugmentedAssignment(op)) {
+            if (!checkTarget(e, Target::Augmented))
+                return;
+            ++i;
+            if (assignedValue(i, last) != -1)
+                expectEnd(i, last);
+            return;
+        }
+        // `print "x"`: Python 2's print statement.
+        if ((first.isName("print") || first.isName("exec")) && i == r.first + 1) {
+            fail(first, "Missing parentheses in call to '" + first.text + "'. Did you mean " + first.text + "(...)?");
+            return;
+        }
+        fail(op, unexpected(op));
+    }
+
+    // `import a.b as c, d` and `from ..a import (b as c, d)`, `from . import *`.
+    void checkImport(TokenRange r)
+    {
+        std::size_t i = r.first;
+        const std::size_t last = r.last;
+        const auto name = [&](const char *what) {
+            if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                fail(i < last ? m_tokens[i] : m_tokens[i - 1], std::string("invalid syntax: expected ") + what);
+                return false;
+            }
+            ++i;
+            return true;
+        };
+        const auto dotted = [&]() {
+            if (!name("a module name"))
+                return false;
+            while (i < last && m_tokens[i].isOperator(".")) {
+                ++i;
+                if (!name("a module name after '.'"))
+                    return false;
+            }
+            return true;
+        };
+        const auto alias = [&]() { return i >= last || !m_tokens[i].isName("as") || (++i, name("a name after 'as'")); };
+        if (m_tokens[i].isName("import")) {
+            ++i;
+            while (true) {
+                if (!dotted() || !alias())
+                    return;
+                if (i >= last)
+                    return;
+                if (!m_tokens[i].isOperator(",")) {
+                    expectEnd(i, last);
+                    return;
+                }
+                ++i;
+            }
+        }
+        ++i; // from
+        bool dots = false;
+        while (i < last && (m_tokens[i].isOperator(".") || m_tokens[i].isOperator("..."))) {
+            dots = true;
+            ++i;
+        }
+        if (!(dots && i < last && m_tokens[i].isName("import")) && !dotted())
+            return;
+        if (i >= last || !m_tokens[i].isName("import")) {
+            fail(i < last ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected 'import'");
+            return;
+        }
+        ++i;
+        if (i < last && m_tokens[i].isOperator("*")) {
+            expectEnd(i + 1, last);
+            return;
+        }
+        std::size_t end = last;
+        const bool parenthesized = i < last && m_tokens[i].isOperator("(");
+        if (parenthesized) {
+            end = matchingBracket(m_tokens, i, last);
+            if (!expectEnd(end + 1, last))
+                return;
+            ++i;
+        }
+        while (true) {
+            if (i >= end || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                fail(i < end ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a name to import");
+                return;
+            }
+            ++i;
+            if (i < end && m_tokens[i].isName("as")) {
+                ++i;
+                if (i >= end || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                    fail(i < end ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a name after 'as'");
+                    return;
+                }
+                ++i;
+            }
+            if (i >= end)
+                return;
+            if (!m_tokens[i].isOperator(",")) {
+                expectEnd(i, end);
+                return;
+            }
+            ++i;
+            if (i >= end) {
+                if (!parenthesized)
+                    failAfter(m_tokens[i - 1], "trailing comma not allowed without surrounding parentheses");
+                return;
+            }
+        }
+    }
+
+    const std::vector<Token> &m_tokens;
+    ExprArena m_arena; // one statement's expressions
+    SyntaxIssue m_issue;
 };
 
 // inspect.cleandoc: strip the first line, dedent the rest by their common indentation,
@@ -252,6 +1105,20 @@ std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::s
     module->m_tokens = std::move(tokenized.tokens);
     StatementReader reader(module->m_tokens);
     reader.readBlock(module->m_statements);
+    SyntaxChecker checker(module->m_tokens);
+    checker.checkBlock(module->m_statements, nullptr);
+    SyntaxIssue issue = reader.issue();
+    if (checker.issue().found())
+        issue.report(checker.issue().message, checker.issue().line, checker.issue().column);
+    if (issue.found()) {
+        // As for a tokenizer error: Python would not run the file, so nothing in it is read.
+        module->m_syntaxError = issue.message;
+        module->m_syntaxErrorLine = issue.line;
+        module->m_syntaxErrorColumn = issue.column;
+        module->m_statements.clear();
+        module->m_tokens.assign(1, Token());
+        return module;
+    }
     module->readStructure();
     return module;
 }

@@ -19,10 +19,21 @@ namespace splitscope::importer {
 // functions, imports and module-level constants. Expressions are parsed on demand
 // (ExpressionParser) into the module's arena.
 //
-// Reading never throws. A tokenizer error leaves the module empty with syntaxError
-// set (line and column of the problem); everything else is tolerated, because the
-// importer only needs a few statements and reports what it cannot read where it
-// reads it.
+// Reading never throws. Source that is not valid Python 3 leaves the module empty with
+// syntaxError set (message, line and column of the first problem, as CPython's parser
+// would reject the file): tokenizer errors, indentation (an unexpected indent, a
+// compound statement without its indented block), and the grammar of every statement:
+// compound headers end in ':' and read as their statement says (`for TARGETS in
+// EXPRESSIONS:`, `def NAME(PARAMETERS) -> X:`, ...), a simple statement is one
+// assignment, expression or keyword statement, targets can be assigned to, keywords
+// are never names, attributes or argument names, elif/else/except/finally follow what
+// they belong to, decorators precede a def or class. Every valid Python 3 construct is
+// accepted (f-strings, match, async, walrus, decorators, type hints, type parameters,
+// `type X = ...`, lambda, star arguments). What the grammar leaves to CPython's compiler
+// is not checked (`return` outside a function, a repeated keyword argument, the
+// contents of f-string replacement fields, case patterns beyond their brackets), nor
+// expressions nested past ExpressionParser::kMaxExpressionDepth, which the readers
+// report where they need them.
 
 // A half-open range [first, last) of token indices.
 struct TokenRange {
@@ -37,6 +48,8 @@ struct Statement {
     int line = 0;
     int column = 0;
     std::vector<Statement> body; // the block a compound statement opens (or its inline body)
+    bool compound = false;   // a compound statement's header (if, for, def, class, match, case, ...)
+    bool block = false;      // `body` is an indented block (not the rest of the header's line)
 
     // First token's text when it is a name ("class", "def", "if", "for", ...), else empty.
     const std::string &keyword(const std::vector<Token> &tokens) const;

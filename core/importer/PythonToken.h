@@ -26,6 +26,10 @@ struct Token {
     std::string text;
     int line = 0;   // 1-based, where the token starts
     int column = 0; // 1-based, in code points (0 for NEWLINE)
+    // Just past the token's last character (a triple-quoted string can end on a later
+    // line); equal to line and column for NEWLINE, INDENT, DEDENT and the end of input.
+    int endLine = 0;
+    int endColumn = 0;
     bool fString = false; // f"..." (its value depends on run time)
     bool bytes = false;   // b"..." (not a str)
 

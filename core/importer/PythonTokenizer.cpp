@@ -159,7 +159,16 @@ private:
         t.text = std::move(text);
         t.line = line;
         t.column = col;
+        t.endLine = line;
+        t.endColumn = col;
         m_tokens.push_back(std::move(t));
+    }
+
+    // The last token ends at m_pos.
+    void markEnd()
+    {
+        m_tokens.back().endLine = m_line;
+        m_tokens.back().endColumn = column(m_pos);
     }
 
     void emitNewline()
@@ -252,6 +261,7 @@ private:
         }
         push(TokenKind::Name, std::string(word), m_line, column(start));
         m_pos = end;
+        markEnd();
     }
 
     void readNumber()
@@ -285,6 +295,7 @@ private:
                 ++m_pos;
         }
         push(TokenKind::Number, std::string(m_src.substr(start, m_pos - start)), m_line, column(start));
+        markEnd();
     }
 
     // m_pos is at the opening quote; `start` is where the prefix began.
@@ -296,12 +307,22 @@ private:
         const bool triple = m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote;
         m_pos += triple ? 3 : 1;
         std::string value;
+        // An f-string's replacement fields, innermost last: inside a field's expression a
+        // quote starts a nested string (Python 3.12 allows even the enclosing quote there),
+        // so it does not end the f-string.
+        struct Field {
+            int brackets = 0;  // ( [ { open in the field's expression
+            bool spec = false; // in its format spec (after a top-level ':')
+        };
+        std::vector<Field> fields;
         while (true) {
             if (m_pos >= m_src.size()) {
                 failAt(line, col, triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
                 return;
             }
             const char c = m_src[m_pos];
+            if (format && c != '\\' && c != '\n' && c != '\r' && readFormatCharacter(c, fields, value))
+                continue;
             if (c == quote) {
                 if (!triple) {
                     ++m_pos;
@@ -344,8 +365,85 @@ private:
             }
         }
         push(TokenKind::String, std::move(value), line, col);
+        markEnd();
         m_tokens.back().fString = format;
         m_tokens.back().bytes = bytes;
+    }
+
+    // One character of an f-string at m_pos, read for its replacement fields; false when
+    // it is ordinary text (or the closing quote) for readString to read.
+    template <typename Fields>
+    bool readFormatCharacter(char c, Fields &fields, std::string &value)
+    {
+        const bool literal = fields.empty() || fields.back().spec;
+        if (literal) {
+            if (c == '{') {
+                if (fields.empty() && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '{') {
+                    value += "{{";
+                    m_pos += 2;
+                    return true;
+                }
+                fields.push_back({});
+            } else if (c == '}' && !fields.empty()) {
+                fields.pop_back();
+            } else {
+                return false;
+            }
+            value += c;
+            ++m_pos;
+            return true;
+        }
+        auto &field = fields.back();
+        if (c == '\'' || c == '"') {
+            readNestedString(value);
+            return true;
+        }
+        if (c == '(' || c == '[' || c == '{') {
+            ++field.brackets;
+        } else if (c == ')' || c == ']') {
+            field.brackets = field.brackets > 0 ? field.brackets - 1 : 0;
+        } else if (c == '}') {
+            if (field.brackets > 0)
+                --field.brackets;
+            else
+                fields.pop_back();
+        } else if (c == ':' && field.brackets == 0) {
+            field.spec = true;
+        }
+        value += c;
+        ++m_pos;
+        return true;
+    }
+
+    // A string inside an f-string's replacement field, copied as written (m_pos is at its quote).
+    void readNestedString(std::string &value)
+    {
+        const char quote = m_src[m_pos];
+        const bool triple = m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote;
+        const std::size_t length = triple ? 3 : 1;
+        value.append(m_src.substr(m_pos, length));
+        m_pos += length;
+        while (m_pos < m_src.size()) {
+            const char c = m_src[m_pos];
+            if (c == quote && (!triple || (m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote))) {
+                value.append(m_src.substr(m_pos, length));
+                m_pos += length;
+                return;
+            }
+            if (c == '\n' || c == '\r') {
+                if (!triple)
+                    return; // the enclosing string reports it
+                consumeNewline();
+                value += '\n';
+                continue;
+            }
+            if (c == '\\' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] != '\n' && m_src[m_pos + 1] != '\r') {
+                value += c;
+                ++m_pos;
+            }
+            value += m_src[m_pos];
+            ++m_pos;
+        }
     }
 
     // m_pos is at the backslash of an escape in a non-raw string.
@@ -461,6 +559,7 @@ private:
             }
             push(TokenKind::Operator, std::string(op), m_line, col);
             m_pos += op.size();
+            markEnd();
             return;
         }
         const unsigned char c = static_cast<unsigned char>(m_src[m_pos]);

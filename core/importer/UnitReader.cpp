@@ -119,6 +119,7 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
     const std::string where = m_unitName + ".__init__";
     Locals locals = bindParameters(m_context, module, *init, arguments, true, where);
     bool called = false;
+    bool unreadable = false; // a statement that may be the call could not be parsed
     for (const BodyStatement &b : flattenBody(module, init->statement->body)) {
         const Statement &s = *b.statement;
         const std::vector<Token> &tokens = module.tokens();
@@ -166,9 +167,14 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
         const int expr = module.parseExpression(s.tokens, &error);
         const std::optional<SuperInitCall> super = superInitCall(module, expr);
         if (!super) {
-            if (expr < 0)
-                m_context.report(Severity::Warning, "computed-argument", module, error.line, error.column, where,
-                    "a statement that calls __init__ could not be read: " + error.message);
+            if (expr < 0) {
+                // The module parsed as Python (PythonModule checks every statement), so this is
+                // the parser's nesting limit: the declaration is unknown, not empty.
+                m_context.report(Severity::Error, "unreadable-statement", module, error.line, error.column, where,
+                    "a statement that calls __init__ could not be read (" + error.message
+                        + "); the unit's declaration is unknown");
+                unreadable = true;
+            }
             continue;
         }
         if (b.conditional || b.loop)
@@ -194,7 +200,7 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
         }
         passToBase(module, target, callArguments, unit, depth);
     }
-    if (!called) {
+    if (!called && !unreadable) {
         m_context.report(Severity::Warning, "no-super-init", module, init->line, init->column, where,
             cls.name + ".__init__ never calls super().__init__(...), so PipelineUnit never stores a declaration "
                        "(DiffSynth would fail on this unit); read as declaring nothing");

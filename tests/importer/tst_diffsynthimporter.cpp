@@ -508,6 +508,66 @@ void TestDiffSynthImporter::errors()
         std::string("bad.py:2:9: error: Python syntax error: unterminated string literal (a newline inside a "
                     "single-quoted string)"));
 
+    // Source that is not Python is a python-syntax error where CPython reports it, and
+    // nothing of the file is imported (it used to import with warnings, or none at all).
+    const std::string pipeline = "class TinyPipeline(BasePipeline):\n"
+                                 "    def __init__(self):\n"
+                                 "        self.units = [Unit_Noise()]\n"
+                                 "        self.model_fn = model_fn\n"
+                                 "class Unit_Noise(PipelineUnit):\n"
+                                 "    def __init__(self):\n"
+                                 "        super().__init__(\n"
+                                 "            input_params=(\"height\", \"width\"),\n"
+                                 "            output_params=(\"noise\",),\n"
+                                 "        )\n"
+                                 "def model_fn(dit=None, **kwargs):\n"
+                                 "    return dit\n";
+    QVERIFY(importDiffSynthSource(pipeline, "tiny.py").ok());
+    const auto edited = [&](const std::string &from, const std::string &to) {
+        std::string s = pipeline;
+        const std::size_t at = s.find(from);
+        return at == std::string::npos ? std::string() : s.replace(at, from.size(), to);
+    };
+    const struct {
+        std::string source;
+        std::string message;
+    } broken[] = {
+        // An over-indented line after self.units: not "the pipeline never sets self.units".
+        {edited("        self.model_fn", "          self.model_fn"), "tiny.py:4:11: error: Python syntax error: unexpected indent"},
+        {edited("(PipelineUnit):", "(PipelineUnit)"), "tiny.py:5:31: error: Python syntax error: expected ':'"},
+        {edited("**kwargs):", "**kwargs)"), "tiny.py:11:33: error: Python syntax error: expected ':'"},
+        {edited("self.model_fn = model_fn", "self.class = None"),
+            "tiny.py:4:14: error: Python syntax error: invalid syntax: 'class' is a keyword and cannot be an attribute name"},
+        {pipeline + "print \"hello\"\n",
+            "tiny.py:13:1: error: Python syntax error: Missing parentheses in call to 'print'. Did you mean print(...)?"},
+        // A missing comma in a unit's declaration: an error, not a unit that declares nothing.
+        {edited("\"width\"),", "\"width\")"),
+            "tiny.py:9:13: error: Python syntax error: invalid syntax: expected ')' before 'output_params' (perhaps a comma "
+            "is missing)"},
+    };
+    for (const auto &b : broken) {
+        QVERIFY(!b.source.empty());
+        const ImportResult r = importDiffSynthSource(b.source, "tiny.py");
+        QVERIFY(!r.ok());
+        QVERIFY(r.pipelines.empty());
+        QCOMPARE(r.diagnostics.front().code, std::string("python-syntax"));
+        QCOMPARE(QString::fromStdString(r.diagnostics.front().toString()), QString::fromStdString(b.message));
+        QVERIFY(!findDiagnostic(r.diagnostics, "no-units", -1));
+        QVERIFY(!findDiagnostic(r.diagnostics, "no-super-init", -1));
+    }
+
+    // Valid Python nested past the parser's limit, where a unit's declaration is read: an
+    // error (the declaration is unknown), not a unit read as declaring nothing.
+    const ImportResult deep = importDiffSynthSource(
+        edited("input_params=(\"height\", \"width\")", "input_params=" + std::string(150, '(') + "'h'" + std::string(150, ')')),
+        "tiny.py");
+    QVERIFY(!deep.ok());
+    const Diagnostic *unreadable = findDiagnostic(deep.diagnostics, "unreadable-statement", 8);
+    QVERIFY(unreadable);
+    QCOMPARE(unreadable->severity, Severity::Error);
+    QVERIFY(QString::fromStdString(unreadable->message).contains("the unit's declaration is unknown"));
+    QVERIFY(!findDiagnostic(deep.diagnostics, "no-super-init", -1));
+
     // A module without a pipeline.
     const ImportResult none = importDiffSynthSource("def f():\n    return 1\n", "helpers.py");
     QVERIFY(!none.ok());

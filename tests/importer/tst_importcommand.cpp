@@ -167,6 +167,41 @@ void TestImportCommand::badInput()
     QVERIFY2(syntax.err.contains("broken.py:3:22: error: Python syntax error: '[' was never closed"), qPrintable(syntax.err));
     QVERIFY(syntax.out.isEmpty());
 
+    // Python that CPython refuses: exit 2 with file:line:column, even where the rest of the
+    // file would import (an unexpected indent used to be read as "never sets self.units",
+    // a missing comma as a unit that declares nothing, with exit 0).
+    const QByteArray valid = "class P(BasePipeline):\n    def __init__(self):\n        self.units = [U()]\n"
+                             "        self.model_fn = f\n"
+                             "class U(PipelineUnit):\n    def __init__(self):\n        super().__init__(\n"
+                             "            input_params=('a', 'b'),\n            output_params=('c',),\n        )\n";
+    const struct {
+        QByteArray source;
+        QString message;
+    } invalid[] = {
+        {QByteArray(valid).replace("        self.model_fn", "          self.model_fn"),
+            "indent.py:4:11: error: Python syntax error: unexpected indent"},
+        {QByteArray(valid).replace("('a', 'b'),", "('a', 'b')"),
+            "indent.py:9:13: error: Python syntax error: invalid syntax: expected ')' before 'output_params' (perhaps a "
+            "comma is missing)"},
+        {QByteArray(valid).replace("class U(PipelineUnit):", "class U(PipelineUnit)"),
+            "indent.py:5:22: error: Python syntax error: expected ':'"},
+    };
+    QFile file(m_dir.filePath("indent.py"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(valid);
+    file.close();
+    QCOMPARE(cli({"import-diffsynth", file.fileName()}).status, 0);
+    for (const auto &bad : invalid) {
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(bad.source);
+        file.close();
+        const Run r = cli({"import-diffsynth", file.fileName()});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(m_dir.filePath(bad.message)), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("never sets self.units") && !r.err.contains("declaring nothing"), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+    }
+
     // An unwritable output: the status says the work failed, and nothing is half-written.
     const Run unwritable = cli({"import-diffsynth", kFixtures + "/qwen_image.py", "-o", m_dir.filePath("no/such/dir/x.json")});
     QCOMPARE(unwritable.status, 1);

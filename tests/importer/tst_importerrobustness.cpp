@@ -148,8 +148,9 @@ void TestImporterRobustness::mutations()
         }
         imported += importDiffSynthSource(input, "m.py").pipelines.empty() ? 0 : 1;
     }
-    // The mutations are close enough to real files that many still import.
-    QVERIFY2(imported > kMutations / 10, qPrintable(QString::number(imported)));
+    // The mutations are close enough to real files that many still import: those that
+    // are still valid Python (a mutation that breaks the grammar is a python-syntax error).
+    QVERIFY2(imported > kMutations / 20, qPrintable(QString::number(imported)));
 }
 
 void TestImporterRobustness::limits_data()
@@ -162,8 +163,9 @@ void TestImporterRobustness::limits_data()
     const std::string unitHeader = "class P(BasePipeline):\n    def __init__(self):\n        self.units = [U()]\n"
                                    "class U(PipelineUnit):\n    def __init__(self):\n        super().__init__(input_params=";
     row("deep brackets", "x = " + std::string(100000, '('), "python-syntax");
+    // Valid Python nested past the parser's depth: the declaration is unknown, an error.
     row("deep brackets in an argument", unitHeader + std::string(150, '(') + "'a'" + std::string(150, ')') + ")\n",
-        "computed-argument");
+        "unreadable-statement");
     row("deep indentation", repeat("if a:\n ", 1) + [] {
         std::string s;
         for (int i = 1; i < 3000; ++i)
@@ -172,8 +174,8 @@ void TestImporterRobustness::limits_data()
     }(), "python-syntax");
     row("inline compound chain", "class P(BasePipeline):\n    def __init__(self): " + repeat("if a: ", 5000) + "self.units = [U()]\n",
         "");
-    row("unary chain", unitHeader + std::string(100000, '-') + "1)\n", "computed-argument");
-    row("not chain", unitHeader + repeat("not ", 20000) + "1)\n", "computed-argument");
+    row("unary chain", unitHeader + std::string(100000, '-') + "1)\n", "unreadable-statement");
+    row("not chain", unitHeader + repeat("not ", 20000) + "1)\n", "unreadable-statement");
     row("attribute chain", unitHeader + "a" + repeat(".b", 50000) + ")\n", "computed-argument");
     row("long sum", unitHeader + "('a',)" + repeat(" + ('a',)", 20000) + ")\n", "computed-argument");
     row("constant chain", [] {

@@ -86,6 +86,10 @@ private Q_SLOTS:
     void syntaxErrors_data();
     void syntaxErrors();
     void nestingLimit();
+    void validModules_data();
+    void validModules();
+    void moduleSyntaxErrors_data();
+    void moduleSyntaxErrors();
     void statements();
     void classesFunctionsImports();
     void assignments();
@@ -130,6 +134,7 @@ void TestPythonParser::expressions_data()
     row("a is not None", "(is not (name a) (None))");
     row("x if c else y", "(if (name x) (name c) (name y))");
     row("lambda a, *b, c=1, **d: a", "(lambda (name a))");
+    row("lambda a, /, b, *, c: a", "(lambda (name a))");
     row("[x for x in y if x if z for w in v]", "(list-comp (name x))");
     row("{k: v for k, v in d}", "(dict-comp (name k))");
     row("{x async for x in y}", "(set-comp (name x))");
@@ -160,6 +165,21 @@ void TestPythonParser::syntaxErrors_data()
     QTest::newRow("empty subscript") << "a[]" << "empty subscript";
     QTest::newRow("attribute of nothing") << "a.(b)" << "expected an attribute name";
     QTest::newRow("lambda without colon") << "lambda x" << "expected ':'";
+    QTest::newRow("keyword as attribute") << "self.class" << "'class' is a keyword and cannot be an attribute name";
+    QTest::newRow("constant as attribute") << "a.None" << "'None' is a keyword and cannot be an attribute name";
+    QTest::newRow("keyword as argument name") << "f(class=1)" << "'class' is a keyword and cannot be an argument name";
+    QTest::newRow("keyword as lambda parameter") << "lambda class: 1" << "expected a parameter name in a lambda";
+    QTest::newRow("async as a name") << "async + 1" << "expected an expression";
+    QTest::newRow("positional after keyword") << "f(a=1, b)" << "positional argument follows keyword argument";
+    QTest::newRow("positional after **") << "f(**k, a)" << "positional argument follows keyword argument unpacking";
+    QTest::newRow("* after **") << "f(**k, *a)" << "iterable argument unpacking follows keyword argument unpacking";
+    QTest::newRow("generator and more") << "f(x for x in y, z)" << "a generator expression must be parenthesized";
+    QTest::newRow("generator after one") << "f(z, x for x in y)" << "a generator expression must be parenthesized";
+    QTest::newRow("generator, trailing comma") << "f(x for x in y,)" << "a generator expression must be parenthesized";
+    // Two expressions where a bracket should close: a missing comma, which Python refuses.
+    QTest::newRow("missing comma in a call") << "f(input_params=('a', 'b')\n  output_params=('c',))"
+                                             << "expected ')' before 'output_params' (perhaps a comma is missing)";
+    QTest::newRow("missing comma in a tuple") << "('a' 'b', c d)" << "expected ')' before 'd' (perhaps a comma is missing)";
 }
 
 void TestPythonParser::syntaxErrors()
@@ -193,6 +213,120 @@ void TestPythonParser::nestingLimit()
     for (int i = 0; i < 20000; ++i)
         sum += " + 1";
     QVERIFY(parse(sum, false).error.isEmpty());
+}
+
+void TestPythonParser::validModules_data()
+{
+    QTest::addColumn<QString>("source");
+    const auto row = [](const char *source) { QTest::newRow(source) << QString(source); };
+    // Valid Python 3 that the importer does not need to understand is accepted.
+    row("x = 1; y = 2;\nif x: a = 1; b = 2\n");
+    row("*a, = b\na, *b = c\n(a, b), [c, *d] = e\na = b = *c,\nx[1:2, ::3] = y\nf().x = f()[0] = 1\n() = []\n");
+    row("a: int\n(a): int = 1\na.b: 'T' = yield\nx += 1, 2\n(x) += 1\na[b] @= c\n");
+    row("del a, (b, c), [d], e[0], f.g\nglobal a, b\nnonlocal c\nassert x, 'm'\nraise\nraise X from Y\nreturn\nreturn *a, b\n");
+    row("import a.b as c, d\nfrom . import (a, b,)\nfrom ...a import *\nfrom .. import x\nfrom __future__ import annotations\n");
+    row("def f(a, /, b=1, *args: int, c, d=2, **kw) -> None: pass\ndef g(*, a): ...\ndef h(a=lambda x, y: x,): pass\n");
+    row("def f(*args: *Ts): pass\nasync def g():\n    async with a as b, c: pass\n    async for x in y: pass\n"
+        "    return [await z async for z in w]\n");
+    row("@a.b(c)\n@x[0]\n@(lambda f: f)\nclass A(B, metaclass=M, **kw):\n    '''doc'''\n    x: int = 1\n"
+        "    def f(self): return super().f()\n");
+    row("class A[T]: pass\ndef f[T: int, *Ts, **P](x: T) -> T: pass\ntype X[T] = list[T]\ntype = 1\ntype(x)\n");
+    row("match = 1\nmatch(x)\nmatch x, y:\n    case [1, *rest] if rest: pass\n    case {'k': v, **kw}: pass\n"
+        "    case P(a, b=c) | Q() as q:\n        pass\n    case _:\n        pass\ncase = 2\n");
+    row("if (n := 10) > 5: pass\nwhile chunk := f(): pass\n[y := 1, y ** 2]\nf(a := 1)\nx[a := 1]\nx = (a, b := 1)\n");
+    row("with (open(f) as a,\n      open(g) as b,\n):\n    pass\nwith (a, b): pass\nwith a as (b, c), d as e.f: pass\n");
+    row("try:\n    pass\nexcept (A, B) as e:\n    pass\nexcept C:\n    pass\nelse:\n    pass\nfinally:\n    pass\n"
+        "try: pass\nexcept* E: pass\nfor x in *a, *b: pass\nelse: pass\nwhile 1: break\nelse: pass\n");
+    row("x = f'{a!r:>{w}}' rb'\\d' \"s\"\nx = lambda: (yield)\nx = yield from y\nprint >>f, x\nprint(*a, sep='')\n"
+        "f(*b, **{'a': 1}, c=2)\nf(x for x in y)\nx = a if b else lambda: c\nx = not a in b is not c\n");
+}
+
+void TestPythonParser::validModules()
+{
+    QFETCH(QString, source);
+    const auto m = module(source.toStdString());
+    QVERIFY2(m->ok(), qPrintable(QString("%1:%2: %3").arg(m->syntaxErrorLine()).arg(m->syntaxErrorColumn())
+                                     .arg(QString::fromStdString(m->syntaxError()))));
+}
+
+void TestPythonParser::moduleSyntaxErrors_data()
+{
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    const auto row = [](const char *name, const char *source, const char *message, int line, int column) {
+        QTest::newRow(name) << QString(source) << QString(message) << line << column;
+    };
+    // Indentation.
+    row("unexpected indent", "a = [\n    1]\n    b = 2\n", "unexpected indent", 3, 5);
+    row("indent after an inline body", "if a: b = 1\n    c = 2\n", "unexpected indent", 2, 5);
+    row("no block", "class A:\nx = 1\n", "expected an indented block after 'class' statement on line 1", 2, 1);
+    row("no block at the end", "def f():\n", "expected an indented block after 'def' statement on line 1", 1, 9);
+    row("no async block", "async def f():\n\nx = 1\n", "expected an indented block after 'async def' statement on line 1", 3, 1);
+    // A compound statement's header: ':' at its end, nothing else on the line but simple statements.
+    row("class without ':'", "class A(B)\n    pass\n", "expected ':'", 1, 11);
+    row("def without ':'", "def f(a, b=1)\n    pass\n", "expected ':'", 1, 14);
+    row("if without ':'", "if a == 1\n    pass\n", "expected ':'", 1, 10);
+    row("else without ':'", "if a:\n    pass\nelse\n    pass\n", "expected ':'", 3, 5);
+    row("compound after ':'", "if a: for b in c: pass\n", "a compound statement ('for') must start its own line", 1, 7);
+    row("compound after ';'", "a = 1; if a: pass\n", "a compound statement ('if') must start its own line", 1, 8);
+    row("empty statement", "a = 1;;\n", "a statement is missing before ';'", 1, 7);
+    row("header junk", "class A(B) x:\n    pass\n", "unexpected 'x'", 1, 12);
+    row("for without in", "for x y:\n    pass\n", "expected 'in'", 1, 5);
+    row("bad parameter", "def f(a, 1): pass\n", "expected a parameter name", 1, 10);
+    row("default before plain", "def f(a=1, b): pass\n", "non-default argument follows default argument", 1, 12);
+    row("bare star", "def f(a, *): pass\n", "named arguments must follow bare *", 1, 11);
+    row("async alone", "async x = 1\n", "'async' must be followed by def, for or with", 1, 7);
+    // Clauses follow what they belong to; decorators precede a definition.
+    row("stray else", "x = 1\nelse:\n    pass\n", "'else' does not follow", 2, 1);
+    row("stray except", "if a:\n    pass\nexcept E:\n    pass\n", "'except' does not follow", 3, 1);
+    row("try alone", "try:\n    pass\nx = 1\n", "expected 'except' or 'finally' block", 3, 1);
+    row("try at the end", "try:\n    pass\n", "expected 'except' or 'finally' block", 2, 9);
+    row("decorated assignment", "@dec\nx = 1\n", "a decorator must be followed by def or class", 2, 1);
+    row("case outside", "match x:\n    y = 1\n", "a match statement's block holds only 'case' blocks", 2, 5);
+    // Simple statements: one statement, targets that can be assigned, keywords never names.
+    row("python 2 print", "x = 1\nprint \"hello\"\n", "Missing parentheses in call to 'print'. Did you mean print(...)?", 2, 1);
+    row("two expressions", "x = 1 2\n", "unexpected '2'", 1, 7);
+    row("keyword attribute", "class P:\n    def f(self):\n        self.class = None\n",
+        "'class' is a keyword and cannot be an attribute name", 3, 14);
+    row("keyword target", "None = 1\n", "cannot assign to None", 1, 1);
+    row("call target", "f() = 1\n", "cannot assign to function call", 1, 1);
+    row("literal in a tuple target", "a, 1 = x\n", "cannot assign to literal", 1, 4);
+    row("for target", "for f() in x: pass\n", "cannot assign to function call", 1, 5);
+    row("augmented tuple", "a, b += 1\n", "'tuple' is an illegal expression for augmented assignment", 1, 1);
+    row("annotated tuple", "[a]: int\n", "only a single target (not a list) can be annotated", 1, 1);
+    row("delete a call", "del f()\n", "cannot delete function call", 1, 5);
+    row("delete starred", "del *a\n", "cannot delete starred", 1, 5);
+    row("bare walrus", "a := 1\n", "':=') needs parentheses here", 1, 3);
+    row("keyword value", "x = class\n", "expected an expression", 1, 5);
+    row("pass with more", "pass x\n", "unexpected 'x'", 1, 6);
+    row("import junk", "import a as b.c\n", "unexpected '.'", 1, 14);
+    row("from without import", "from a b\n", "expected 'import'", 1, 8);
+    row("unparenthesized trailing comma", "from a import b,\n", "trailing comma not allowed", 1, 17);
+    row("global keyword", "global class\n", "expected a name after 'global'", 1, 8);
+    // In a unit: a missing comma between arguments is an error, not a declaration of nothing.
+    row("missing comma", "class U(PipelineUnit):\n    def __init__(self):\n        super().__init__(\n"
+                         "            input_params=(\"height\", \"width\")\n            output_params=(\"noise\",),\n        )\n",
+        "expected ')' before 'output_params' (perhaps a comma is missing)", 5, 13);
+    // The first problem in the file is the one reported.
+    row("first of two", "if a\n    pass\nx = 1 2\n", "expected ':'", 1, 5);
+}
+
+void TestPythonParser::moduleSyntaxErrors()
+{
+    QFETCH(QString, source);
+    QFETCH(QString, message);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    const auto m = module(source.toStdString());
+    QVERIFY(!m->ok());
+    QVERIFY2(QString::fromStdString(m->syntaxError()).contains(message), m->syntaxError().c_str());
+    QCOMPARE(m->syntaxErrorLine(), line);
+    QCOMPARE(m->syntaxErrorColumn(), column);
+    // Nothing of a module that is not Python is read.
+    QVERIFY(m->statements().empty());
+    QVERIFY(m->classes().empty());
 }
 
 void TestPythonParser::statements()
@@ -230,17 +364,18 @@ void TestPythonParser::statements()
     QCOMPARE(top[4].line, 11);
     QCOMPARE(top[4].end, top[4].tokens.last); // a simple statement ends with its line
 
-    // Python's "unexpected indent" is tolerated and nothing in the block is lost: the
-    // block belongs to the line before it, or stands alone at the start of the file.
+    // Python's "unexpected indent" is a syntax error (it used to give the line before a
+    // block, so `self.units = [...]` followed by an over-indented line was not read).
     const auto odd = module("a = 1\n    b = 2\nc = 3\n");
-    QVERIFY(odd->ok());
-    QCOMPARE(odd->statements().size(), std::size_t(2));
-    QCOMPARE(odd->statements()[0].body.size(), std::size_t(1));
+    QVERIFY(!odd->ok());
+    QCOMPARE(odd->syntaxError(), std::string("unexpected indent"));
+    QCOMPARE(odd->syntaxErrorLine(), 2);
+    QCOMPARE(odd->syntaxErrorColumn(), 5);
+    QVERIFY(odd->statements().empty());
     const auto leading = module("    a = 1\nb = 2\n");
-    QVERIFY(leading->ok());
-    QCOMPARE(leading->statements().size(), std::size_t(2));
-    QVERIFY(leading->statements()[0].tokens.empty());
-    QCOMPARE(leading->statements()[0].body.size(), std::size_t(1));
+    QVERIFY(!leading->ok());
+    QCOMPARE(leading->syntaxErrorLine(), 1);
+    QCOMPARE(leading->syntaxErrorColumn(), 5);
 
     // A syntax error leaves an empty module that says where.
     const auto bad = module("x = (\n", "bad.py");

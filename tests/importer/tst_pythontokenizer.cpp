@@ -82,6 +82,10 @@ void TestPythonTokenizer::tokens_data()
         "STR:\"\\d\" STR:\"\\n\" STR:\"u\" bSTR:\"b\" bSTR:\"B\" fSTR:\"{x}\" fSTR:\"F\" bSTR:\"\\x\" bSTR:\"\\y\" "
         "fSTR:\"\\z\" fSTR:\"w\" NL END");
     row("not a prefix", "ub'x'", "NAME:ub STR:\"x\" NL END");
+    // Quotes inside an f-string's replacement field start nested strings (Python 3.12
+    // allows the enclosing quote there); '{{' and format specs are text.
+    row("f-string fields", "f\"{d[\"k\"]} {a:{w}.2f} {{x}} {'q' + \"r\"!r}\" f'''{\n x}'''",
+        "fSTR:\"{d[\"k\"]} {a:{w}.2f} {{x}} {'q' + \"r\"!r}\" fSTR:\"{\n x}\" NL END");
     row("raw keeps escaped quote", "r\"a\\\"b\"", "STR:\"a\\\"b\" NL END");
     row("escapes", "'\\n\\t\\\\\\'\\\"\\x41\\101\\u00e9\\U0001F600\\q\\N{DASH}'",
         "STR:\"\n\t\\'\"AAé\xF0\x9F\x98\x80\\q\\N{DASH}\" NL END");
@@ -118,6 +122,13 @@ void TestPythonTokenizer::positions()
     QCOMPARE(at(8), std::make_pair(2, 5));  // x
     QCOMPARE(at(11), std::make_pair(2, 10)); // "s"
     QCOMPARE(at(13), std::make_pair(3, 10)); // 2
+    // Where tokens end (for "expected ':'" after a header): just past their last character.
+    const auto end = [&](std::size_t i) { return std::make_pair(r.tokens[i].endLine, r.tokens[i].endColumn); };
+    QCOMPARE(end(0), std::make_pair(1, 6));   // class
+    QCOMPARE(end(4), std::make_pair(1, 11));  // )
+    QCOMPARE(end(11), std::make_pair(2, 13)); // "s"
+    const TokenizeResult triple = tokenizePython("x = '''a\n\xC3\xA9" "b''' + 1\n"); // é is one column
+    QCOMPARE(std::make_pair(triple.tokens[2].endLine, triple.tokens[2].endColumn), std::make_pair(2, 6));
 
     // Columns count code points, as the JSON loader's do: "é" and "漢" are one column
     // each, and a byte order mark none.
