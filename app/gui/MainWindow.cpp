@@ -47,6 +47,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
+#include <QShortcut>
 #include <QStatusBar>
 #include <QToolBar>
 
@@ -110,6 +111,12 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     connect(m_compare, &ComparePanel::sideBySideChanged, m_workspace, &GraphWorkspace::setSideBySide);
     connect(m_workspace, &GraphWorkspace::sideBySideChanged, m_compare, &ComparePanel::setSideBySide);
     connect(m_stepper, &StepperPanel::presentationModeChanged, this, &MainWindow::setPresentationMode);
+    // Escape leaves presentation mode (as F5 does); it does nothing otherwise.
+    auto *leavePresentation = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(leavePresentation, &QShortcut::activated, this, [this]() {
+        if (m_presentation)
+            setPresentationMode(false);
+    });
     // A comparison that starts (from the menu, the command line or the panel) shows its panel.
     connect(m_document, &SplitDocument::comparisonChanged, this, [this]() {
         const bool comparing = m_document->comparison() != nullptr;
@@ -610,6 +617,8 @@ void MainWindow::setPresentationMode(bool on)
         }
         for (QToolBar *bar : findChildren<QToolBar *>())
             bar->hide();
+        menuBar()->hide();
+        statusBar()->hide();
         m_stepperDock->show();
         m_stepperDock->raise();
         resizeDocks({m_stepperDock}, {height() / 3}, Qt::Vertical);
@@ -617,6 +626,8 @@ void MainWindow::setPresentationMode(bool on)
             showFullScreen();
     } else {
         restoreState(m_statePresentationSaved);
+        menuBar()->show();
+        statusBar()->show();
         if (isFullScreen())
             m_wasMaximized ? showMaximized() : showNormal();
     }
@@ -635,7 +646,7 @@ void MainWindow::showShortcuts()
            "<tr><td><b>Ctrl+Home / End</b></td><td>first step (X0) / the split</td></tr>"
            "<tr><td><b>Ctrl+← / → or , / .</b></td><td>previous / next step</td></tr>"
            "<tr><td><b>P</b></td><td>play or pause the stepper</td></tr>"
-           "<tr><td><b>F5</b></td><td>presentation mode (then ←, →, Space, Page Up/Down step)</td></tr>"
+           "<tr><td><b>F5</b></td><td>presentation mode (then ←, →, Space, Page Up/Down step; F5 or Esc leaves)</td></tr>"
            "<tr><td><b>Alt+1 / Alt+2</b></td><td>seed / safe split</td></tr>"
            "<tr><td><b>Ctrl+L / Ctrl+U</b></td><td>edge labels / update chains</td></tr>"
            "<tr><td><b>Ctrl+E</b></td><td>export PNG</td></tr>"

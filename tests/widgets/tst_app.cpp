@@ -27,6 +27,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QStatusBar>
 #include <QToolBar>
 #include <QUrl>
 
@@ -220,10 +221,23 @@ void TestApp::presentationModeShowsGraphAndStepper()
         QCOMPARE(dock->isVisible(), dock->widget() == window.stepper());
     for (QToolBar *bar : window.findChildren<QToolBar *>())
         QVERIFY(!bar->isVisible());
+    QVERIFY(!window.menuBar()->isVisible());
+    QVERIFY(!window.statusBar()->isVisible());
     window.setPresentationMode(false);
     QVERIFY(!window.stepper()->presentationMode());
     for (QDockWidget *dock : visibleBefore)
         QVERIFY2(dock->isVisible(), qPrintable(dock->windowTitle()));
+    QVERIFY(window.menuBar()->isVisible());
+    QVERIFY(window.statusBar()->isVisible());
+    // Escape leaves it too.
+    window.stepper()->stepActions().last()->trigger();
+    QVERIFY(window.presentationMode());
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_Escape);
+    QVERIFY(!window.presentationMode());
+    QVERIFY(!window.stepper()->presentationMode());
+    QVERIFY(window.menuBar()->isVisible());
 }
 
 void TestApp::importsADiffSynthSource()

@@ -5,6 +5,7 @@
 // file that keeps the old graph, and exports that write valid PNG, SVG, DOT and JSON.
 #include "WidgetTestSupport.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
 #include "widgets/export/GraphExporter.h"
@@ -21,6 +22,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -82,6 +84,7 @@ private Q_SLOTS:
     void stepperHighlightsTheTrace();
     void searchSelectsAndCenters();
     void controlCharactersInNamesAreDrawnEscaped();
+    void infoLineIsElidedToItsWidth();
     void clickHighlightsUpstreamAndDownstream();
     void hazardsAreMarkedAndShown();
     void comparisonMarksMovedUnits();
@@ -271,6 +274,26 @@ void TestGraphScene::controlCharactersInNamesAreDrawnEscaped()
     f.document.setCurrentUnit(kNoUnit);
     QVERIFY(f.workspace.findUnit(QStringLiteral("A\\nB")));
     QCOMPARE(f.document.currentUnit(), a);
+}
+
+// The line above the graph (pipeline, file, counts, layout status) is shortened with
+// "…" to the room it has, never cut mid-word, and tells the rest in its tooltip.
+void TestGraphScene::infoLineIsElidedToItsWidth()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("wan_video")));
+    QVERIFY(waitForGraph(f.workspace));
+    QLabel *info = f.workspace.infoLabel();
+    const auto shown = [info]() { return plainTextOf(info->text()); };
+    f.workspace.resize(1400, 800);
+    QTRY_VERIFY(shown().contains(QStringLiteral("dot layout")));
+    QVERIFY(!shown().contains(QChar(0x2026)));
+    QVERIFY(info->toolTip().isEmpty());
+    f.workspace.resize(700, 800);
+    QTRY_VERIFY(shown().endsWith(QChar(0x2026)));
+    QVERIFY(shown().startsWith(QStringLiteral("wan_video")));
+    QVERIFY(QFontMetrics(info->font()).horizontalAdvance(shown()) <= info->contentsRect().width() + 8);
+    QVERIFY(info->toolTip().contains(QStringLiteral("dot layout")));
 }
 
 void TestGraphScene::clickHighlightsUpstreamAndDownstream()

@@ -13,6 +13,8 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QCompleter>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QKeyEvent>
@@ -22,6 +24,8 @@
 #include <QSplitter>
 #include <QStringListModel>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace splitscope {
 
@@ -130,9 +134,11 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
         [this](const QString &text) { findUnit(text); });
     connect(m_search, &QLineEdit::returnPressed, this, [this]() { findUnit(m_search->text()); });
     m_searchStatus->setMinimumWidth(90);
+    m_info->installEventFilter(this); // re-elided on resize
     auto *strip = new QHBoxLayout;
     strip->setContentsMargins(8, 4, 8, 4);
     strip->addWidget(m_info, 1);
+    strip->addSpacing(12);
     strip->addWidget(m_searchStatus);
     strip->addWidget(m_search);
 
@@ -212,25 +218,54 @@ void GraphWorkspace::pipelineReset()
 void GraphWorkspace::layoutStatus()
 {
     if (!m_document->hasPipeline()) {
-        m_info->setText(tr("<span style='color:#495057'>No pipeline open: File ▸ Open or File ▸ Examples.</span>"));
+        m_infoName.clear();
+        m_infoRest = tr("No pipeline open: File ▸ Open or File ▸ Examples.");
+        showInfo();
         return;
     }
     const PipelineGraph &graph = m_document->graph();
-    QString text = tr("<b>%1</b> &nbsp;<span style='color:#495057'>%2 · %n unit(s)", nullptr, graph.unitCount())
-                       .arg(QString::fromStdString(graph.pipelineName()).toHtmlEscaped(),
-                           m_document->source().displayName().toHtmlEscaped());
-    text += tr(", %n param(s)", nullptr, graph.paramCount());
+    m_infoName = nameText(graph.pipelineName());
+    QString rest = tr("%1 · %n unit(s)", nullptr, graph.unitCount()).arg(m_document->source().displayName());
+    rest += tr(", %n param(s)", nullptr, graph.paramCount());
     const QString prefix = GraphStyle::commonUnitPrefix(graph);
     if (!prefix.isEmpty())
-        text += tr(" · names without <i>%1</i>").arg(prefix.toHtmlEscaped());
+        rest += tr(" · names without %1").arg(prefix);
     const auto layout = m_layouts->layout();
     if (m_layouts->isBusy())
-        text += layout && layout->provisional ? tr(" · quick layout shown, Graphviz dot is working…")
+        rest += layout && layout->provisional ? tr(" · quick layout shown, Graphviz dot is working…")
                                               : tr(" · laying out…");
     else if (layout && layout->ok())
-        text += tr(" · dot layout %1 s").arg(layout->seconds, 0, 'f', 2);
-    text += QStringLiteral("</span>");
-    m_info->setText(text);
+        rest += tr(" · dot layout %1 s").arg(layout->seconds, 0, 'f', 2);
+    m_infoRest = rest;
+    showInfo();
+}
+
+void GraphWorkspace::showInfo()
+{
+    // Rich text cannot be elided by QLabel, so the plain parts are measured here:
+    // the name first (bold, itself elided when it alone is too long), then the rest.
+    const int width = std::max(0, m_info->contentsRect().width());
+    QFont bold = m_info->font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold), metrics(m_info->font());
+    const QString name = boldMetrics.elidedText(m_infoName, Qt::ElideMiddle, width);
+    const int gap = m_infoName.isEmpty() ? 0 : metrics.horizontalAdvance(QStringLiteral("  "));
+    const QString rest = metrics.elidedText(m_infoRest, Qt::ElideRight,
+        std::max(0, width - boldMetrics.horizontalAdvance(name) - gap));
+    QString html;
+    if (!name.isEmpty())
+        html = QStringLiteral("<b>%1</b>&nbsp;&nbsp;").arg(name.toHtmlEscaped());
+    html += QStringLiteral("<span style='color:#495057'>%1</span>").arg(rest.toHtmlEscaped());
+    m_info->setText(html);
+    const QString full = m_infoName.isEmpty() ? m_infoRest : m_infoName + QStringLiteral("  ") + m_infoRest;
+    m_info->setToolTip(name != m_infoName || rest != m_infoRest ? full : QString());
+}
+
+bool GraphWorkspace::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_info && event->type() == QEvent::Resize)
+        showInfo();
+    return QWidget::eventFilter(watched, event);
 }
 
 void GraphWorkspace::updateCaptions()

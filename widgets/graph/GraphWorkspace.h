@@ -56,6 +56,7 @@ public:
     GraphView *comparisonView() const { return m_comparisonView; }
     LoadErrorBanner *banner() const { return m_banner; }
     QLineEdit *searchField() const { return m_search; }
+    QLabel *infoLabel() const { return m_info; } // what is open, above the graph (elided to fit)
     bool isSideBySide() const;
 
 public Q_SLOTS:
@@ -70,11 +71,15 @@ Q_SIGNALS:
     void problemsRequested();
     void sideBySideChanged(bool on);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void pipelineReset();
     void updateCaptions();
     void arrangeComparison();
     void layoutStatus();
+    void showInfo(); // m_infoName and m_infoRest, the rest elided with "…" to the label's width
 
     SplitDocument *m_document;
     LayoutController *m_layouts;
@@ -89,6 +94,8 @@ private:
     QLineEdit *m_search;
     QLabel *m_searchStatus;
     QLabel *m_info;
+    QString m_infoName; // the pipeline's name, in bold
+    QString m_infoRest; // file, counts, layout status (plain text)
     QStringListModel *m_unitNames;
     QSplitter *m_splitter;
     Actions m_actions{};
