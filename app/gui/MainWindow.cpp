@@ -447,14 +447,20 @@ void MainWindow::importDiffSynth()
     QPushButton *folderButton = ask.addButton(tr("A folder…"), QMessageBox::AcceptRole);
     ask.addButton(QMessageBox::Cancel);
     ask.exec();
+    // Both dialogs start where the last import was (a file's folder, or the folder's parent).
+    QSettings settings;
+    const QString start = settings.value(QStringLiteral("lastImportDir")).toString();
     QString path;
     if (ask.clickedButton() == fileButton)
-        path = QFileDialog::getOpenFileName(this, tr("DiffSynth pipeline source"), QString(),
+        path = QFileDialog::getOpenFileName(this, tr("DiffSynth pipeline source"), start,
             tr("Python (*.py);;All files (*)"));
     else if (ask.clickedButton() == folderButton)
-        path = QFileDialog::getExistingDirectory(this, tr("DiffSynth pipelines folder"));
-    if (!path.isEmpty())
-        importDiffSynthPath(path);
+        path = QFileDialog::getExistingDirectory(this, tr("DiffSynth pipelines folder"), start);
+    if (path.isEmpty())
+        return;
+    if (m_persistent)
+        settings.setValue(QStringLiteral("lastImportDir"), QFileInfo(path).absolutePath());
+    importDiffSynthPath(path);
 #endif
 }
 

@@ -3,6 +3,7 @@
 // recent files, presentation mode, command-line options, import) and the
 // `splitscope` program's headless screenshot mode as a separate process.
 #include "WidgetTestSupport.h"
+#include "widgets/models/DiagnosticsModel.h"
 
 #include "GuiOptions.h"
 #include "MainWindow.h"
@@ -27,6 +28,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QFile>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUrl>
@@ -254,6 +256,24 @@ void TestApp::importsADiffSynthSource()
     QVERIFY(!window.importDiffSynthPath(QStringLiteral("/nonexistent/thing.py")));
     QVERIFY(document->lastLoadFailed());
     QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("qwen_image"));
+    // A Python syntax error: the Problems table names file, line and column, and no
+    // "JSON path" (it used to say "(document)").
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("bad.py"));
+    {
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("class P(BasePipeline):\n    def __init__(self)\n        self.units = []\n");
+    }
+    DiagnosticsModel problems(document);
+    QVERIFY(!window.importDiffSynthPath(bad));
+    bool syntaxError = false;
+    for (int row = 0; row < problems.rowCount(); ++row) {
+        const QString where = problems.index(row, DiagnosticsModel::LocationColumn).data().toString();
+        QVERIFY(problems.index(row, DiagnosticsModel::PathColumn).data().toString() != QStringLiteral("(document)"));
+        syntaxError = syntaxError || where == QStringLiteral("bad.py:2:23");
+    }
+    QVERIFY(syntaxError);
 #else
     QSKIP("the importer (splitscope_importer) is not built");
 #endif

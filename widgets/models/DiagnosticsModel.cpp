@@ -48,7 +48,13 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
                 where += QStringLiteral(":%1:%2").arg(d.line).arg(d.column);
             return where;
         }
-        case PathColumn: return d.jsonPath.empty() ? tr("(document)") : QString::fromStdString(d.jsonPath);
+        case PathColumn: {
+            // JSON files: the JSON path, or the whole document. Python sources (the
+            // importer): the class or attribute, when the message is about one.
+            if (!d.jsonPath.empty())
+                return QString::fromStdString(d.jsonPath);
+            return QString::fromStdString(d.file).endsWith(QLatin1String(".py")) ? QString() : tr("(document)");
+        }
         case MessageColumn: return QString::fromStdString(d.message);
         default: return {};
         }
@@ -72,7 +78,7 @@ QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, 
     switch (section) {
     case SeverityColumn: return tr("Severity");
     case LocationColumn: return tr("File:line:col");
-    case PathColumn: return tr("JSON path");
+    case PathColumn: return tr("Where (JSON path, Python name)");
     case MessageColumn: return tr("Message");
     default: return {};
     }
