@@ -257,6 +257,9 @@ void TestRunWorker::stageOneThenStageTwo()
         qPrintable(legendTwo));
     QVERIFY2(m_panel->commandView()->toPlainText().contains(QLatin1String("--task sft:train")),
         qPrintable(m_panel->commandView()->toPlainText()));
+    // The finished run's long title wraps: the monitor does not squeeze the side docks.
+    QVERIFY2(monitor->titleLabel()->text().contains(QLatin1String("final loss")), qPrintable(monitor->titleLabel()->text()));
+    QVERIFY2(monitor->minimumSizeHint().width() < 700, qPrintable(QString::number(monitor->minimumSizeHint().width())));
     m_splitLoss = two.finalLoss;
     QCOMPARE(m_window->runHistory()->count(), 2);
 }

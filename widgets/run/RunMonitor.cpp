@@ -71,6 +71,10 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(4, 4, 4, 4);
     m_title->setTextFormat(Qt::RichText);
+    // A finished run's title is long ("Both stages · LoRA on dit · seed split · finished in
+    // 0:02, peak 173 MB, final loss 2.006"): unwrapped, it made the monitor so wide that
+    // the side docks were squeezed after every run.
+    m_title->setWordWrap(true);
     m_stages->setTextFormat(Qt::RichText);
     m_stages->setWordWrap(true);
     m_bar->setTextVisible(true);
