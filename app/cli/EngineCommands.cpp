@@ -176,7 +176,11 @@ int runDescribe(const Args &args)
         }
         return kExitOk;
     }
+    // On standard output with a final newline, as `examples NAME` prints; the file
+    // written by --output is the description itself, byte for byte.
     std::fwrite(json.data(), 1, json.size(), stdout);
+    if (json.back() != '\n')
+        std::fputc('\n', stdout);
     return kExitOk;
 }
 

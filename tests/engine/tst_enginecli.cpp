@@ -80,7 +80,7 @@ void TestEngineCli::describe()
     QString out;
     QString err;
     QCOMPARE(runCli({"describe"}, &out, &err), 0);
-    QCOMPARE(out.toStdString(), splitscope::engine::builtinPipelineJson("tiny-qwen-image"));
+    QCOMPARE(out.toStdString(), splitscope::engine::builtinPipelineJson("tiny-qwen-image") + "\n");
     QCOMPARE(runCli({"describe", "--task", "direct_distill"}, &out, &err), 0);
     QVERIFY(out.contains("DirectDistillLoss"));
     QCOMPARE(runCli({"describe", "tiny-flux"}, &out, &err), 2);
