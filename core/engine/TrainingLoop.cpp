@@ -317,6 +317,7 @@ TrainResult Trainer::runTraining()
                           .text("saved " + path));
     };
     bool stop = false;
+    ResumePoint stopPoint{}; // where --max_steps stopped the run
     std::uint64_t lastEpoch = point.epoch;
     for (std::uint64_t epoch = point.epoch; epoch < static_cast<std::uint64_t>(m_params.numEpochs) && !stop; ++epoch) {
         lastEpoch = epoch;
@@ -409,6 +410,7 @@ TrainResult Trainer::runTraining()
                 checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
             if (m_params.maxSteps > 0 && step >= static_cast<std::uint64_t>(m_params.maxSteps)) {
                 stop = true;
+                stopPoint = ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step};
                 break;
             }
             if (aborted() && !(epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == perEpoch)) {
@@ -449,7 +451,21 @@ TrainResult Trainer::runTraining()
     if (stop && m_params.saveSteps == 0)
         checkpointNamed("step-" + std::to_string(step) + ".safetensors", "final", lastEpoch);
     emitMemory(models, 0, reader ? reader->bytesRead() : 0);
-    fs::remove(TrainingState::path(m_params.outputPath), ec);
+    if (stop && stopPoint.epoch < static_cast<std::uint64_t>(m_params.numEpochs)) {
+        // --max_steps ended the run before its epochs did: keep a state, so that a
+        // larger --max_steps (or none) with --resume continues exactly where this ended.
+        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, stopPoint, settings);
+        m_events.emit(Event(events::kCheckpoint)
+                          .set("kind", "resume")
+                          .set("path", TrainingState::path(m_params.outputPath))
+                          .set("epoch", stopPoint.epoch)
+                          .set("step", step)
+                          .text("--max_steps reached before --num_epochs: state saved; a larger --max_steps with --resume "
+                                "continues"));
+        result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
+    } else {
+        fs::remove(TrainingState::path(m_params.outputPath), ec);
+    }
     result.steps = step;
     result.readWaitSeconds = waitSeconds;
     result.cacheReadSeconds = readSeconds;

@@ -22,7 +22,8 @@ struct ResumePoint {
 
 // OUTPUT/resume.safetensors: the trainable weights, AdamW's moments and step
 // counts, the position, and the run's settings (JSON in the metadata). Written
-// atomically at every epoch end and on cancellation; removed when training ends.
+// atomically at every epoch end, on cancellation and when --max_steps stops a run
+// before its last epoch; removed when training has run all its epochs.
 // `--resume` continues from it: the results equal an uninterrupted run's.
 class TrainingState {
 public:

@@ -71,6 +71,7 @@ private Q_SLOTS:
     void stageOneRefusesTheDatasetFolder();
     void resumeRefusesAReachedLimit();
     void resumeComparesPathsAsFiles();
+    void maxStepsKeepsAStateToContinue();
     void stageTwoResumesAfterCancellation();
     void cacheAllParamsKeepsEverything();
     void saveStepsReplaceEpochCheckpoints();
@@ -465,6 +466,32 @@ void TestTwoStage::resumeComparesPathsAsFiles()
     reference.numEpochs = 2;
     QCOMPARE(runTraining(reference).result.status, engine::kTrainOk);
     QCOMPARE(diff(m_fixture.path("paths-ref/epoch-1.safetensors"), moved + "/epoch-1.safetensors"), 0.0);
+}
+
+// A run that --max_steps stops before its epochs end keeps a resume state: a larger
+// --max_steps (here none) continues it to the weights of a run never stopped.
+void TestTwoStage::maxStepsKeepsAStateToContinue()
+{
+    const QString out = m_fixture.path("max-steps-run");
+    auto p = m_fixture.params("sft", out);
+    p.numEpochs = 2;
+    p.maxSteps = 5;
+    const Run stopped = runTraining(p);
+    QVERIFY2(stopped.result.status == engine::kTrainOk, qPrintable(stopped.errors()));
+    QCOMPARE(stopped.result.steps, std::uint64_t(5));
+    QVERIFY(QFile::exists(out + "/resume.safetensors"));
+    QCOMPARE(stopped.all("checkpoint").last().value("kind").toString(), QString("resume"));
+    p.resume = true;
+    p.maxSteps = 0;
+    const Run resumed = runTraining(p);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(16));
+    QCOMPARE(resumed.all("step").size(), 11);
+    QVERIFY(!QFile::exists(out + "/resume.safetensors")); // all epochs done
+    auto reference = m_fixture.params("sft", m_fixture.path("max-steps-ref"));
+    reference.numEpochs = 2;
+    QCOMPARE(runTraining(reference).result.status, engine::kTrainOk);
+    QCOMPARE(diff(m_fixture.path("max-steps-ref/epoch-1.safetensors"), out + "/epoch-1.safetensors"), 0.0);
 }
 
 void TestTwoStage::stageTwoResumesAfterCancellation()
