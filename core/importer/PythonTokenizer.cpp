@@ -195,40 +195,55 @@ private:
     // DEDENTs. Blank and comment-only lines change nothing (false: nothing to tokenize).
     bool readIndentation()
     {
-        int width = 0;
+        // As CPython: the width with tabs to multiples of 8, and again with a tab as one
+        // column; indentation that compares differently under the two is ambiguous.
+        int width = 0, altWidth = 0;
         std::size_t pos = m_pos;
         for (; pos < m_src.size(); ++pos) {
             const char c = m_src[pos];
-            if (c == ' ')
+            if (c == ' ') {
                 ++width;
-            else if (c == '\t')
+                ++altWidth;
+            } else if (c == '\t') {
                 width = (width / 8 + 1) * 8;
-            else if (c == '\f')
-                width = 0;
-            else
+                ++altWidth;
+            } else if (c == '\f') {
+                width = altWidth = 0;
+            } else {
                 break;
+            }
         }
+        const auto inconsistent = [this]() {
+            failAt(m_line, 1, "inconsistent use of tabs and spaces in indentation"); // where CPython puts it
+            return false;
+        };
         m_pos = pos;
         if (pos >= m_src.size() || m_src[pos] == '#' || m_src[pos] == '\n' || m_src[pos] == '\r')
             return true; // blank line: the main loop skips the comment and the newline
         if (m_src[pos] == '\\' && pos + 1 < m_src.size() && (m_src[pos + 1] == '\n' || m_src[pos + 1] == '\r'))
             return true;
         if (width > m_indents.back()) {
+            if (altWidth <= m_altIndents.back())
+                return inconsistent();
             if (static_cast<int>(m_indents.size()) > kMaxIndentDepth) {
                 fail("too many levels of indentation (Python allows " + std::to_string(kMaxIndentDepth) + ")");
                 return false;
             }
             m_indents.push_back(width);
+            m_altIndents.push_back(altWidth);
             push(TokenKind::Indent, std::string(), m_line, column(pos));
         } else {
             while (width < m_indents.back()) {
                 m_indents.pop_back();
+                m_altIndents.pop_back();
                 push(TokenKind::Dedent, std::string(), m_line, column(pos));
             }
             if (width != m_indents.back()) {
                 fail("unindent does not match any outer indentation level");
                 return false;
             }
+            if (altWidth != m_altIndents.back())
+                return inconsistent();
         }
         return true;
     }
@@ -240,6 +255,12 @@ private:
         while (end < m_src.size() && isIdentifierChar(static_cast<unsigned char>(m_src[end])))
             ++end;
         const std::string_view word = m_src.substr(start, end - start);
+        // A byte order mark is allowed only at the very start of the file; inside a name
+        // it is an invisible character CPython refuses.
+        if (const std::size_t bom = word.find("\xEF\xBB\xBF"); bom != std::string_view::npos) {
+            failAt(m_line, column(start + bom), "invalid non-printable character U+FEFF");
+            return;
+        }
         if (end < m_src.size() && (m_src[end] == '"' || m_src[end] == '\'') && word.size() <= 2) {
             bool raw = false, format = false, bytes = false, unicode = false, valid = true;
             for (const char ch : word) {
@@ -294,8 +315,80 @@ private:
             if (m_pos < m_src.size() && (m_src[m_pos] == 'j' || m_src[m_pos] == 'J'))
                 ++m_pos;
         }
-        push(TokenKind::Number, std::string(m_src.substr(start, m_pos - start)), m_line, column(start));
+        std::string text(m_src.substr(start, m_pos - start));
+        if (!isPythonNumber(text)) {
+            failAt(m_line, column(start), "invalid number literal '" + text
+                    + "' (an underscore goes only between digits; a decimal integer has no leading zero)");
+            return;
+        }
+        push(TokenKind::Number, std::move(text), m_line, column(start));
         markEnd();
+    }
+
+    // Python 3's numeric literal grammar (integers in any base, floats, imaginary
+    // numbers), applied to what readNumber took: "1__0", "1_", "1.0_", "0x", "0b2" and
+    // "012" are not numbers. Iterative (no std::regex: it recurses per character).
+    static bool isPythonNumber(std::string_view t)
+    {
+        const std::size_t n = t.size(), bad = std::string_view::npos;
+        // One or more digits with single underscores between them; the end, or npos.
+        const auto digits = [&](std::size_t i, auto isDigit) {
+            if (i >= n || !isDigit(t[i]))
+                return bad;
+            for (++i; i < n; ++i) {
+                if (t[i] == '_') {
+                    if (i + 1 >= n || !isDigit(t[i + 1]))
+                        return bad;
+                    ++i;
+                } else if (!isDigit(t[i])) {
+                    break;
+                }
+            }
+            return i;
+        };
+        const auto decimal = [](char c) { return c >= '0' && c <= '9'; };
+        if (n >= 2 && t[0] == '0' && std::strchr("xXoObB", t[1]) != nullptr) {
+            const char base = static_cast<char>(std::tolower(static_cast<unsigned char>(t[1])));
+            const auto inBase = [base](char c) {
+                return base == 'x' ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                    : base == 'o'  ? c >= '0' && c <= '7'
+                                   : c == '0' || c == '1';
+            };
+            return digits(t.size() > 2 && t[2] == '_' ? 3 : 2, inBase) == n;
+        }
+        std::size_t i = digits(0, decimal);
+        const bool whole = i != bad;
+        if (!whole)
+            i = 0;
+        bool real = false, imaginary = false;
+        if (i < n && t[i] == '.') {
+            real = true;
+            const std::size_t fraction = digits(i + 1, decimal);
+            if (fraction != bad)
+                i = fraction;
+            else if (!whole)
+                return false;
+            else
+                ++i; // "5."
+        } else if (!whole) {
+            return false;
+        }
+        if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+            real = true;
+            std::size_t e = i + 1;
+            if (e < n && (t[e] == '+' || t[e] == '-'))
+                ++e;
+            if ((i = digits(e, decimal)) == bad)
+                return false;
+        }
+        if (i < n && (t[i] == 'j' || t[i] == 'J')) {
+            imaginary = true;
+            ++i;
+        }
+        if (i != n)
+            return false;
+        // A decimal integer has no leading zero, unless it is all zeros.
+        return real || imaginary || t[0] != '0' || t.find_first_not_of("0_") == bad;
     }
 
     // m_pos is at the opening quote; `start` is where the prefix began.
@@ -602,6 +695,7 @@ private:
     std::size_t m_columnContinuations = 0;
     bool m_atLineStart = true;
     std::vector<int> m_indents{0};
+    std::vector<int> m_altIndents{0}; // the same levels with a tab counted as one column
     std::vector<Open> m_brackets;
     std::vector<Token> m_tokens;
     bool m_failed = false;

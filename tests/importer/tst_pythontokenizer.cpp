@@ -58,6 +58,9 @@ void TestPythonTokenizer::tokens_data()
     row("empty", "", "END");
     row("only comments and blanks", "# a comment\n\n   \n# another\n", "END");
     row("assignment", "x = 1\n", "NAME:x OP:= NUM:1 NL END");
+    row("every kind of number", "1_000 0 00 0_0 0x_ff 0o17 0b1_0 1.5 .5 5. 09.5 1e-3 1.e5 1_0.0_1E+1_0 2j 1.5J 1e3j\n",
+        "NUM:1_000 NUM:0 NUM:00 NUM:0_0 NUM:0x_ff NUM:0o17 NUM:0b1_0 NUM:1.5 NUM:.5 NUM:5. NUM:09.5 NUM:1e-3 NUM:1.e5 "
+        "NUM:1_0.0_1E+1_0 NUM:2j NUM:1.5J NUM:1e3j NL END");
     row("no final newline", "x = 1", "NAME:x OP:= NUM:1 NL END");
     row("comment after code", "x = 1  # one\n", "NAME:x OP:= NUM:1 NL END");
     row("implicit joining", "f(a,\n  # inside\n\n  b)\n", "NAME:f OP:( NAME:a OP:, NAME:b OP:) NL END");
@@ -67,7 +70,9 @@ void TestPythonTokenizer::tokens_data()
     row("indent and dedent", "class A:\n    def f(self):\n        pass\nx\n",
         "NAME:class NAME:A OP:: NL IN NAME:def NAME:f OP:( NAME:self OP:) OP:: NL IN NAME:pass NL DE DE NAME:x NL END");
     row("dedents at end of input", "if a:\n  if b:\n    c", "NAME:if NAME:a OP:: NL IN NAME:if NAME:b OP:: NL IN NAME:c NL DE DE END");
-    row("tab is eight columns", "if a:\n\tb\n        c\n", "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:c NL DE END");
+    row("tabs in one block, spaces in another", "if a:\n\tb\nif c:\n        d\n",
+        "NAME:if NAME:a OP:: NL IN NAME:b NL DE NAME:if NAME:c OP:: NL IN NAME:d NL DE END");
+    row("tab after spaces, consistently", "if a:\n  \tb\n  \tc\n", "NAME:if NAME:a OP:: NL IN NAME:b NL NAME:c NL DE END");
     row("comment lines do not indent", "if a:\n        # deep comment\n    b\n", "NAME:if NAME:a OP:: NL IN NAME:b NL DE END");
     row("crlf", "a = 1\r\nb = 2\r\n", "NAME:a OP:= NUM:1 NL NAME:b OP:= NUM:2 NL END");
     row("bom", "\xEF\xBB\xBF" "a\n", "NAME:a NL END");
@@ -157,6 +162,19 @@ void TestPythonTokenizer::errors_data()
     row("unmatched close", "a)\n", "unmatched ')'", 1, 2);
     row("mismatched close", "f(a]\n", "closing ']' does not match '(' opened at line 1", 1, 4);
     row("never closed", "x = [1,\n  2\n", "'[' was never closed", 1, 5);
+    // A tab is eight columns to Python, but indentation that means something else with
+    // another tab size is refused (TabError), as CPython does.
+    row("tab and eight spaces in one block", "if a:\n\tb\n        c\n", "inconsistent use of tabs and spaces in indentation", 3, 1);
+    row("spaces then tab against a tab", "if a:\n  \tb\n\tc\n", "inconsistent use of tabs and spaces in indentation", 3, 1);
+    row("deeper by tabs, shallower by spaces", "if a:\n        b\n        if c:\n\t\td\n",
+        "inconsistent use of tabs and spaces in indentation", 4, 1);
+    row("double underscore in a number", "x = 1__0\n", "invalid number literal '1__0'", 1, 5);
+    row("trailing underscore", "x = 1.0_\n", "invalid number literal '1.0_'", 1, 5);
+    row("leading zero", "x = 012\n", "invalid number literal '012'", 1, 5);
+    row("binary digit 2", "x = 0b12\n", "invalid number literal '0b12'", 1, 5);
+    row("hex prefix alone", "x = 0x\n", "invalid number literal '0x'", 1, 5);
+    row("byte order mark inside a name", "ab\xEF\xBB\xBF" "c = 1\n", "invalid non-printable character U+FEFF", 1, 3);
+    row("byte order mark between tokens", "x = \xEF\xBB\xBF" "1\n", "invalid non-printable character U+FEFF", 1, 5);
     row("inconsistent dedent", "if a:\n    b\n  c\n", "unindent does not match any outer indentation level", 3, 3);
     row("invalid character", "a = $b\n", "invalid character '$'", 1, 5);
     row("question mark", "a ? b", "invalid character '?'", 1, 3);
