@@ -106,6 +106,7 @@ private Q_SLOTS:
     void startupOptionsRejectBadValues_data();
     void startupOptionsRejectBadValues();
     void presentationModeShowsGraphAndStepper();
+    void anotherPipelineLeavesSideBySide();
     void importsADiffSynthSource();
     void screenshotWritesThePicture();
     void screenshotOfAStepAndAComparison();
@@ -240,6 +241,29 @@ void TestApp::presentationModeShowsGraphAndStepper()
     QVERIFY(!window.presentationMode());
     QVERIFY(!window.stepper()->presentationMode());
     QVERIFY(window.menuBar()->isVisible());
+}
+
+// Side by side belongs to a comparison: opening another pipeline (which starts with
+// none) goes back to one view, in the workspace and in the Compare panel alike.
+void TestApp::anotherPipelineLeavesSideBySide()
+{
+    MainWindow window(false);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("ltx2_audio_video")));
+    window.document()->setComparison(SplitDocument::CompareKind::OtherMode);
+    window.workspace()->setSideBySide(true);
+    QVERIFY(window.workspace()->isSideBySide());
+    QVERIFY(window.findChild<ComparePanel *>()->sideBySide());
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QCOMPARE(window.document()->compareKind(), SplitDocument::CompareKind::None);
+    QVERIFY(!window.workspace()->isSideBySide());
+    QVERIFY(!window.findChild<ComparePanel *>()->sideBySide());
+    // Reloading the same pipeline keeps the comparison, and so the second view.
+    window.document()->setComparison(SplitDocument::CompareKind::OtherMode);
+    window.workspace()->setSideBySide(true);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(window.workspace()->isSideBySide() == (window.document()->compareKind() != SplitDocument::CompareKind::None));
 }
 
 void TestApp::importsADiffSynthSource()

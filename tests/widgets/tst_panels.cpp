@@ -3,6 +3,7 @@
 // shortcuts, play and presentation mode; the training panel's LoRA choice, mode
 // and presets; the comparison panel; the inspector's explanation.
 #include "WidgetTestSupport.h"
+#include "widgets/models/UnitPortsModel.h"
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
@@ -23,7 +24,9 @@
 #include <QSlider>
 #include <QMenu>
 #include <QTemporaryDir>
+#include <QTabWidget>
 #include <QTest>
+#include <QTableView>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeView>
@@ -54,6 +57,7 @@ private Q_SLOTS:
     void trainingPanelChangesTheSplit();
     void comparePanelDrivesTheComparison();
     void inspectorExplainsTheCurrentUnit();
+    void inspectorTablesShowWholeNamesWhenThereIsRoom();
     void problemsPanelSaysWhatFailed();
     void compareRowShowsSplitBOfTheOtherMode();
     void inspectorShortensALongName();
@@ -244,6 +248,33 @@ void TestPanels::inspectorExplainsTheCurrentUnit()
     QVERIFY(panel.reasonText().contains(QStringLiteral("calls no model")));
     document.setCurrentUnit(document.graph().lossId());
     QVERIFY(panel.headerText().contains(QStringLiteral("loss")));
+}
+
+// At the dock's usual width, wan_video's four animate_*_video outputs are shown whole
+// (they were all "animat…_video"), and each header is readable.
+void TestPanels::inspectorTablesShowWholeNamesWhenThereIsRoom()
+{
+    SplitDocument document;
+    InspectorPanel panel(&document);
+    panel.resize(330, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(document.openExample(QStringLiteral("wan_video")));
+    QTableView *outputs = nullptr;
+    for (QTableView *table : panel.findChildren<QTableView *>()) {
+        if (table->model() == panel.outputsModel())
+            outputs = table;
+    }
+    QVERIFY(outputs);
+    panel.findChild<QTabWidget *>()->setCurrentIndex(1); // Outputs
+    QCoreApplication::processEvents();
+    document.setCurrentUnit(document.graph().findUnit("WanVideoUnit_AnimateVideoSplit"));
+    QCOMPARE(panel.outputsModel()->rowCount(), 4);
+    // The param column is as wide as its widest name needs (not capped short of it).
+    const QAbstractItemView *view = outputs; // sizeHintForColumn is public there
+    const int needed = view->sizeHintForColumn(UnitPortsModel::ParamColumn);
+    QVERIFY2(outputs->columnWidth(UnitPortsModel::ParamColumn) >= needed,
+        qPrintable(QStringLiteral("%1 px for %2 px of names").arg(outputs->columnWidth(UnitPortsModel::ParamColumn)).arg(needed)));
 }
 
 void TestPanels::problemsPanelSaysWhatFailed()

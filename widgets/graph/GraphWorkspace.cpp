@@ -202,6 +202,9 @@ GraphWorkspace::~GraphWorkspace()
 
 void GraphWorkspace::pipelineReset()
 {
+    // Another pipeline starts without a comparison: no empty pane B beside the graph.
+    if (isSideBySide() && m_document->compareKind() == SplitDocument::CompareKind::None)
+        setSideBySide(false);
     QStringList names;
     if (m_document->hasPipeline()) {
         const PipelineGraph &graph = m_document->graph();

@@ -133,7 +133,7 @@ QVariant UnitPortsModel::headerData(int section, Qt::Orientation orientation, in
     switch (section) {
     case ParamColumn: return tr("Param");
     case PeerColumn: return inputs ? tr("Producer") : tr("Read by");
-    case SourceColumn: return inputs ? tr("Value in two-stage run") : tr("Cache");
+    case SourceColumn: return inputs ? tr("Two-stage run") : tr("Cache");
     default: return {};
     }
 }

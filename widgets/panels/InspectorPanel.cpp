@@ -72,10 +72,16 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
     connect(model, &QAbstractItemModel::modelReset, table, [table]() {
         table->resizeColumnsToContents();
         // A long param or unit name must not push the last column out of the view.
-        const int widest = table->fontMetrics().averageCharWidth() * kMaxColumnChars;
+        // The param column may take up to 55% of the table when it has room, the next 35%,
+        // and never less than kMaxColumnChars characters: names such as animate_pose_video
+        // and animate_inpaint_video must stay whole in a dock of the usual width.
         QHeaderView *header = table->horizontalHeader();
-        for (int column = 0; column + 1 < header->count(); ++column)
+        for (int column = 0; column + 1 < header->count(); ++column) {
+            const int share = column == 0 ? 55 : 35;
+            const int widest = std::max(table->fontMetrics().averageCharWidth() * kMaxColumnChars,
+                table->viewport()->width() * share / 100);
             header->resizeSection(column, std::min(header->sectionSize(column), widest));
+        }
         header->setStretchLastSection(true);
     });
     connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
