@@ -92,6 +92,8 @@ private Q_SLOTS:
     void exportsWriteValidFiles();
     void chainsOnDemand();
     void sideBySideLegendCoversNoUnit();
+    void smallPaneShowsTheGraphNotOnlyTheLegend();
+    void exportDrawsTheSplitNotTheSelection();
     void longEdgeLabelIsShortenedAndFitted();
 };
 
@@ -562,6 +564,115 @@ void TestGraphScene::sideBySideLegendCoversNoUnit()
         if (const UnitNodeItem *node = f.scene().nodeItem(u))
             QVERIFY(!QRectF(a->mapFromScene(node->sceneBoundingRect()).boundingRect()).intersects(a->legendRect()));
     }
+}
+
+void TestGraphScene::smallPaneShowsTheGraphNotOnlyTheLegend()
+{
+    // At 1024x700 with the run monitor up, side by side, pane A was about 90 px high: the
+    // fit kept room for a legend taller than the pane, and the pane showed the legend
+    // only. Now a pane too small for both shows the graph, at a readable size.
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("tiny-qwen-image")));
+    f.document.setComparison(SplitDocument::CompareKind::OtherMode);
+    f.workspace.setSideBySide(true);
+    QVERIFY(waitForGraph(f.workspace));
+    GraphView *a = f.workspace.view();
+    for (const QSize size : {QSize(620, 250), QSize(620, 190), QSize(400, 300), QSize(1200, 800)}) {
+        f.workspace.resize(size);
+        QApplication::processEvents();
+        a->zoomToFit();
+        const QRectF visible = QRectF(a->viewport()->rect());
+        const QRectF legend = a->legendRect();
+        int shown = 0;
+        for (UnitId u = 0; u <= f.document.graph().lossId(); ++u) {
+            const UnitNodeItem *node = f.scene().nodeItem(u);
+            if (!node)
+                continue;
+            const QRectF box(a->mapFromScene(node->sceneBoundingRect()).boundingRect());
+            const QString where = QStringLiteral("%1x%2, pane %3x%4: %5 at %6,%7 %8x%9, legend %10x%11")
+                                      .arg(size.width()).arg(size.height())
+                                      .arg(visible.width()).arg(visible.height())
+                                      .arg(QString::fromStdString(f.document.graph().unitName(u)))
+                                      .arg(box.x()).arg(box.y()).arg(box.width()).arg(box.height())
+                                      .arg(legend.width()).arg(legend.height());
+            // In view, not under the legend, and big enough to be seen as a box.
+            const QRectF seen = box.intersected(visible);
+            QVERIFY2(seen.width() * seen.height() >= 0.5 * box.width() * box.height(), qPrintable(where));
+            QVERIFY2(!box.intersects(legend), qPrintable(where));
+            QVERIFY2(box.width() >= 12 && box.height() >= 4, qPrintable(where));
+            ++shown;
+        }
+        QVERIFY(shown >= 4);
+        // The graph takes a fair share of the pane, not a speck beside the legend.
+        const QRectF graph(a->mapFromScene(f.scene().graphRect()).boundingRect());
+        QVERIFY2(graph.width() >= visible.width() / 3 || graph.height() >= visible.height() / 3,
+            qPrintable(QStringLiteral("graph %1x%2 in %3x%4").arg(graph.width()).arg(graph.height())
+                           .arg(visible.width()).arg(visible.height())));
+    }
+    // A large pane keeps its legend.
+    QVERIFY(!a->legendRect().isEmpty());
+}
+
+void TestGraphScene::exportDrawsTheSplitNotTheSelection()
+{
+    // After a click every unit but the selected one is faded on screen; the PNG export
+    // showed that fading, and side by side it showed pane A only while its legend listed
+    // "moved between the two splits". An export draws the split: full-strength units, and
+    // B's stage painted into the boxes (as the overlay does), which its legend explains.
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("qwen_image")));
+    f.document.setComparison(SplitDocument::CompareKind::OtherMode);
+    f.workspace.setSideBySide(true);
+    QVERIFY(waitForGraph(f.workspace));
+    SplitGraphScene &scene = f.scene();
+    QVERIFY(scene.diffDisplay() != SplitGraphScene::DiffDisplay::Overlay);
+    std::vector<QColor> plain;
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u)
+        plain.push_back(paintedFill(scene, u));
+    const UnitId selected = 0;
+    f.document.setCurrentUnit(selected);
+    QApplication::processEvents();
+    int faded = 0;
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u)
+        faded += paintedFill(scene, u) != plain[u];
+    QVERIFY(faded > 0); // on screen the selection fades the other units
+
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("g.png"));
+    QString error;
+    QVERIFY2(GraphExporter::writePng(scene, png, &error, 1.0), qPrintable(error));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    const QPointF origin = scene.graphRect().topLeft() - QPointF(16, 16); // the export's margin
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u) {
+        UnitNodeItem *item = scene.nodeItem(u);
+        const QRectF box = item->mapRectToScene(item->boxRect());
+        const QPoint at = (QPointF(box.left() + 6, box.center().y()) - origin).toPoint();
+        const QColor got = image.pixelColor(at);
+        const QColor want = plain[u];
+        const int diff = std::abs(got.red() - want.red()) + std::abs(got.green() - want.green())
+            + std::abs(got.blue() - want.blue());
+        QVERIFY2(diff <= 12, qPrintable(QStringLiteral("%1: exported %2, unselected %3")
+                                             .arg(QString::fromStdString(f.document.graph().unitName(u)),
+                                                 got.name(), want.name())));
+    }
+    // The screen is as it was: the selection, its fading, the marks of side by side.
+    QCOMPARE(f.document.currentUnit(), selected);
+    QVERIFY(scene.nodeItem(selected)->isSelected());
+    int fadedAfter = 0;
+    for (UnitId u = 0; u < f.document.graph().unitCount(); ++u)
+        fadedAfter += paintedFill(scene, u) != plain[u];
+    QCOMPARE(fadedAfter, faded);
+    QVERIFY(scene.diffDisplay() != SplitGraphScene::DiffDisplay::Overlay);
+
+    // The SVG's legend explains what is drawn: the moved units, and B in each box.
+    const QString svg = dir.filePath(QStringLiteral("g.svg"));
+    QVERIFY2(GraphExporter::writeSvg(scene, svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    QVERIFY(text.contains(QLatin1String("moved between the two splits")));
+    QVERIFY(text.contains(QLatin1String("left: split A, right: split B")));
 }
 
 void TestGraphScene::longEdgeLabelIsShortenedAndFitted()

@@ -22,6 +22,7 @@
 #include <QChartView>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QLabel>
@@ -70,6 +71,7 @@ private Q_SLOTS:
     void runMenu();
     void settingsLayoutAndHistorySurviveARestart();
     void narrowDockKeepsTheButtonsInView();
+    void smallWindowRunPanelFitsOrScrolls();
     void chartTickLabelsAreDistinct();
 };
 
@@ -299,6 +301,72 @@ void TestRunPanel::narrowDockKeepsTheButtonsInView()
                            .arg(viewport->width())));
     }
     QVERIFY(buttons >= 8);
+}
+
+void TestRunPanel::smallWindowRunPanelFitsOrScrolls()
+{
+    // At 1024x700 the left dock was narrower than its content, with no horizontal scroll
+    // bar: Generate…, Create… and the "…" buttons were cut off. The hints under the path
+    // fields hold long paths without spaces, which set the content's minimum width (a
+    // word-wrapped label cannot break them). Now they break anywhere, so the content's
+    // minimum is the form's, and below it the panel scrolls sideways.
+    QTemporaryDir dir(QDir::tempPath() + QStringLiteral("/splitscope_a_rather_long_folder_name_without_any_spaces_XXXXXX"));
+    QVERIFY(dir.isValid());
+    MainWindow window(false);
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.showDock(QStringLiteral("RunDock"));
+    window.showDock(QStringLiteral("RunMonitorDock"));
+    RunPanel *panel = window.runPanel();
+    RunSettings s = panel->settings();
+    s.datasetPath = dir.filePath(QStringLiteral("dataset_folder_with_a_long_name"));
+    s.modelsRoot = dir.filePath(QStringLiteral("models_folder_with_a_long_name"));
+    s.cachePath = dir.filePath(QStringLiteral("cache_folder_with_a_long_name"));
+    s.outputPath = dir.filePath(QStringLiteral("output_folder_with_a_long_name"));
+    panel->setSettings(s);
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("RunDock"));
+    QVERIFY(dock);
+    auto *scroll = panel->findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    QWidget *content = scroll->widget();
+    // The hints show the paths, and still the content needs no more than a narrow dock.
+    int hints = 0;
+    for (QLabel *label : content->findChildren<QLabel *>()) {
+        if (label->isVisibleTo(panel) && plainTextOf(label->text()).contains(QLatin1String("output_folder_with_a_long_name")))
+            ++hints;
+    }
+    QVERIFY(hints >= 1);
+
+    const auto check = [&](const char *when) {
+        QApplication::processEvents();
+        const QWidget *viewport = scroll->viewport();
+        const QScrollBar *bar = scroll->horizontalScrollBar();
+        const bool scrollsSideways = bar->isVisible() && bar->maximum() > 0;
+        int buttons = 0;
+        for (QAbstractButton *button : panel->findChildren<QAbstractButton *>()) {
+            if (!button->isVisibleTo(panel) || button->text().isEmpty())
+                continue;
+            ++buttons;
+            const QRect r(button->mapTo(content, QPoint(0, 0)), button->size());
+            // Inside the content, and inside the view or reachable by scrolling sideways.
+            const int reach = viewport->width() + (scrollsSideways ? bar->maximum() : 0);
+            QVERIFY2(r.right() < content->width() && r.right() < reach && r.width() >= button->minimumSizeHint().width() / 2,
+                qPrintable(QStringLiteral("%1: %2 ends at %3; the content is %4 wide, the view %5 (scroll %6)")
+                               .arg(QLatin1String(when), button->text())
+                               .arg(r.right())
+                               .arg(content->width())
+                               .arg(viewport->width())
+                               .arg(scrollsSideways ? bar->maximum() : -1)));
+        }
+        QVERIFY(buttons >= 8);
+    };
+    // The dock at the width the window gives it (narrower than the form: the view
+    // scrolls sideways), then squeezed to its minimum.
+    check("as laid out");
+    QVERIFY2(content->minimumSizeHint().width() <= 360, qPrintable(QString::number(content->minimumSizeHint().width())));
+    window.resizeDocks({dock}, {1}, Qt::Horizontal);
+    check("at its minimum");
 }
 
 void TestRunPanel::chartTickLabelsAreDistinct()

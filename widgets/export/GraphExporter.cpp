@@ -10,7 +10,9 @@
 
 #include <QBuffer>
 #include <QImage>
+#include <QGraphicsItem>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QSvgGenerator>
 
 #include <algorithm>
@@ -45,6 +47,48 @@ QSizeF pictureSize(const SplitGraphScene &scene)
     return QSizeF(std::max(graph.width(), legend.width() + 2 * kMargin), graph.height() + legend.height() + kMargin);
 }
 
+// While an export paints, the scene draws the split itself: no lineage fading or
+// hazard emphasis of the current selection, no selection frame, and a comparison
+// shown as the overlay does (B's stage painted into each box), since an export has
+// no pane B next to it: the legend's "moved" entries then match what is drawn.
+// Everything is put back afterwards, without the document seeing a new selection.
+class ExportLook {
+public:
+    explicit ExportLook(SplitGraphScene &scene)
+        : m_scene(scene), m_lineage(scene.highlightLineage()), m_diff(scene.diffDisplay()),
+          m_hazard(scene.focusedHazard()), m_selected(scene.selectedItems())
+    {
+        const QSignalBlocker block(&m_scene); // the document keeps its current unit
+        for (QGraphicsItem *item : m_selected)
+            item->setSelected(false);
+        m_scene.setHighlightLineage(false);
+        if (m_hazard >= 0)
+            m_scene.setFocusedHazard(-1);
+        if (m_diff == SplitGraphScene::DiffDisplay::Marks)
+            m_scene.setDiffDisplay(SplitGraphScene::DiffDisplay::Overlay);
+    }
+    ~ExportLook()
+    {
+        const QSignalBlocker block(&m_scene);
+        m_scene.setDiffDisplay(m_diff);
+        if (m_hazard >= 0)
+            m_scene.setFocusedHazard(m_hazard);
+        m_scene.setHighlightLineage(m_lineage);
+        for (QGraphicsItem *item : m_selected)
+            item->setSelected(true);
+    }
+    ExportLook(const ExportLook &) = delete;
+    ExportLook &operator=(const ExportLook &) = delete;
+
+private:
+    SplitGraphScene &m_scene;
+    bool m_lineage;
+    SplitGraphScene::DiffDisplay m_diff;
+    int m_hazard;
+    QList<QGraphicsItem *> m_selected;
+};
+
+// (with an ExportLook in place: it sets what the legend lists)
 void paintPicture(SplitGraphScene &scene, QPainter *painter, double scale)
 {
     const QRectF graph = scene.graphRect().adjusted(-kMargin, -kMargin, kMargin, kMargin);
@@ -65,6 +109,7 @@ bool writePng(SplitGraphScene &scene, const QString &path, QString *error, doubl
 {
     if (!scene.hasGraph())
         return fail(error, QStringLiteral("%1: nothing to export (no graph is laid out)").arg(path));
+    const ExportLook look(scene);
     const QSizeF size = pictureSize(scene);
     scale = std::min(scale, kMaxPngSide / std::max(size.width(), size.height()));
     QImage image((size * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
@@ -88,6 +133,7 @@ bool writeSvg(SplitGraphScene &scene, const QString &path, QString *error)
 {
     if (!scene.hasGraph())
         return fail(error, QStringLiteral("%1: nothing to export (no graph is laid out)").arg(path));
+    const ExportLook look(scene);
     const QSizeF size = pictureSize(scene);
     QByteArray bytes;
     QBuffer buffer(&bytes);

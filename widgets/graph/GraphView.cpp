@@ -9,6 +9,7 @@
 
 #include <QKeyEvent>
 #include <QScrollBar>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -25,6 +26,7 @@ constexpr double kZoomStep = 1.25;      // per key press or wheel notch
 constexpr double kReadableZoom = 0.8;   // centerOnUnit zooms in to at least this
 constexpr int kLegendMargin = 10;       // pixels from the view's corner
 constexpr double kMinFitArea = 40;      // pixels: a strip narrower than this beside the legend is no place for the graph
+constexpr double kMinLegendFitShare = 0.5; // the legend is left out where it would shrink the fitted graph below this share
 
 } // namespace
 
@@ -100,6 +102,7 @@ void GraphView::zoomToFit()
     // it, whichever leaves the larger picture (beside it only where there is room).
     QRectF area = viewRect;
     const QRectF legend = legendRect();
+    m_fitLegend = legend;
     if (!legend.isEmpty()) {
         const QRectF above = viewRect.adjusted(0, 0, 0, -(legend.height() + kLegendMargin));
         const QRectF beside = viewRect.adjusted(legend.right(), 0, 0, 0);
@@ -202,10 +205,22 @@ void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
     QGraphicsView::drawForeground(painter, rect);
     if (!m_legend || !scene() || !m_scene->hasGraph())
         return;
+    const QRectF legendArea = legendRect();
+    // The legend shown is not the one the fit made room for (its entries or the pane's
+    // size changed since, or the legend came or went): fit again, once painting is done.
+    if (m_fitted && !m_leader && legendArea != m_fitLegend) {
+        m_fitLegend = legendArea;
+        QTimer::singleShot(0, this, [this]() {
+            if (m_fitted)
+                zoomToFit();
+        });
+    }
+    if (legendArea.isEmpty())
+        return;
     // The legend stays put on screen: paint it in viewport pixels.
     painter->save();
     painter->resetTransform();
-    legend().paint(painter, legendRect().topLeft());
+    legend().paint(painter, legendArea.topLeft());
     painter->restore();
 }
 
@@ -220,7 +235,30 @@ QRectF GraphView::legendRect() const
     if (!m_legend || !scene() || !m_scene->hasGraph())
         return {};
     const QSizeF size = legend().size();
-    return QRectF(QPointF(kLegendMargin, viewport()->height() - size.height() - kLegendMargin), size);
+    const QRectF rect(QPointF(kLegendMargin, viewport()->height() - size.height() - kLegendMargin), size);
+    // A pane too small for the graph and the legend shows the graph: the legend is left
+    // out where the strip above it and the one beside it would leave the graph at less
+    // than half the size it has in the whole pane (or no room at all), and where it would
+    // not fit the pane itself.
+    const QRectF target = m_scene->graphRect().adjusted(-12, -12, 12, 12);
+    const QRectF viewRect = viewport()->rect();
+    if (rect.top() < kLegendMargin || rect.right() > viewRect.right() - kLegendMargin)
+        return {}; // it would be cut, and cover the whole pane
+    if (target.isEmpty())
+        return rect;
+    auto fit = [&](const QRectF &r) {
+        return std::min({r.width() / target.width(), r.height() / target.height(), kMaxFitZoom});
+    };
+    const QRectF above = viewRect.adjusted(0, 0, 0, -(rect.height() + kLegendMargin));
+    const QRectF beside = viewRect.adjusted(rect.right(), 0, 0, 0);
+    double withLegend = 0;
+    if (above.height() >= kMinFitArea)
+        withLegend = std::max(withLegend, fit(above));
+    if (beside.width() >= kMinFitArea)
+        withLegend = std::max(withLegend, fit(beside));
+    if (withLegend < kMinLegendFitShare * fit(viewRect))
+        return {};
+    return rect;
 }
 
 void GraphView::resizeEvent(QResizeEvent *event)

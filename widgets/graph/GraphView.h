@@ -27,7 +27,8 @@ public:
     SplitGraphScene *graphScene() const { return scene() ? m_scene : nullptr; }
     double zoom() const;
     bool legendVisible() const { return m_legend; }
-    // Where the legend is drawn, in viewport pixels (empty when it is not drawn).
+    // Where the legend is drawn, in viewport pixels (empty when it is not drawn: also
+    // when the pane is too small for both, the graph and the legend).
     QRectF legendRect() const;
     bool overviewEnabled() const { return m_overviewEnabled; }
     GraphOverview *overview() const { return m_overview; }
@@ -74,6 +75,7 @@ private:
     bool m_fitted = true; // true until the user zooms: new layouts are fitted
     bool m_following = false;
     GraphView *m_leader = nullptr;
+    QRectF m_fitLegend;   // the legend rectangle the last fit made room for
     QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
 };
 

@@ -133,6 +133,8 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     auto *paths = new QGroupBox(tr("Data and folders"), m_form);
     auto *pathForm = new QFormLayout(paths);
     pathForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // In a narrow dock a field goes under its label rather than out of view.
+    pathForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
     m_dataset->setToolTip(tr("--dataset_base_path: a folder with metadata.csv (image,prompt) and the images"));
     m_models->setToolTip(tr("--model_root: holds Qwen/Qwen-Image/{transformer,text_encoder,vae,tokenizer}"));
     m_cache->setToolTip(tr("Stage one's --output_path and stage two's --dataset_base_path"));
@@ -152,6 +154,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     auto *numbers = new QGroupBox(tr("Training"), m_form);
     auto *numberForm = new QFormLayout(numbers);
     numberForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    numberForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
     m_epochs->setRange(1, 100000);
     m_epochs->setToolTip(QStringLiteral("--num_epochs"));
     m_repeat->setRange(1, 1000000);
@@ -280,7 +283,8 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         const QString what = m_tools->title();
         m_status->setText(QStringLiteral("<span style='%1'>%2</span>")
                               .arg(QLatin1String(ok ? kInfoStyle : kErrorStyle),
-                                  (ok ? tr("%1: done. %2") : tr("%1 failed: %2")).arg(what, message).toHtmlEscaped()));
+                                  breakableText((ok ? tr("%1: done. %2") : tr("%1 failed: %2")).arg(what, message))
+                                      .toHtmlEscaped()));
         m_generate->setEnabled(true);
         m_create->setEnabled(true);
         updateActions();
@@ -426,7 +430,7 @@ RunConfig RunPanel::config() const
 QString RunPanel::fieldMessage(RunField field) const
 {
     const QLabel *label = m_messages.value(static_cast<int>(field));
-    return label && !label->isHidden() ? label->text() : QString();
+    return label && !label->isHidden() ? label->text().remove(QChar(0x200B)) : QString(); // without breakableText's breaks
 }
 
 QAction *RunPanel::launchAction(RunKind kind) const
@@ -482,7 +486,7 @@ void RunPanel::validate()
         const std::size_t trained = analysis->split.trainedCount();
         m_training->setText(tr("<b>Trains</b> %1<br>Stage one caches %2 unit(s); stage two runs %3 unit(s) and the "
                                "loss. Change it in <i>Training configuration</i>.")
-                                .arg(c.label().toHtmlEscaped())
+                                .arg(breakableText(c.label()).toHtmlEscaped())
                                 .arg(analysis->split.trained.size() - trained)
                                 .arg(trained));
     }
@@ -508,11 +512,12 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
         const QString info = m_info.value(it.key());
         QLabel *label = it.value();
         if (!problems.isEmpty()) {
-            label->setText(problems.join(QLatin1Char('\n')));
+            // Paths break anywhere: a long one must not set the panel's minimum width.
+            label->setText(breakableText(problems.join(QLatin1Char('\n'))));
             label->setStyleSheet(QLatin1String(kErrorStyle));
             label->show();
         } else if (!info.isEmpty()) {
-            label->setText(info);
+            label->setText(breakableText(info));
             label->setStyleSheet(QLatin1String(kInfoStyle));
             label->show();
         } else {
@@ -613,14 +618,14 @@ void RunPanel::updateStatus()
         return;
     }
     QString text = tr("<b>Last launch</b>: %1, %2.").arg(runKindTitle(session->kind()).toHtmlEscaped(),
-        session->summary().toHtmlEscaped());
+        breakableText(session->summary()).toHtmlEscaped());
     for (const StageRun &run : session->stages()) {
         if (run.failure.isEmpty())
             continue;
         const bool cancelled = run.outcome == StageRun::Outcome::Cancelled;
         text += QStringLiteral("<br><span style='%1'>%2</span>")
                     .arg(QLatin1String(cancelled ? "color:#b35c00" : kErrorStyle),
-                        run.failure.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+                        breakableText(run.failure).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     }
     m_status->setText(text);
     updateCommand();
@@ -639,16 +644,16 @@ bool RunPanel::launch(RunKind kind)
         showIssues(issues);
         m_status->setText(QStringLiteral("<span style='%1'>%2</span>")
                               .arg(QLatin1String(kErrorStyle),
-                                  tr("%1 cannot start: %2")
-                                      .arg(runKindTitle(kind), issues.isEmpty()
-                                              ? tr("the learning rate is not a positive number.")
-                                              : issues.front().message)
+                                  breakableText(tr("%1 cannot start: %2")
+                                                    .arg(runKindTitle(kind), issues.isEmpty()
+                                                            ? tr("the learning rate is not a positive number.")
+                                                            : issues.front().message))
                                       .toHtmlEscaped()));
         return false;
     }
     QString error;
     if (!m_controller->start(kind, c, m_pipeline, false, &error)) {
-        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), error.toHtmlEscaped()));
+        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), breakableText(error).toHtmlEscaped()));
         return false;
     }
     Q_EMIT launched(kind);
@@ -668,7 +673,7 @@ bool RunPanel::resume()
         kind = RunKind::StageTwo;
     QString error;
     if (!m_controller->start(kind, session->config(), m_pipeline, true, &error)) {
-        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), error.toHtmlEscaped()));
+        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), breakableText(error).toHtmlEscaped()));
         return false;
     }
     Q_EMIT launched(kind);
@@ -699,7 +704,7 @@ bool RunPanel::generateDataset(int count, int size, bool edit, bool overwrite)
     m_tools->setProgram(m_controller->workerProgram());
     if (!m_tools->start(tr("Generating %n image(s)", nullptr, count), args))
         return false;
-    m_status->setText(tr("Generating the example dataset in %1…").arg(QDir::toNativeSeparators(dir).toHtmlEscaped()));
+    m_status->setText(tr("Generating the example dataset in %1…").arg(breakableText(QDir::toNativeSeparators(dir)).toHtmlEscaped()));
     updateActions();
     return true;
 }
@@ -715,7 +720,7 @@ bool RunPanel::createModels(const QString &preset, bool overwrite)
     m_tools->setProgram(m_controller->workerProgram());
     if (!m_tools->start(tr("Creating the tiny models (%1)").arg(preset), args))
         return false;
-    m_status->setText(tr("Writing the tiny models under %1…").arg(QDir::toNativeSeparators(dir).toHtmlEscaped()));
+    m_status->setText(tr("Writing the tiny models under %1…").arg(breakableText(QDir::toNativeSeparators(dir)).toHtmlEscaped()));
     updateActions();
     return true;
 }
