@@ -220,8 +220,19 @@ private:
         m_pos = pos;
         if (pos >= m_src.size() || m_src[pos] == '#' || m_src[pos] == '\n' || m_src[pos] == '\r')
             return true; // blank line: the main loop skips the comment and the newline
-        if (m_src[pos] == '\\' && pos + 1 < m_src.size() && (m_src[pos + 1] == '\n' || m_src[pos + 1] == '\r'))
-            return true;
+        if (m_src[pos] == '\\' && pos + 1 < m_src.size() && (m_src[pos + 1] == '\n' || m_src[pos + 1] == '\r')) {
+            // A line that is only a continuation: its indentation counts (CPython reads
+            // "    \\" + "    return 1" as an indented `return 1`), unless the line it
+            // joins is blank too, which makes an empty logical line.
+            std::size_t next = pos + 1;
+            if (m_src[next] == '\r' && next + 1 < m_src.size() && m_src[next + 1] == '\n')
+                ++next;
+            ++next;
+            while (next < m_src.size() && (m_src[next] == ' ' || m_src[next] == '\t' || m_src[next] == '\f'))
+                ++next;
+            if (next >= m_src.size() || m_src[next] == '\n' || m_src[next] == '\r' || m_src[next] == '#')
+                return true;
+        }
         if (width > m_indents.back()) {
             if (altWidth <= m_altIndents.back())
                 return inconsistent();

@@ -58,6 +58,9 @@ void TestPythonTokenizer::tokens_data()
     row("empty", "", "END");
     row("only comments and blanks", "# a comment\n\n   \n# another\n", "END");
     row("assignment", "x = 1\n", "NAME:x OP:= NUM:1 NL END");
+    row("a continuation line's indentation counts", "def f():\n    \\\n    return 1\n",
+        "NAME:def NAME:f OP:( OP:) OP:: NL IN NAME:return NUM:1 NL DE END");
+    row("a continuation onto a blank line is blank", "x = 1\n    \\\n\ny = 2\n", "NAME:x OP:= NUM:1 NL NAME:y OP:= NUM:2 NL END");
     row("every kind of number", "1_000 0 00 0_0 0x_ff 0o17 0b1_0 1.5 .5 5. 09.5 1e-3 1.e5 1_0.0_1E+1_0 2j 1.5J 1e3j\n",
         "NUM:1_000 NUM:0 NUM:00 NUM:0_0 NUM:0x_ff NUM:0o17 NUM:0b1_0 NUM:1.5 NUM:.5 NUM:5. NUM:09.5 NUM:1e-3 NUM:1.e5 "
         "NUM:1_0.0_1E+1_0 NUM:2j NUM:1.5J NUM:1e3j NL END");
