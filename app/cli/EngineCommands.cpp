@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <unistd.h>
 
@@ -296,6 +297,9 @@ int runTrain(const Args &args)
             return p.usageError("train", p.error());
         if (!std::isfinite(value))
             return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " is not a finite number");
+        if (std::fabs(value) > std::numeric_limits<float>::max())
+            return p.usageError("train", std::string("--") + name + ": " + *p.value(name)
+                + " is too large for the float32 weights it scales");
         if (!(value >= 0) || (std::strcmp(name, "learning_rate") == 0 && !(value > 0)))
             return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " must be "
                 + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));

@@ -202,6 +202,18 @@ bool makeSyntheticDataset(const SyntheticDatasetOptions &options, std::string *e
     const fs::path metadataPath = dir / "metadata.csv";
     if (!options.overwrite && fs::symlink_status(metadataPath, ec).type() != fs::file_type::not_found)
         return bad("'" + metadataPath.string() + "' already exists (--overwrite replaces the dataset)");
+    // Images of the user's own (no metadata.csv yet) are not overwritten either.
+    for (int i = 0; !options.overwrite && i < options.count; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof(name), "%05d.png", i);
+        for (const char *folder : {"images", "edit"}) {
+            if (std::string(folder) == "edit" && !options.edit)
+                continue;
+            const fs::path existing = dir / folder / name;
+            if (fs::symlink_status(existing, ec).type() != fs::file_type::not_found)
+                return bad("'" + existing.string() + "' already exists (--overwrite replaces it)");
+        }
+    }
     fs::create_directories(dir / "images", ec);
     if (ec)
         return fail("cannot create '" + (dir / "images").string() + "': " + ec.message());

@@ -305,7 +305,18 @@ TrainResult Trainer::runTraining()
     double readSeconds = 0;
     double waitSeconds = 0;
     std::string lastCheckpoint;
+    // A learning rate large enough can turn the weights to inf or NaN on the last step,
+    // which no later loss would reveal: nothing non-finite is ever saved.
+    auto requireFiniteWeights = [&]() {
+        for (const auto &named : models.trainableParameters()) {
+            if (!torch::isfinite(named.second).all().item<bool>())
+                throw EngineError("the weights are no longer finite after step " + std::to_string(step) + " ("
+                    + named.first + "): training diverged; a lower --learning_rate or --weight_decay may help. "
+                    "Nothing was saved for this step");
+        }
+    };
     auto checkpointNamed = [&](const std::string &file, const std::string &kind, std::uint64_t epoch) {
+        requireFiniteWeights();
         const std::string path = (fs::path(m_params.outputPath) / file).string();
         saveCheckpoint(path, models.trainableParameters(), m_params.removePrefixInCkpt);
         lastCheckpoint = path;
@@ -416,6 +427,7 @@ TrainResult Trainer::runTraining()
             if (aborted() && !(epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == perEpoch)) {
                 // Finish this step, keep its weights and a state to resume from, then stop.
                 checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
+                requireFiniteWeights();
                 TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
                     ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step}, settings);
                 m_events.emit(Event(events::kCheckpoint)
@@ -438,6 +450,7 @@ TrainResult Trainer::runTraining()
             break;
         if (m_params.saveSteps == 0)
             checkpointNamed("epoch-" + std::to_string(epoch) + ".safetensors", "epoch", epoch);
+        requireFiniteWeights();
         TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, ResumePoint{epoch + 1, 0, step}, settings);
         m_events.emit(Event(events::kEpoch)
                           .set("epoch", static_cast<std::uint64_t>(epoch))
@@ -454,6 +467,7 @@ TrainResult Trainer::runTraining()
     if (stop && stopPoint.epoch < static_cast<std::uint64_t>(m_params.numEpochs)) {
         // --max_steps ended the run before its epochs did: keep a state, so that a
         // larger --max_steps (or none) with --resume continues exactly where this ended.
+        requireFiniteWeights();
         TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, stopPoint, settings);
         m_events.emit(Event(events::kCheckpoint)
                           .set("kind", "resume")

@@ -119,8 +119,14 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
         if (isOneOf(it.key(), kResumableChanges) || isOneOf(it.key(), kUncompared))
             continue;
         if (isOneOf(it.key(), kPathSettings) && wantedPaths.contains(it.key())) {
+            // The same file, or the same relative path as given before (or both left to
+            // their default): a project moved as a whole, with data, models and run named
+            // relatively, resumes.
+            const auto spelt = saved.find(it.key());
+            const bool sameRelative = spelt != saved.end() && *spelt == it.value() && it.value().is_string()
+                && fs::path(it.value().get<std::string>()).is_relative();
             const auto old = savedPaths.find(it.key());
-            if (old == savedPaths.end() || *old != wantedPaths[it.key()])
+            if (!sameRelative && (old == savedPaths.end() || *old != wantedPaths[it.key()]))
                 diffs += "\n  --" + it.key() + ": the state has " + (old == savedPaths.end() ? std::string("(none)") : old->dump())
                     + ", this run " + wantedPaths[it.key()].dump();
             continue;

@@ -127,6 +127,8 @@ void TestEngineCli::badFlags_data()
     QTest::addRow("infinite rate") << QStringList{"train", "--learning_rate", "inf"} << 2 << "--learning_rate: inf is not a finite number";
     QTest::addRow("nan rate") << QStringList{"train", "--learning_rate", "nan"} << 2 << "--learning_rate: nan is not a finite number";
     QTest::addRow("infinite decay") << QStringList{"train", "--weight_decay", "inf"} << 2 << "--weight_decay: inf is not a finite number";
+    QTest::addRow("rate beyond float32") << QStringList{"train", "--learning_rate", "1e39"} << 2
+                                         << "--learning_rate: 1e39 is too large for the float32 weights it scales";
     QTest::addRow("negative infinite decay") << QStringList{"train", "--weight_decay", "-infinity"} << 2
                                              << "--weight_decay: -infinity is not a finite number";
     QTest::addRow("height not a multiple of 16") << QStringList{"train", "--height", "40", "--width", "32"} << 2
@@ -312,6 +314,18 @@ void TestEngineCli::makeDatasetKeepsAnExistingDataset()
     QCOMPARE(QDir(dir + "/images").entryList(QDir::Files, QDir::Name), (QStringList{"00000.png", "00001.png", "notes.txt"}));
     QVERIFY(!QFileInfo::exists(dir + "/edit"));
     QCOMPARE(readFile(dir + "/metadata.csv").count('\n'), 3);
+    // An image of the user's own, without any metadata.csv yet, is not overwritten either.
+    const QString own = m_fixture.path("own-images");
+    QVERIFY(QDir().mkpath(own + "/images"));
+    {
+        QFile file(own + "/images/00001.png");
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("mine");
+    }
+    QCOMPARE(runCli({"make-dataset", own, "--count", "2", "--width", "16", "--height", "16"}, &out, &err), 2);
+    QVERIFY2(err.contains("'" + own + "/images/00001.png' already exists (--overwrite replaces it)"), qPrintable(err));
+    QCOMPARE(readFile(own + "/images/00001.png"), QByteArray("mine"));
+    QVERIFY(!QFileInfo::exists(own + "/metadata.csv"));
 }
 
 QTEST_GUILESS_MAIN(TestEngineCli)

@@ -16,6 +16,7 @@
 #include <QMap>
 #include <QTest>
 
+#include <filesystem>
 #include <limits>
 
 using namespace enginetest;
@@ -72,6 +73,8 @@ private Q_SLOTS:
     void resumeRefusesAReachedLimit();
     void resumeComparesPathsAsFiles();
     void maxStepsKeepsAStateToContinue();
+    void divergedWeightsAreNeverSaved();
+    void movedProjectWithRelativePathsResumes();
     void stageTwoResumesAfterCancellation();
     void cacheAllParamsKeepsEverything();
     void saveStepsReplaceEpochCheckpoints();
@@ -492,6 +495,49 @@ void TestTwoStage::maxStepsKeepsAStateToContinue()
     reference.numEpochs = 2;
     QCOMPARE(runTraining(reference).result.status, engine::kTrainOk);
     QCOMPARE(diff(m_fixture.path("max-steps-ref/epoch-1.safetensors"), out + "/epoch-1.safetensors"), 0.0);
+}
+
+// A learning rate so large that the last step turns the weights to inf/NaN: no later
+// loss shows it, yet nothing non-finite may be saved and the run must not succeed.
+void TestTwoStage::divergedWeightsAreNeverSaved()
+{
+    const QString out = m_fixture.path("diverged-run");
+    auto p = m_fixture.params("sft", out);
+    p.numEpochs = 1;
+    p.maxSteps = 1;
+    p.learningRate = 1e20;
+    p.weightDecay = 1e20;
+    const Run run = runTraining(p);
+    QCOMPARE(run.result.status, engine::kTrainFailed);
+    QVERIFY2(run.errors().contains("the weights are no longer finite after step 1"), qPrintable(run.errors()));
+    QVERIFY(QDir(out).entryList({"*.safetensors"}, QDir::Files).isEmpty());
+}
+
+// Dataset, models and run side by side in one project folder, named relatively from
+// it: after the whole folder moves, the same command with --resume continues.
+void TestTwoStage::movedProjectWithRelativePathsResumes()
+{
+    namespace fs = std::filesystem;
+    const QString project = m_fixture.path("project");
+    QVERIFY(QDir().mkpath(project));
+    fs::copy(m_fixture.data().toStdString(), (project + "/data").toStdString(), fs::copy_options::recursive);
+    fs::copy(m_fixture.models().toStdString(), (project + "/models").toStdString(), fs::copy_options::recursive);
+    const QString before = QDir::currentPath();
+    auto p = m_fixture.params("sft", "run", "data");
+    p.modelRoot = "models";
+    p.numEpochs = 2;
+    QVERIFY(QDir::setCurrent(project));
+    const Run cancelled = runTraining(p, [](const QJsonObject &e) { return isStepEvent(e, 3); });
+    QCOMPARE(cancelled.result.status, engine::kTrainCancelled);
+    const QString moved = m_fixture.path("project-moved");
+    QVERIFY(QDir::setCurrent(before));
+    QVERIFY(QDir().rename(project, moved));
+    QVERIFY(QDir::setCurrent(moved));
+    p.resume = true;
+    const Run resumed = runTraining(p);
+    QVERIFY(QDir::setCurrent(before));
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(16));
 }
 
 void TestTwoStage::stageTwoResumesAfterCancellation()
