@@ -31,6 +31,9 @@ LossChartView::LossChartView(QWidget *parent) : QChartView(parent), m_x(new QVal
     setChart(makeRunChart(tr("Loss"), Qt::AlignBottom, m_x, m_y));
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(180, 150);
+    // Whole repaints: the axes change range and ticks as points arrive, and partial
+    // updates left stale bands over the lines and half-erased tick labels.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
     fitAxes();
 }
 

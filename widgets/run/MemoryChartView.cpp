@@ -42,6 +42,9 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_legend->setAttribute(Qt::WA_TransparentForMouseEvents);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(180, 150);
+    // Whole repaints: the axes change range and ticks as points arrive, and partial
+    // updates left stale bands over the lines and half-erased tick labels.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
     fitAxes();
     placeLegend();
 }
