@@ -82,6 +82,23 @@ inline bool waitForGraph(GraphWorkspace &workspace, int timeoutMs = 30000)
     return true;
 }
 
+// A pipeline whose unit, param and model names hold control characters ("A\nB",
+// "x\u0000y", "m\tx"), training m\tx; written to `path`.
+inline bool writeControlCharacterPipeline(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return false;
+    file.write(R"({"format": "splitscope.pipeline/1", "name": "c", "models": ["m\tx"],
+ "units": [
+  {"name": "A\nB", "input_params": ["x\u0000y"], "output_params": ["out"], "onload_model_names": ["m\tx"]},
+  {"name": "C", "input_params": ["out"], "output_params": ["z"]}
+ ],
+ "training": {"lora_base_model": null, "trainable_models": "m\tx"}}
+)");
+    return true;
+}
+
 inline std::vector<UnitId> trainedUnits(const std::vector<char> &members)
 {
     std::vector<UnitId> out;

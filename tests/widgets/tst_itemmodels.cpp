@@ -264,17 +264,7 @@ void TestItemModels::namesWithControlCharactersAreShownEscaped()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("control.json"));
-    {
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"({"format": "splitscope.pipeline/1", "name": "c", "models": ["m\tx"],
- "units": [
-  {"name": "A\nB", "input_params": ["x\u0000y"], "output_params": ["out"], "onload_model_names": ["m\tx"]},
-  {"name": "C", "input_params": ["out"], "output_params": ["z"]}
- ],
- "training": {"lora_base_model": null, "trainable_models": "m\tx"}}
-)");
-    }
+    QVERIFY(writeControlCharacterPipeline(path));
     SplitDocument document;
     Models models(&document);
     InspectorPanel inspector(&document);

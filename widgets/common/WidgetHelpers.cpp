@@ -15,6 +15,19 @@ QString nameText(const std::string &name)
     return QString::fromStdString(printableName(name));
 }
 
+QString shortenedInTheMiddle(const QString &text, int maxChars)
+{
+    if (text.size() <= maxChars || maxChars < 3)
+        return text;
+    int tail = maxChars / 3;
+    int head = maxChars - tail - 1;
+    if (text.at(head - 1).isHighSurrogate())
+        --head; // never half a surrogate pair
+    if (text.at(text.size() - tail).isLowSurrogate())
+        --tail;
+    return text.left(head) + QChar(0x2026) + text.right(tail);
+}
+
 QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text,
     const QList<QKeySequence> &shortcuts, bool checkable, bool checked)
 {

@@ -24,6 +24,10 @@ QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text
 // (printableName). Identifiers stay raw; this is only for what people read.
 QString nameText(const std::string &name);
 
+// `text` cut to at most `maxChars` characters by replacing its middle with "…" (a third
+// of the room for the end), never splitting a surrogate pair; shorter text unchanged.
+QString shortenedInTheMiddle(const QString &text, int maxChars);
+
 // `text` with zero-width spaces in its long unbroken runs, so that a word-wrapped
 // label or text view can break a long name anywhere instead of growing to its
 // width (a 300-character unit name must not widen a dock or the window).

@@ -13,15 +13,7 @@ constexpr int kMaxLabelChars = 40; // a line longer than this runs across the gr
 
 QString shortened(const QString &name)
 {
-    if (name.size() <= kMaxLabelChars)
-        return name;
-    int tail = kMaxLabelChars / 3;
-    int head = kMaxLabelChars - tail - 1;
-    if (name.at(head - 1).isHighSurrogate())
-        --head; // never half a surrogate pair
-    if (name.at(name.size() - tail).isLowSurrogate())
-        --tail;
-    return name.left(head) + QChar(0x2026) + name.right(tail);
+    return shortenedInTheMiddle(name, kMaxLabelChars);
 }
 
 } // namespace

@@ -111,17 +111,7 @@ void InspectorPanel::refresh()
     // The header's names can break anywhere (the label must not grow to a long name's width),
     // and a very long one is shortened in the middle (the tooltip has it in full).
     const auto breakable = [](const std::string &name) {
-        QString text = nameText(name);
-        if (text.size() > kMaxHeaderNameChars) {
-            int tail = kMaxHeaderNameChars / 3;
-            int head = kMaxHeaderNameChars - tail - 1;
-            if (text.at(head - 1).isHighSurrogate())
-                --head; // never half a surrogate pair
-            if (text.at(text.size() - tail).isLowSurrogate())
-                --tail;
-            text = text.left(head) + QChar(0x2026) + text.right(tail);
-        }
-        return breakableText(text).toHtmlEscaped();
+        return breakableText(shortenedInTheMiddle(nameText(name), kMaxHeaderNameChars)).toHtmlEscaped();
     };
     m_header->setToolTip(nameText(graph.unitName(unit)));
     if (unit == graph.lossId()) {
