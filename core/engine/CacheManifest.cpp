@@ -4,6 +4,8 @@
 #include "Hash.h"
 #include "JsonDocument.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace splitscope::engine {
@@ -66,13 +68,28 @@ bool CacheManifest::parse(const std::string &text, const std::string &label, Cac
     nlohmann::json doc;
     if (!parseJsonObject(text, label, doc, error))
         return false;
-    if (doc.value("format", "") != kFormat)
+    const auto format = doc.find("format");
+    if (format == doc.end() || !format->is_string() || format->get<std::string>() != kFormat)
         return fail(std::string("\"format\" is not \"") + kFormat + "\" (not a Splitscope cache, or a newer one)");
     CacheManifest m;
     try {
         auto hex = [&](const nlohmann::json &value, const std::string &key, std::uint64_t &out) {
             if (!value.is_string() || !hashFromHex(value.get<std::string>(), out))
                 throw std::runtime_error(key + " is not a 16-digit hex hash");
+        };
+        // A count, index or size: a whole number of at least 0 (a float such as 1e30 or a
+        // negative number would wrap around when converted).
+        auto count = [&](const nlohmann::json &object, const std::string &key, const std::string &path) {
+            const nlohmann::json &value = object.at(key);
+            if (!value.is_number_unsigned())
+                throw std::runtime_error(path + " is " + value.dump() + ", not a whole number of at least 0");
+            return value.get<std::uint64_t>();
+        };
+        auto array = [&](const nlohmann::json &object, const std::string &key) -> const nlohmann::json & {
+            const nlohmann::json &value = object.at(key);
+            if (!value.is_array())
+                throw std::runtime_error(key + " is not a list");
+            return value;
         };
         m.complete = doc.at("complete").get<bool>();
         m.createdBy = doc.value("created_by", "");
@@ -89,7 +106,7 @@ bool CacheManifest::parse(const std::string &text, const std::string &label, Cac
         m.hazards = split.at("hazards").get<std::vector<std::string>>();
         m.cacheSet = doc.at("cache_set").get<std::vector<std::string>>();
         m.cacheAllParams = doc.at("cache_all_params").get<bool>();
-        for (const auto &model : doc.at("models")) {
+        for (const auto &model : array(doc, "models")) {
             CacheModelRecord record;
             record.name = model.at("name").get<std::string>();
             record.spec = model.at("spec").get<std::string>();
@@ -100,16 +117,20 @@ bool CacheManifest::parse(const std::string &text, const std::string &label, Cac
         m.datasetBasePath = dataset.at("base_path").get<std::string>();
         m.datasetMetadataPath = dataset.at("metadata_path").get<std::string>();
         hex(dataset.at("fingerprint"), "dataset.fingerprint", m.datasetFingerprint);
-        m.samples = dataset.at("samples").get<std::size_t>();
+        m.samples = static_cast<std::size_t>(count(dataset, "samples", "dataset.samples"));
+        if (!doc.at("settings").is_object())
+            throw std::runtime_error("settings is not an object");
         for (auto it = doc.at("settings").begin(); it != doc.at("settings").end(); ++it)
             m.settings[it.key()] = it.value().get<std::string>();
-        for (const auto &shard : doc.at("shards")) {
+        for (const auto &shard : array(doc, "shards")) {
             CacheShard s;
-            s.process = shard.at("process").get<int>();
+            s.process = static_cast<int>(std::min<std::uint64_t>(count(shard, "process", "shards[].process"), 1u << 30));
             s.file = shard.at("file").get<std::string>();
-            s.first = shard.at("first").get<std::size_t>();
-            s.count = shard.at("count").get<std::size_t>();
-            s.bytes = shard.at("bytes").get<std::uint64_t>();
+            s.first = static_cast<std::size_t>(count(shard, "first", "shards[].first"));
+            s.count = static_cast<std::size_t>(count(shard, "count", "shards[].count"));
+            s.bytes = count(shard, "bytes", "shards[].bytes");
+            if (s.count == 0)
+                throw std::runtime_error("shards[].count is 0: a shard holds at least one sample");
             hex(shard.at("checksum"), "shards[].checksum", s.checksum);
             if (s.file.empty() || s.file.find("..") != std::string::npos || s.file.front() == '/')
                 throw std::runtime_error("shards[].file '" + s.file + "' is not a path inside the cache");

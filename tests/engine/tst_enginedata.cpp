@@ -474,6 +474,37 @@ void TestEngineData::manifestRoundTripAndDifferences()
     evil.replace(evil.find("0/shard-00000"), 13, "../../etc/pwd");
     QVERIFY(!CacheManifest::parse(evil, "m.json", back, &error));
     QVERIFY2(text(error).contains("is not a path inside the cache"), error.c_str());
+
+    // Hand-edited manifests: each refused with the file's name, never a wrapped number
+    // or a library's exception.
+    const std::string good = m.toJson();
+    const auto edited = [&good](const std::string &from, const std::string &to) {
+        std::string doc = good;
+        const std::size_t at = doc.find(from);
+        return at == std::string::npos ? std::string() : doc.replace(at, from.size(), to);
+    };
+    const struct {
+        std::string doc;
+        const char *message;
+    } bad[] = {
+        {"{\"format\": 3}", "m.json: \"format\" is not \"splitscope.cache/1\""},
+        {edited("\"count\": 3", "\"count\": -1"), "m.json: shards[].count is -1, not a whole number of at least 0"},
+        {edited("\"bytes\": 100", "\"bytes\": 1e30"), "m.json: shards[].bytes is 1e+30, not a whole number of at least 0"},
+        {edited("\"count\": 3", "\"count\": 0"), "m.json: shards[].count is 0"},
+        {edited("\"models\": [", "\"models\": {\"x\": ["), "m.json: "},
+    };
+    for (const auto &b : bad) {
+        QVERIFY2(!b.doc.empty(), b.message);
+        QVERIFY2(!CacheManifest::parse(b.doc, "m.json", back, &error), b.message);
+        QVERIFY2(text(error).startsWith(b.message), error.c_str());
+    }
+    std::string objectModels = good;
+    const std::size_t models = objectModels.find("\"models\": [");
+    QVERIFY(models != std::string::npos);
+    const std::size_t end = objectModels.find(']', models);
+    objectModels.replace(models, end - models + 1, "\"models\": {}");
+    QVERIFY(!CacheManifest::parse(objectModels, "m.json", back, &error));
+    QVERIFY2(text(error).contains("models is not a list"), error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)
