@@ -2,6 +2,8 @@
 #include "ArgParser.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <sstream>
 
@@ -138,7 +140,16 @@ bool ArgParser::doubleValue(const std::string &name, double &out)
         return true;
     double parsed = 0;
     const auto res = std::from_chars(v->data(), v->data() + v->size(), parsed);
-    if (res.ec != std::errc() || res.ptr != v->data() + v->size()) {
+    if (res.ec == std::errc::result_out_of_range && res.ptr == v->data() + v->size()) {
+        // A number all the same: too small for a double reads as 0 (as in JSON and
+        // Python); too large is said as such, not as "not a number".
+        const double magnitude = std::strtod(v->c_str(), nullptr);
+        if (std::isinf(magnitude)) {
+            m_error = "--" + name + ": '" + *v + "' is too large a number";
+            return false;
+        }
+        parsed = magnitude;
+    } else if (res.ec != std::errc() || res.ptr != v->data() + v->size()) {
         m_error = "--" + name + ": '" + *v + "' is not a number";
         return false;
     }

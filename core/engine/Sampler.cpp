@@ -34,6 +34,11 @@ bool sampleImages(const SampleParams &params, std::vector<std::string> *written,
     };
     if (params.prompts.empty())
         return bad("no prompt to sample (--prompt)");
+    for (std::size_t i = 0; i < params.prompts.size(); ++i) {
+        if (params.prompts[i].find_first_not_of(" \t") == std::string::npos)
+            return bad("--prompt: prompt " + std::to_string(i + 1) + " of " + std::to_string(params.prompts.size())
+                + " is empty (prompts are separated by '|')");
+    }
     if (params.width % 16 != 0 || params.height % 16 != 0 || params.width < 16 || params.height < 16)
         return bad("--width and --height must be multiples of 16 (got " + std::to_string(params.width) + "x"
             + std::to_string(params.height) + ")");

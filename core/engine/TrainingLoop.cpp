@@ -271,7 +271,8 @@ TrainResult Trainer::runTraining()
                           .set("path", TrainingState::path(m_params.outputPath))
                           .set("epoch", static_cast<std::uint64_t>(point.epoch))
                           .set("step", point.step)
-                          .text("resuming at epoch " + std::to_string(point.epoch) + ", step " + std::to_string(point.step)));
+                          .text("resuming at epoch " + std::to_string(point.epoch + 1) + " of "
+                              + std::to_string(m_params.numEpochs) + ", after step " + std::to_string(point.step)));
     }
 
     std::uint64_t totalSteps = static_cast<std::uint64_t>(perEpoch) * static_cast<std::uint64_t>(m_params.numEpochs);

@@ -1356,8 +1356,21 @@ std::string PythonModule::describe(TokenRange range) const
     std::string out;
     for (std::size_t i = range.first; i < range.last && i < m_tokens.size(); ++i) {
         const Token &t = m_tokens[i];
+        // A prefix * or ** (star arguments, `lambda **kwargs`) sticks to what follows: it
+        // is one when it comes first, or after an operator other than a closing bracket,
+        // or after a keyword.
+        const auto prefixStar = [&](std::size_t j) {
+            if (!(m_tokens[j].isOperator("*") || m_tokens[j].isOperator("**")))
+                return false;
+            if (j == range.first)
+                return true;
+            const Token &before = m_tokens[j - 1];
+            if (before.kind == TokenKind::Operator)
+                return before.text != ")" && before.text != "]" && before.text != "}";
+            return before.kind == TokenKind::Name && isPythonKeyword(before.text);
+        };
         const bool tight = out.empty() || out.back() == '(' || out.back() == '[' || out.back() == '{'
-            || out.back() == '.' || (t.kind == TokenKind::Operator
+            || out.back() == '.' || (i > range.first && prefixStar(i - 1)) || (t.kind == TokenKind::Operator
                 && (t.text == ")" || t.text == "]" || t.text == "}" || t.text == "," || t.text == "."
                     || t.text == "(" || t.text == "[" || t.text == ":" || t.text == "="))
             || (i > range.first && m_tokens[i - 1].isOperator("="));

@@ -127,6 +127,10 @@ void TestEngineCli::badFlags_data()
     QTest::addRow("infinite rate") << QStringList{"train", "--learning_rate", "inf"} << 2 << "--learning_rate: inf is not a finite number";
     QTest::addRow("nan rate") << QStringList{"train", "--learning_rate", "nan"} << 2 << "--learning_rate: nan is not a finite number";
     QTest::addRow("infinite decay") << QStringList{"train", "--weight_decay", "inf"} << 2 << "--weight_decay: inf is not a finite number";
+    QTest::addRow("rate too large for a double") << QStringList{"train", "--learning_rate", "1e400"} << 2
+                                                 << "--learning_rate: '1e400' is too large a number";
+    QTest::addRow("rate that reads as 0") << QStringList{"train", "--learning_rate", "1e-400"} << 2
+                                          << "--learning_rate: 1e-400 must be positive";
     QTest::addRow("rate beyond float32") << QStringList{"train", "--learning_rate", "1e39"} << 2
                                          << "--learning_rate: 1e39 is too large for the float32 weights it scales";
     QTest::addRow("negative infinite decay") << QStringList{"train", "--weight_decay", "-infinity"} << 2
@@ -289,6 +293,8 @@ void TestEngineCli::sampleDrawsWithTheLora()
     QVERIFY2(err.contains("--width and --height must be multiples of 16"), qPrintable(err));
     QCOMPARE(runCli(with("--prompt", ""), &out, &err), 2);
     QVERIFY2(err.contains("no prompt to sample (--prompt)"), qPrintable(err));
+    QCOMPARE(runCli(with("--prompt", "a red circle|"), &out, &err), 2);
+    QVERIFY2(err.contains("--prompt: prompt 2 of 2 is empty (prompts are separated by '|')"), qPrintable(err));
     QCOMPARE(runCli(with("--lora_target_modules", QString()) << "--prompt" << "x", &out, &err), 2);
     QVERIFY2(err.contains("--lora_target_modules is required with --lora"), qPrintable(err));
     QCOMPARE(runCli(with("--lora", m_fixture.path("no-such.safetensors")) << "--prompt" << "x", &out, &err), 2);

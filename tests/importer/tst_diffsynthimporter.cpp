@@ -353,6 +353,10 @@ void TestDiffSynthImporter::unresolved()
     const Diagnostic *misspelled = findDiagnostic(r.diagnostics, "unknown-keyword", lineOf("unresolved.py", "mark: misspelled"));
     QCOMPARE(misspelled->jsonPath, std::string("Misspelled.input_param"));
     QVERIFY(QString::fromStdString(misspelled->message).contains("did you mean 'input_params'?"));
+    // Messages quote the source as written: a prefix ** sticks to its name.
+    const Diagnostic *modelFn = findDiagnostic(r.diagnostics, "no-model-fn", lineOf("unresolved.py", "mark: model_fn"));
+    QVERIFY2(QString::fromStdString(modelFn->message).contains("self.model_fn is set to lambda **kwargs: None,"),
+        modelFn->message.c_str());
     QVERIFY(findDiagnostic(r.diagnostics, "no-in-iteration-models", -1));
     // Nothing else: the 21 above, the second misspelled keyword, the unknown base seen
     // from the pipeline's side, and the missing training block.
