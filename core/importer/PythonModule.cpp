@@ -566,8 +566,21 @@ private:
             }
             if (i >= last)
                 return;
+            const std::size_t types = i;
             if (expression(i, last, Form::List) < 0)
                 return;
+            // Python 2's `except E, e:` reads as a tuple here; Python 3 wants it in brackets.
+            for (std::size_t j = types, depth = 0; j < i; ++j) {
+                const Token &t = m_tokens[j];
+                if (t.isOperator("(") || t.isOperator("[") || t.isOperator("{"))
+                    ++depth;
+                else if (t.isOperator(")") || t.isOperator("]") || t.isOperator("}"))
+                    depth = depth > 0 ? depth - 1 : 0;
+                else if (depth == 0 && t.isOperator(",")) {
+                    fail(m_tokens[types], "multiple exception types must be parenthesized");
+                    return;
+                }
+            }
             if (i < last && m_tokens[i].isName("as")) {
                 ++i;
                 if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {

@@ -273,6 +273,7 @@ void TestPythonParser::moduleSyntaxErrors_data()
     row("compound after ';'", "a = 1; if a: pass\n", "a compound statement ('if') must start its own line", 1, 8);
     row("empty statement", "a = 1;;\n", "a statement is missing before ';'", 1, 7);
     row("header junk", "class A(B) x:\n    pass\n", "unexpected 'x'", 1, 12);
+    row("python 2 except", "try:\n    pass\nexcept ValueError, e:\n    pass\n", "multiple exception types must be parenthesized", 3, 8);
     row("for without in", "for x y:\n    pass\n", "expected 'in'", 1, 5);
     row("bad parameter", "def f(a, 1): pass\n", "expected a parameter name", 1, 10);
     row("default before plain", "def f(a=1, b): pass\n", "non-default argument follows default argument", 1, 12);
