@@ -264,6 +264,8 @@ int ExpressionParser::namedExpression()
     if (target < 0)
         return -1;
     if (peek().isOperator(":=")) {
+        if (m_arena.at(target).kind != ExprKind::Name)
+            return fail("invalid syntax: the target of ':=' must be a name");
         ++m_pos;
         const int value = test();
         if (value < 0)
@@ -307,14 +309,22 @@ int ExpressionParser::lambda()
 {
     const Token &start = peek();
     ++m_pos; // lambda
+    bool bareStar = false; // a `*` alone, which named parameters must follow (not **kwargs)
+    bool kwargs = false;
     while (!atEnd() && !peek().isOperator(":")) {
         if (peek().isOperator("*") || peek().isOperator("**") || peek().isOperator("/")) {
+            const bool star = peek().isOperator("*");
+            kwargs = peek().isOperator("**");
             ++m_pos;
-            acceptOperator(","); // a bare `*` or `/`
+            if (acceptOperator(",") || peek().isOperator(":"))
+                bareStar = bareStar || star; // a bare `*` or `/`
             continue;
         }
         if (peek().kind != TokenKind::Name || isPythonKeyword(peek().text))
             return fail("expected a parameter name in a lambda");
+        if (!kwargs)
+            bareStar = false;
+        kwargs = false;
         ++m_pos;
         if (acceptOperator("=")) {
             if (test() < 0)
@@ -323,6 +333,8 @@ int ExpressionParser::lambda()
         if (!peek().isOperator(":") && !atEnd() && !expectOperator(","))
             return -1;
     }
+    if (bareStar)
+        return fail("named arguments must follow bare *");
     if (!expectOperator(":"))
         return -1;
     const int body = test();

@@ -135,6 +135,8 @@ void TestPythonParser::expressions_data()
     row("x if c else y", "(if (name x) (name c) (name y))");
     row("lambda a, *b, c=1, **d: a", "(lambda (name a))");
     row("lambda a, /, b, *, c: a", "(lambda (name a))");
+    row("lambda *a, **k: a", "(lambda (name a))");
+    row("lambda a, /: a", "(lambda (name a))");
     row("[x for x in y if x if z for w in v]", "(list-comp (name x))");
     row("{k: v for k, v in d}", "(dict-comp (name k))");
     row("{x async for x in y}", "(set-comp (name x))");
@@ -165,6 +167,9 @@ void TestPythonParser::syntaxErrors_data()
     QTest::newRow("empty subscript") << "a[]" << "empty subscript";
     QTest::newRow("attribute of nothing") << "a.(b)" << "expected an attribute name";
     QTest::newRow("lambda without colon") << "lambda x" << "expected ':'";
+    QTest::newRow("lambda with a bare * only") << "lambda *: 0" << "named arguments must follow bare *";
+    QTest::newRow("lambda with a bare * then **") << "lambda *, **k: 0" << "named arguments must follow bare *";
+    QTest::newRow("walrus onto an attribute") << "(a.b := 1)" << "the target of ':=' must be a name";
     QTest::newRow("keyword as attribute") << "self.class" << "'class' is a keyword and cannot be an attribute name";
     QTest::newRow("constant as attribute") << "a.None" << "'None' is a keyword and cannot be an attribute name";
     QTest::newRow("keyword as argument name") << "f(class=1)" << "'class' is a keyword and cannot be an argument name";
