@@ -279,6 +279,7 @@ public:
     {
         const bool matchBlock = parent && parent->keyword(m_tokens) == "match";
         Follows follows = Follows::Nothing;
+        bool starHandlers = false; // the current try's first handler was `except*`
         const Statement *previous = nullptr;
         for (const Statement &s : body) {
             if (m_issue.found())
@@ -312,6 +313,15 @@ public:
                             + (keyword == "elif" ? std::string("an 'if'")
                                     : keyword == "else" ? std::string("an 'if', 'for', 'while' or 'except'")
                                                         : std::string("a 'try'")));
+                    return;
+                }
+            }
+            if (s.compound && keyword == "except") {
+                const bool star = s.tokens.last - s.tokens.first > 1 && m_tokens[s.tokens.first + 1].isOperator("*");
+                if (follows == Follows::Try) {
+                    starHandlers = star;
+                } else if (star != starHandlers) {
+                    fail(first, "cannot have both 'except' and 'except*' on the same 'try'");
                     return;
                 }
             }

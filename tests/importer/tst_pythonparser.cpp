@@ -226,6 +226,7 @@ void TestPythonParser::validModules_data()
     const auto row = [](const char *source) { QTest::newRow(source) << QString(source); };
     // Valid Python 3 that the importer does not need to understand is accepted.
     row("x = 1; y = 2;\nif x: a = 1; b = 2\n");
+    row("try:\n    pass\nexcept* A:\n    pass\nexcept* B:\n    pass\ntry:\n    pass\nexcept C:\n    pass\n");
     row("*a, = b\na, *b = c\n(a, b), [c, *d] = e\na = b = *c,\nx[1:2, ::3] = y\nf().x = f()[0] = 1\n() = []\n");
     row("a: int\n(a): int = 1\na.b: 'T' = yield\nx += 1, 2\n(x) += 1\na[b] @= c\n");
     row("del a, (b, c), [d], e[0], f.g\nglobal a, b\nnonlocal c\nassert x, 'm'\nraise\nraise X from Y\nreturn\nreturn *a, b\n");
@@ -278,6 +279,10 @@ void TestPythonParser::moduleSyntaxErrors_data()
     row("compound after ';'", "a = 1; if a: pass\n", "a compound statement ('if') must start its own line", 1, 8);
     row("empty statement", "a = 1;;\n", "a statement is missing before ';'", 1, 7);
     row("header junk", "class A(B) x:\n    pass\n", "unexpected 'x'", 1, 12);
+    row("except then except*", "try:\n    pass\nexcept A:\n    pass\nexcept* B:\n    pass\n",
+        "cannot have both 'except' and 'except*' on the same 'try'", 5, 1);
+    row("except* then except", "try:\n    pass\nexcept* A:\n    pass\nexcept B:\n    pass\n",
+        "cannot have both 'except' and 'except*' on the same 'try'", 5, 1);
     row("python 2 except", "try:\n    pass\nexcept ValueError, e:\n    pass\n", "multiple exception types must be parenthesized", 3, 8);
     row("for without in", "for x y:\n    pass\n", "expected 'in'", 1, 5);
     row("bad parameter", "def f(a, 1): pass\n", "expected a parameter name", 1, 10);
