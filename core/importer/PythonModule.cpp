@@ -391,6 +391,20 @@ private:
         return true;
     }
 
+    // EXPRESSION [SEPARATOR EXPRESSION] filling [i, last): `raise X from Y`, `assert C, M`.
+    template <typename IsSeparator>
+    void expressionPair(std::size_t i, std::size_t last, IsSeparator isSeparator)
+    {
+        if (expression(i, last, Form::One) < 0)
+            return;
+        if (i < last && isSeparator(m_tokens[i])) {
+            ++i;
+            if (expression(i, last, Form::One) < 0)
+                return;
+        }
+        expectEnd(i, last);
+    }
+
     // An expression from `i` (moved past it); -1 on a syntax error (reported) or one nested too deeply.
     int expression(std::size_t &i, std::size_t last, Form form, bool walrus = false)
     {
@@ -580,16 +594,9 @@ private:
             if (expression(i, last, Form::List) < 0)
                 return;
             // Python 2's `except E, e:` reads as a tuple here; Python 3 wants it in brackets.
-            for (std::size_t j = types, depth = 0; j < i; ++j) {
-                const Token &t = m_tokens[j];
-                if (t.isOperator("(") || t.isOperator("[") || t.isOperator("{"))
-                    ++depth;
-                else if (t.isOperator(")") || t.isOperator("]") || t.isOperator("}"))
-                    depth = depth > 0 ? depth - 1 : 0;
-                else if (depth == 0 && t.isOperator(",")) {
-                    fail(m_tokens[types], "multiple exception types must be parenthesized");
-                    return;
-                }
+            if (findTopLevel(m_tokens, {types, i}, [](const Token &t) { return t.isOperator(","); }) < i) {
+                fail(m_tokens[types], "multiple exception types must be parenthesized");
+                return;
             }
             if (i < last && m_tokens[i].isName("as")) {
                 ++i;
@@ -799,16 +806,10 @@ private:
             }
             if (k == "raise") {
                 ++i;
-                if (i < last) {
-                    if (expression(i, last, Form::One) < 0)
-                        return;
-                    if (i < last && m_tokens[i].isName("from")) {
-                        ++i;
-                        if (expression(i, last, Form::One) < 0)
-                            return;
-                    }
-                }
-                expectEnd(i, last);
+                if (i < last)
+                    expressionPair(i, last, [](const Token &t) { return t.isName("from"); });
+                else
+                    expectEnd(i, last);
                 return;
             }
             if (k == "global" || k == "nonlocal") {
@@ -838,14 +839,7 @@ private:
             }
             if (k == "assert") {
                 ++i;
-                if (expression(i, last, Form::One) < 0)
-                    return;
-                if (i < last && m_tokens[i].isOperator(",")) {
-                    ++i;
-                    if (expression(i, last, Form::One) < 0)
-                        return;
-                }
-                expectEnd(i, last);
+                expressionPair(i, last, [](const Token &t) { return t.isOperator(","); });
                 return;
             }
             if (k == "import" || k == "from") {
