@@ -169,14 +169,17 @@ void TestRunWorker::stageOneThenStageTwo()
     QSignalSpy stages(m_controller, &RunController::stageStarted);
     QStringList unitsSeen;
     bool ringShown = false;
-    const auto units = connect(m_controller, &RunController::unitChanged, this, [&](const QString &unit) {
+    // The connections below capture locals: they end with this function, also when a
+    // check fails and returns early (they outlived it once and wrote to a dead stack).
+    QObject scope;
+    connect(m_controller, &RunController::unitChanged, &scope, [&](const QString &unit) {
         if (unit.isEmpty())
             return;
         unitsSeen << unit;
         ringShown = ringShown || (marker->isShown() && marker->markedUnit() == unit);
     });
     QList<double> fractions;
-    const auto progress = connect(m_controller, &RunController::updated, this, [&]() {
+    connect(m_controller, &RunController::updated, &scope, [&]() {
         const StageRun *run = m_controller->session()->current();
         if (run && run->fraction() >= 0)
             fractions << run->fraction();
@@ -204,7 +207,11 @@ void TestRunWorker::stageOneThenStageTwo()
     QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
     QCOMPARE(fractions.last(), 1.0);
     // The units lit up in the graph, and the ring is gone afterwards.
-    QVERIFY2(unitsSeen.contains(QStringLiteral("QwenImageUnit_ShapeChecker")), qPrintable(unitsSeen.join(',')));
+    // Unit changes reach the view coalesced (ten times a second), so which of the six
+    // stage-one units are seen depends on timing; each one seen is a stage-one unit.
+    QVERIFY(!unitsSeen.isEmpty());
+    for (const QString &unit : unitsSeen)
+        QVERIFY2(one.stageOneUnits.contains(unit), qPrintable(unit));
     QVERIFY(ringShown);
     QVERIFY(!marker->isShown());
     // The monitor: a full bar, memory points, the stage-one models stacked.
@@ -232,8 +239,7 @@ void TestRunWorker::stageOneThenStageTwo()
     fractions.clear();
     QVERIFY(m_panel->launch(RunKind::StageTwo));
     QVERIFY(waitForLaunch());
-    disconnect(units);
-    disconnect(progress);
+    m_controller->disconnect(&scope); // stage two is not watched
     session = m_controller->session();
     QCOMPARE(session->outcome(), StageRun::Outcome::Finished);
     const StageRun &two = session->stages().at(0);
