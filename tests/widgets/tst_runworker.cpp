@@ -239,7 +239,7 @@ void TestRunWorker::stageOneThenStageTwo()
     fractions.clear();
     QVERIFY(m_panel->launch(RunKind::StageTwo));
     QVERIFY(waitForLaunch());
-    m_controller->disconnect(&scope); // stage two is not watched
+    m_controller->disconnect(&scope); // both stages watched; done
     session = m_controller->session();
     QCOMPARE(session->outcome(), StageRun::Outcome::Finished);
     const StageRun &two = session->stages().at(0);
