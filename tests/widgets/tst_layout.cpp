@@ -55,9 +55,37 @@ LayoutRequest requestFor(const PipelineGraph &graph, bool labels = true,
     options.edgeLabels = labels;
     options.direction = direction;
     const std::vector<QSizeF> sizes = GraphStyle::nodeSizes(graph);
-    LayoutRequest request = buildLayoutRequest(graph, options, [&](UnitId u) { return sizes[u]; });
+    LayoutRequest request =
+        buildLayoutRequest(graph, options, [&](UnitId u) { return sizes[u]; }, &GraphStyle::labelSizeForLayout);
     request.options.reserveLabelSpace = request.edges.size() <= 250;
     return request;
+}
+
+// Where the view draws an edge's label (DataEdgeItem: the drawn box around labelCenter).
+QRectF drawnLabelBox(const GraphLayout::Edge &e)
+{
+    const QSizeF size = GraphStyle::labelSizeForLayout(e.edge.label);
+    return QRectF(e.labelCenter - QPointF(size.width() / 2, size.height() / 2), size);
+}
+
+// Labels that Graphviz placed (room reserved) are drawn clear of every box and of each other.
+void checkLabelsDoNotOverlap(const GraphLayout &layout)
+{
+    std::vector<QRectF> labels;
+    for (const GraphLayout::Edge &e : layout.edges) {
+        if (e.hasLabel)
+            labels.push_back(drawnLabelBox(e).adjusted(kTolerance, kTolerance, -kTolerance, -kTolerance));
+    }
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        for (const GraphLayout::Node &n : layout.nodes) {
+            QVERIFY2(!labels[i].intersects(n.rect),
+                qPrintable(QStringLiteral("the label of edge %1 covers unit %2").arg(i).arg(n.unit)));
+        }
+        for (std::size_t j = i + 1; j < labels.size(); ++j) {
+            QVERIFY2(!labels[i].intersects(labels[j]),
+                qPrintable(QStringLiteral("the labels of edges %1 and %2 overlap").arg(i).arg(j)));
+        }
+    }
 }
 
 // The invariants every layout must keep; fails the current test otherwise.
@@ -160,6 +188,7 @@ void TestLayout::dotLayoutOfEachExample()
     QVERIFY(!layout.provisional);
     for (const auto &e : layout.edges)
         QCOMPARE(e.hasLabel, labels);
+    checkLabelsDoNotOverlap(layout);
 }
 
 void TestLayout::dotLayoutOfSyntheticPipelines_data()
@@ -178,7 +207,10 @@ void TestLayout::dotLayoutOfSyntheticPipelines()
     const Pipeline pipeline = layeredPipeline(units, static_cast<std::uint64_t>(seed));
     const PipelineGraph graph(pipeline);
     const LayoutRequest request = requestFor(graph);
-    checkInvariants(graph, request, computeGraphvizLayout(request));
+    const GraphLayout layout = computeGraphvizLayout(request);
+    checkInvariants(graph, request, layout);
+    if (request.options.reserveLabelSpace)
+        checkLabelsDoNotOverlap(layout);
 }
 
 void TestLayout::quickLayoutKeepsTheInvariants()

@@ -50,14 +50,9 @@ void DataEdgeItem::computeGeometry()
         const QPointF side(normal.dx() * kArrowHalfWidth, normal.dy() * kArrowHalfWidth);
         m_arrow << axis.p2() << axis.p1() + side << axis.p1() - side;
     }
-    m_lines = m_edge.hasLabel ? m_edge.edge.label.split(QLatin1Char('\n')) : QStringList();
     // The layout's labels are short already (edgeLabelText); a line still wider than a
     // unit name may be is shortened, so that no label runs across the graph.
-    const QFontMetricsF metrics(m_style.labelFont);
-    for (QString &line : m_lines) {
-        if (m_style.labelWidth(line) > m_style.maxNameWidth)
-            line = metrics.elidedText(line, Qt::ElideMiddle, m_style.maxNameWidth);
-    }
+    m_lines = m_edge.hasLabel ? m_style.labelLines(m_edge.edge.label) : QStringList();
     m_staticLines.clear();
     m_bounds = m_edge.path.boundingRect().united(m_arrow.boundingRect());
     if (!m_lines.isEmpty())
@@ -86,13 +81,8 @@ void DataEdgeItem::setLook(const Look &look)
 
 QRectF DataEdgeItem::labelRect() const
 {
-    const QFontMetricsF metrics(m_style.labelFont);
-    double width = 0;
-    for (const QString &line : m_lines)
-        width = std::max(width, m_style.labelWidth(line));
-    const double height = metrics.height() * m_lines.size();
-    return QRectF(m_edge.labelCenter.x() - width / 2 - 2, m_edge.labelCenter.y() - height / 2 - 1, width + 4,
-        height + 2);
+    const QSizeF size = m_style.labelBoxSize(m_lines);
+    return QRectF(m_edge.labelCenter - QPointF(size.width() / 2, size.height() / 2), size);
 }
 
 QRectF DataEdgeItem::boundingRect() const

@@ -75,6 +75,31 @@ double GraphStyle::labelWidth(const QString &text) const
     return width;
 }
 
+QStringList GraphStyle::labelLines(const QString &label) const
+{
+    QStringList lines = label.split(QLatin1Char('\n'));
+    const QFontMetricsF metrics(labelFont);
+    for (QString &line : lines) {
+        if (labelWidth(line) > maxNameWidth)
+            line = metrics.elidedText(line, Qt::ElideMiddle, maxNameWidth);
+    }
+    return lines;
+}
+
+QSizeF GraphStyle::labelBoxSize(const QStringList &lines) const
+{
+    double width = 0;
+    for (const QString &line : lines)
+        width = std::max(width, labelWidth(line));
+    return QSizeF(width + 4, QFontMetricsF(labelFont).height() * lines.size() + 2);
+}
+
+QSizeF GraphStyle::labelSizeForLayout(const QString &label)
+{
+    const GraphStyle &style = standard();
+    return style.labelBoxSize(style.labelLines(label));
+}
+
 double GraphStyle::badgeWidth(const QString &model) const
 {
     return QFontMetricsF(badgeFont).horizontalAdvance(model) + 10.0;

@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QSizeF>
 #include <QString>
+#include <QStringList>
 
 #include <vector>
 
@@ -65,6 +66,13 @@ public:
     // Width of `text` in labelFont. Memoised (edge labels repeat the same param
     // names thousands of times); GUI thread only.
     double labelWidth(const QString &text) const;
+    // An edge label as drawn: its lines, each shortened in the middle to maxNameWidth.
+    QStringList labelLines(const QString &label) const;
+    // The box those lines are drawn in (text plus a small margin): the room the layout
+    // reserves for the label, so that what Graphviz places is what the view draws.
+    QSizeF labelBoxSize(const QStringList &lines) const;
+    // labelBoxSize(labelLines(label)) with the standard style; GUI thread only.
+    static QSizeF labelSizeForLayout(const QString &label);
     double nameHeight() const;
     double badgeHeight() const;
 };

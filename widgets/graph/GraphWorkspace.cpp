@@ -44,7 +44,7 @@ QLabel *caption(QWidget *parent)
 
 GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWidget *parent)
     : QWidget(parent), m_document(document),
-      m_layouts(new LayoutController(document, &GraphStyle::nodeSizes, this)),
+      m_layouts(new LayoutController(document, &GraphStyle::nodeSizes, &GraphStyle::labelSizeForLayout, this)),
       m_scene(new SplitGraphScene(document, m_layouts, cursor, SplitGraphScene::Role::Primary, this)),
       m_comparisonScene(new SplitGraphScene(document, m_layouts, nullptr, SplitGraphScene::Role::Comparison, this)),
       m_view(new GraphView(m_scene, this)), m_comparisonView(new GraphView(m_comparisonScene, this)),

@@ -35,6 +35,10 @@ struct LayoutEdge {
     UnitId target = kNoUnit;
     std::vector<ParamId> params; // in the target's input order
     QString label; // the params as drawn, lines separated by '\n'; empty when labels are off
+    // The label's box as the view draws it, in scene units. Graphviz reserves exactly
+    // this room; when empty it sizes the label from its own font estimate instead
+    // (Helvetica at labelFontSize, narrower than the view's font).
+    QSizeF labelSize;
 };
 
 struct LayoutOptions {

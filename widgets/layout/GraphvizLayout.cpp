@@ -6,6 +6,8 @@
 
 #include <QElapsedTimer>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -101,6 +103,24 @@ void setAttribute(void *object, const char *name, const std::string &value)
     agsafeset(object, const_cast<char *>(name), const_cast<char *>(value.c_str()), const_cast<char *>(""));
 }
 
+// Sets an attribute to an HTML-like string (`<...>` in DOT), which cgraph keeps
+// apart from plain strings of the same text.
+void setHtmlAttribute(Agedge_t *edge, const char *name, const std::string &html)
+{
+    Agraph_t *graph = agraphof(edge);
+    char *value = agstrdup_html(graph, const_cast<char *>(html.c_str()));
+    agsafeset(edge, const_cast<char *>(name), value, const_cast<char *>(""));
+    agstrfree(graph, value);
+}
+
+// A label that draws nothing and takes `size` (scene units = points), rounded up.
+std::string fixedSizeLabel(const QSizeF &size)
+{
+    const auto points = [](double v) { return std::to_string(static_cast<long>(std::ceil(std::min(v, 65000.0)))); };
+    return "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\"><TR><TD FIXEDSIZE=\"TRUE\" "
+           "WIDTH=\"" + points(size.width()) + "\" HEIGHT=\"" + points(size.height()) + "\"></TD></TR></TABLE>";
+}
+
 std::string inches(double sceneUnits)
 {
     return std::to_string(sceneUnits / kPointsPerInch);
@@ -191,15 +211,20 @@ GraphLayout layoutOnce(const LayoutRequest &request, bool leftToRight)
         const std::string name = "e" + std::to_string(i);
         Agedge_t *edge = agedge(g, source->second, target->second, const_cast<char *>(name.c_str()), 1);
         if (o.edgeLabels && o.reserveLabelSpace && !e.label.isEmpty()) {
-            // Graphviz sizes the label from its own font estimate; the label box we get
-            // back is where the view draws the text, so ask for a font of the same size.
-            // Lines are joined with Graphviz's "\n" escape (centred lines).
-            std::string label = e.label.toStdString();
-            for (std::size_t at = label.find('\n'); at != std::string::npos; at = label.find('\n', at + 2))
-                label.replace(at, 1, "\\n");
-            setAttribute(edge, "label", label);
-            setAttribute(edge, "fontname", "Helvetica");
-            setAttribute(edge, "fontsize", std::to_string(o.labelFontSize));
+            if (!e.labelSize.isEmpty()) {
+                // An HTML-like label holding one empty cell of the drawn box's size:
+                // Graphviz reserves exactly the room the view's font takes.
+                setHtmlAttribute(edge, "label", fixedSizeLabel(e.labelSize));
+            } else {
+                // Graphviz sizes the label from its own font estimate.
+                // Lines are joined with Graphviz's "\n" escape (centred lines).
+                std::string label = e.label.toStdString();
+                for (std::size_t at = label.find('\n'); at != std::string::npos; at = label.find('\n', at + 2))
+                    label.replace(at, 1, "\\n");
+                setAttribute(edge, "label", label);
+                setAttribute(edge, "fontname", "Helvetica");
+                setAttribute(edge, "fontsize", std::to_string(o.labelFontSize));
+            }
         }
         edges.push_back(edge);
     }

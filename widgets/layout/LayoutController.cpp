@@ -21,8 +21,8 @@ constexpr std::size_t kReservedLabelEdges = 250; // above this, labels sit on ed
 
 } // namespace
 
-LayoutController::LayoutController(SplitDocument *document, NodeSizer sizer, QObject *parent)
-    : QObject(parent), m_document(document), m_sizer(std::move(sizer))
+LayoutController::LayoutController(SplitDocument *document, NodeSizer sizer, LabelSizer labelSizer, QObject *parent)
+    : QObject(parent), m_document(document), m_sizer(std::move(sizer)), m_labelSizer(std::move(labelSizer))
 {
     connect(document, &SplitDocument::pipelineReset, this, &LayoutController::relayout);
 }
@@ -41,7 +41,8 @@ void LayoutController::relayout()
     const std::shared_ptr<const PipelineGraph> graph = m_document->sharedGraph();
     // Node sizes come from font metrics, so the request is built here on the GUI thread.
     const std::vector<QSizeF> sizes = m_sizer(*graph);
-    LayoutRequest request = buildLayoutRequest(*graph, m_options, [&](UnitId unit) { return sizes[unit]; });
+    LayoutRequest request =
+        buildLayoutRequest(*graph, m_options, [&](UnitId unit) { return sizes[unit]; }, m_labelSizer);
     request.options.reserveLabelSpace = request.edges.size() <= kReservedLabelEdges;
     const quint64 job = ++m_job;
     if (m_pending++ == 0)

@@ -31,8 +31,11 @@ public:
     // The sizes of all nodes (units in order, then the loss), from the fonts that
     // will draw them.
     using NodeSizer = std::function<std::vector<QSizeF>(const PipelineGraph &)>;
+    // The size of an edge label's box as drawn (LayoutEdge::labelSize); none: Graphviz estimates it.
+    using LabelSizer = std::function<QSizeF(const QString &)>;
 
-    LayoutController(SplitDocument *document, NodeSizer sizer, QObject *parent = nullptr);
+    LayoutController(SplitDocument *document, NodeSizer sizer, LabelSizer labelSizer = {},
+        QObject *parent = nullptr);
 
     const LayoutOptions &options() const { return m_options; }
     // Lays out again with new options (edge labels, the loss).
@@ -58,6 +61,7 @@ private:
 
     SplitDocument *m_document;
     NodeSizer m_sizer;
+    LabelSizer m_labelSizer;
     LayoutOptions m_options;
     std::shared_ptr<const GraphLayout> m_layout;
     std::shared_ptr<const PipelineGraph> m_layoutGraph;

@@ -31,7 +31,7 @@ QString edgeLabelText(const PipelineGraph &graph, const std::vector<ParamId> &pa
 }
 
 LayoutRequest buildLayoutRequest(const PipelineGraph &graph, const LayoutOptions &options,
-    const std::function<QSizeF(UnitId)> &nodeSize)
+    const std::function<QSizeF(UnitId)> &nodeSize, const std::function<QSizeF(const QString &)> &labelSize)
 {
     LayoutRequest request;
     request.options = options;
@@ -55,8 +55,11 @@ LayoutRequest buildLayoutRequest(const PipelineGraph &graph, const LayoutOptions
         }
     }
     if (options.edgeLabels) {
-        for (LayoutEdge &e : request.edges)
+        for (LayoutEdge &e : request.edges) {
             e.label = edgeLabelText(graph, e.params);
+            if (labelSize)
+                e.labelSize = labelSize(e.label);
+        }
     }
     return request;
 }
