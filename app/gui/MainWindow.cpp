@@ -46,10 +46,12 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 namespace splitscope {
 
@@ -63,6 +65,38 @@ QIcon icon(const char *name)
 {
     return QIcon(QStringLiteral(":/splitscope/icons/%1.svg").arg(QLatin1String(name)));
 }
+
+// A dock's content, scrolled when the dock is smaller than the panel's minimum. A
+// dock otherwise cannot shrink below its panel's minimum, and the window's minimum
+// is then the sum of the widest panels (about 1100x670, more than a 1280x800 screen
+// holds at a 125 % scale). The hint stays the panel's own, so that the docks open
+// at the sizes the panels ask for.
+class DockScrollArea : public QScrollArea {
+public:
+    DockScrollArea(QWidget *panel, QWidget *parent) : QScrollArea(parent)
+    {
+        setFrameShape(QFrame::NoFrame);
+        setWidgetResizable(true);
+        // The panel sits in a layout that hides its height-for-width: a scroll area
+        // would otherwise keep a panel with wrapped text at its preferred height and
+        // scroll it whole, where its tables should shrink and scroll on their own.
+        auto *holder = new QWidget(this);
+        auto *layout = new FixedHeightBoxLayout(holder);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(panel);
+        setWidget(holder);
+    }
+    QSize sizeHint() const override { return widget()->sizeHint(); }
+    QSize minimumSizeHint() const override { return QSize(kMinimumSide, kMinimumSide); }
+
+private:
+    class FixedHeightBoxLayout : public QVBoxLayout {
+    public:
+        using QVBoxLayout::QVBoxLayout;
+        bool hasHeightForWidth() const override { return false; }
+    };
+    static constexpr int kMinimumSide = 60;
+};
 
 } // namespace
 
@@ -154,7 +188,7 @@ QDockWidget *MainWindow::addPanel(QWidget *panel, const QString &title, const QS
 {
     auto *dock = new QDockWidget(title, this);
     dock->setObjectName(objectName);
-    dock->setWidget(panel);
+    dock->setWidget(new DockScrollArea(panel, dock));
     dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
         | QDockWidget::DockWidgetFloatable);
     addDockWidget(area, dock);

@@ -116,6 +116,7 @@ private Q_SLOTS:
     void oversizedSavedGeometryIsFittedToTheScreen();
     void helpAndVersionNeedNoDisplay();
     void screenshotSaysWhyItIsLargerThanAsked();
+    void windowFitsASmallScreen();
 };
 
 void TestApp::initTestCase()
@@ -221,7 +222,7 @@ void TestApp::presentationModeShowsGraphAndStepper()
     QVERIFY(window.presentationMode());
     QVERIFY(window.stepper()->presentationMode());
     for (QDockWidget *dock : window.findChildren<QDockWidget *>())
-        QCOMPARE(dock->isVisible(), dock->widget() == window.stepper());
+        QCOMPARE(dock->isVisible(), dock->isAncestorOf(window.stepper()));
     for (QToolBar *bar : window.findChildren<QToolBar *>())
         QVERIFY(!bar->isVisible());
     QVERIFY(!window.menuBar()->isVisible());
@@ -433,16 +434,35 @@ void TestApp::screenshotSaysWhyItIsLargerThanAsked()
 {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("small.png"));
-    const Run run = runApp({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("400x300"),
+    const Run run = runApp({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("300x200"),
         QStringLiteral("qwen_image")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
     const QImage image(out);
     QVERIFY(!image.isNull());
-    QVERIFY(image.width() > 400 && image.height() > 300);
-    const QString said = QStringLiteral("--size 400x300: the window cannot be that small");
+    QVERIFY(image.width() > 300 && image.height() > 200);
+    const QString said = QStringLiteral("--size 300x200: the window cannot be that small");
     QVERIFY2(run.stdErr.contains(said), qPrintable(run.stdErr));
     QVERIFY2(run.stdErr.contains(QStringLiteral("the picture is %1x%2").arg(image.width()).arg(image.height())),
         qPrintable(run.stdErr));
+}
+
+void TestApp::windowFitsASmallScreen()
+{
+    // 800x500: smaller than a 1280x800 screen at 150 %. The docks scroll their panels
+    // instead of adding up their minimum sizes (which made the window 1102x671).
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("small.png"));
+    const Run run = runApp({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("800x500"),
+        QStringLiteral("wan_video")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QVERIFY2(!run.stdErr.contains(QStringLiteral("cannot be that small")), qPrintable(run.stdErr));
+    QCOMPARE(QImage(out).size(), QSize(800, 500));
+
+    MainWindow window(false);
+    window.show();
+    QVERIFY(window.minimumSizeHint().width() <= 800 && window.minimumSizeHint().height() <= 500);
+    for (QDockWidget *dock : window.findChildren<QDockWidget *>())
+        QVERIFY2(dock->minimumSizeHint().width() <= 200, qPrintable(dock->objectName()));
 }
 
 QTEST_MAIN(TestApp)
