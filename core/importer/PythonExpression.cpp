@@ -526,14 +526,25 @@ int ExpressionParser::atom()
         ++m_pos;
         return makeNode(ExprKind::Number, t, t.text);
     case TokenKind::String: {
-        // Adjacent literals are one string ("a" "b" == "ab").
+        // Adjacent literals are one string ("a" "b" == "ab"), all bytes or none.
         const int node = makeNode(ExprKind::String, t);
+        bool mixed = false;
         while (peek().kind == TokenKind::String && !atEnd()) {
             Expr &e = m_arena.at(node);
             e.text += peek().text;
             e.fString = e.fString || peek().fString;
             e.bytes = e.bytes || peek().bytes;
+            mixed = mixed || peek().bytes != t.bytes;
             ++m_pos;
+        }
+        if (mixed) {
+            if (m_error.empty()) {
+                // CPython reports it just past the last literal.
+                m_error = "cannot mix bytes and nonbytes literals";
+                m_errorLine = m_tokens[m_pos - 1].endLine;
+                m_errorColumn = m_tokens[m_pos - 1].endColumn;
+            }
+            return -1;
         }
         return node;
     }

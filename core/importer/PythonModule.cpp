@@ -640,6 +640,16 @@ private:
                         m_issue.report("invalid syntax: " + parser.error(), parser.errorLine(), parser.errorColumn());
                     return;
                 }
+                // A call takes a lone generator expression (`f(x for x in y)`); a class's
+                // bases do not: CPython's grammar has no such form there. In arguments that
+                // parsed, a `for` outside brackets can only be such a generator's.
+                const std::size_t comprehension = findTopLevel(m_tokens, {i + 1, parser.position() - 1},
+                    [](const Token &t) { return t.isName("for") || t.isName("async"); });
+                if (comprehension < parser.position() - 1) {
+                    fail(m_tokens[comprehension],
+                        "invalid syntax: a generator expression cannot be a class's base (parenthesize it)");
+                    return;
+                }
                 i = parser.position();
             }
             expectEnd(i, last);
@@ -647,18 +657,345 @@ private:
             if (expression(i, last, Form::List, true) >= 0)
                 expectEnd(i, last);
         } else if (k == "case") {
-            // Patterns are not read: only that there is one, and the guard.
+            // No pattern holds `if`: the first one at the top level starts the guard.
             const std::size_t guard = findTopLevel(m_tokens, {i, last}, [](const Token &t) { return t.isName("if"); });
             if (guard == i) {
                 fail(m_tokens[i], "invalid syntax: expected a pattern after 'case'");
                 return;
             }
+            m_patternDepth = 0;
+            if (!patterns(i, guard) || !expectEnd(i, guard))
+                return;
             if (guard < last) {
                 i = guard + 1;
                 if (expression(i, last, Form::Named) >= 0)
                     expectEnd(i, last);
             }
         }
+    }
+
+    // Case patterns (PEP 634), CPython's grammar from `patterns` down: sequences with
+    // at most star patterns and captures inside, mappings whose keys are literals or
+    // dotted names, class patterns with keyword patterns last, `|` and `as`, and
+    // literals where a '+' or '-' joins a real and an imaginary number only (`-1 + 2j`).
+    // What CPython's compiler checks after parsing (a name bound twice, `_` or a capture
+    // before other alternatives) is not. Each reads from `i` (moved past what it read)
+    // to `last`; false when it reported an error, or when the pattern nests past
+    // ExpressionParser::kMaxExpressionDepth (not reported, as for expressions).
+
+    // The patterns after `case`: one pattern, or an open sequence `a, *rest`.
+    bool patterns(std::size_t &i, std::size_t last)
+    {
+        bool star = false;
+        if (!maybeStarPattern(i, last, star))
+            return false;
+        if (i < last && m_tokens[i].isOperator(","))
+            return sequenceRest(i, last);
+        if (star) {
+            patternFail(i, last, "invalid syntax: a star pattern must be in a sequence pattern (add ',')");
+            return false;
+        }
+        return true;
+    }
+
+    // After the first item and at its ',': more items, a trailing comma allowed.
+    bool sequenceRest(std::size_t &i, std::size_t last)
+    {
+        while (i < last && m_tokens[i].isOperator(",")) {
+            ++i;
+            if (i >= last)
+                return true;
+            bool star = false;
+            if (!maybeStarPattern(i, last, star))
+                return false;
+        }
+        return true;
+    }
+
+    // `*name`, `*_` or a pattern; `star` says which.
+    bool maybeStarPattern(std::size_t &i, std::size_t last, bool &star)
+    {
+        star = i < last && m_tokens[i].isOperator("*");
+        if (!star)
+            return pattern(i, last);
+        ++i;
+        if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+            patternFail(i, last, "invalid syntax: expected a name after '*' in a pattern");
+            return false;
+        }
+        ++i;
+        return true;
+    }
+
+    // `or_pattern ['as' NAME]`.
+    bool pattern(std::size_t &i, std::size_t last)
+    {
+        if (++m_patternDepth > ExpressionParser::kMaxExpressionDepth)
+            return false;
+        const bool ok = orPattern(i, last) && asTarget(i, last);
+        --m_patternDepth;
+        return ok;
+    }
+
+    bool orPattern(std::size_t &i, std::size_t last)
+    {
+        if (!closedPattern(i, last))
+            return false;
+        while (i < last && m_tokens[i].isOperator("|")) {
+            ++i;
+            if (!closedPattern(i, last))
+                return false;
+        }
+        return true;
+    }
+
+    bool asTarget(std::size_t &i, std::size_t last)
+    {
+        if (i >= last || !m_tokens[i].isName("as"))
+            return true;
+        ++i;
+        if (i < last && m_tokens[i].isName("_")) {
+            fail(m_tokens[i], "cannot use '_' as a target");
+            return false;
+        }
+        if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+            patternFail(i, last, "invalid pattern target (expected a name after 'as')");
+            return false;
+        }
+        ++i;
+        if (i < last && (m_tokens[i].isOperator(".") || m_tokens[i].isOperator("(") || m_tokens[i].isOperator("="))) {
+            fail(m_tokens[i], "invalid pattern target (expected a name after 'as')");
+            return false;
+        }
+        return true;
+    }
+
+    // A literal, capture, wildcard, value, group, sequence, mapping or class pattern.
+    bool closedPattern(std::size_t &i, std::size_t last)
+    {
+        if (i >= last) {
+            patternFail(i, last, "invalid syntax: expected a pattern");
+            return false;
+        }
+        const Token &t = m_tokens[i];
+        if (t.kind == TokenKind::Number || t.isOperator("-") || t.kind == TokenKind::String || t.isName("None")
+            || t.isName("True") || t.isName("False"))
+            return literalPattern(i, last);
+        if (t.isName("_")) {
+            // The wildcard: CPython's grammar tries it before value and class patterns,
+            // so `_.a` and `_()` are not patterns.
+            ++i;
+            return true;
+        }
+        if (t.kind == TokenKind::Name && !isPythonKeyword(t.text)) {
+            if (!dottedName(i, last))
+                return false;
+            if (i < last && m_tokens[i].isOperator("("))
+                return classArguments(i, last);
+            return true; // a capture or `_` (one name), or a value (dotted)
+        }
+        if (t.isOperator("(") || t.isOperator("[")) {
+            const bool round = t.isOperator("(");
+            const std::size_t close = matchingBracket(m_tokens, i, last);
+            std::size_t k = i + 1;
+            if (k < close) {
+                bool star = false;
+                if (!maybeStarPattern(k, close, star))
+                    return false;
+                if (k < close && m_tokens[k].isOperator(",")) {
+                    if (!sequenceRest(k, close))
+                        return false;
+                } else if (round && star) {
+                    // `(*rest)` is neither a group (no star) nor a sequence (no comma).
+                    patternFail(k, close, "invalid syntax: a star pattern must be in a sequence pattern (add ',')");
+                    return false;
+                }
+                if (!expectEnd(k, close))
+                    return false;
+            }
+            i = close + 1;
+            return true;
+        }
+        if (t.isOperator("{"))
+            return mappingPattern(i, last);
+        patternFail(i, last, t.isOperator("*") ? "invalid syntax: a star pattern must be in a sequence pattern"
+                                               : "invalid syntax: expected a pattern, not " + describeToken(t));
+        return false;
+    }
+
+    // A number (`-1`), a complex number (`1 - 2j`), strings, None, True, False: a
+    // literal pattern or a mapping pattern's key.
+    bool literalPattern(std::size_t &i, std::size_t last)
+    {
+        const Token &t = m_tokens[i];
+        if (t.kind == TokenKind::String) {
+            bool mixed = false;
+            for (; i < last && m_tokens[i].kind == TokenKind::String; ++i)
+                mixed = mixed || m_tokens[i].bytes != t.bytes;
+            if (mixed) {
+                failAfter(m_tokens[i - 1], "cannot mix bytes and nonbytes literals"); // where CPython puts it
+                return false;
+            }
+            return true;
+        }
+        if (t.kind == TokenKind::Name) {
+            ++i;
+            return true;
+        }
+        if (t.isOperator("-"))
+            ++i;
+        if (i >= last || m_tokens[i].kind != TokenKind::Number) {
+            patternFail(i, last, "invalid syntax: expected a number after '-' in a pattern");
+            return false;
+        }
+        const Token &real = m_tokens[i];
+        ++i;
+        if (i >= last || !(m_tokens[i].isOperator("+") || m_tokens[i].isOperator("-")))
+            return true;
+        // A complex literal: real +/- imaginary, as CPython's grammar has it.
+        if (isImaginary(real)) {
+            fail(real, "real number required in complex literal");
+            return false;
+        }
+        ++i;
+        if (i >= last || m_tokens[i].kind != TokenKind::Number) {
+            patternFail(i, last, "invalid syntax: expected an imaginary number in the complex literal");
+            return false;
+        }
+        if (!isImaginary(m_tokens[i])) {
+            fail(m_tokens[i], "imaginary number required in complex literal");
+            return false;
+        }
+        ++i;
+        return true;
+    }
+
+    static bool isImaginary(const Token &number)
+    {
+        return !number.text.empty() && (number.text.back() == 'j' || number.text.back() == 'J');
+    }
+
+    // NAME ('.' NAME)*.
+    bool dottedName(std::size_t &i, std::size_t last)
+    {
+        ++i;
+        while (i < last && m_tokens[i].isOperator(".")) {
+            ++i;
+            if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                patternFail(i, last, "invalid syntax: expected an attribute name after '.'");
+                return false;
+            }
+            ++i;
+        }
+        return true;
+    }
+
+    // `Class(p, q, name=r)` at '(': positional patterns, then keyword patterns.
+    bool classArguments(std::size_t &i, std::size_t last)
+    {
+        const std::size_t close = matchingBracket(m_tokens, i, last);
+        std::size_t k = i + 1;
+        bool keywords = false;
+        while (k < close) {
+            if (m_tokens[k].kind == TokenKind::Name && k + 1 < close && m_tokens[k + 1].isOperator("=")) {
+                if (isPythonKeyword(m_tokens[k].text)) {
+                    fail(m_tokens[k], "'" + m_tokens[k].text + "' is a keyword and cannot be an attribute name");
+                    return false;
+                }
+                keywords = true;
+                k += 2;
+            } else if (keywords) {
+                fail(m_tokens[k], "positional patterns follow keyword patterns");
+                return false;
+            }
+            if (!pattern(k, close))
+                return false;
+            if (k >= close)
+                break;
+            if (!m_tokens[k].isOperator(",")) {
+                expectEnd(k, close);
+                return false;
+            }
+            ++k;
+        }
+        i = close + 1;
+        return true;
+    }
+
+    // `{key: pattern, ..., **rest}` at '{'; keys are literals or dotted names (`a.B`).
+    bool mappingPattern(std::size_t &i, std::size_t last)
+    {
+        const std::size_t close = matchingBracket(m_tokens, i, last);
+        std::size_t k = i + 1;
+        while (k < close) {
+            if (m_tokens[k].isOperator("**")) {
+                ++k;
+                if (k >= close || m_tokens[k].kind != TokenKind::Name || isPythonKeyword(m_tokens[k].text)
+                    || m_tokens[k].text == "_") {
+                    patternFail(k, close, "invalid syntax: expected a name after '**' in a mapping pattern");
+                    return false;
+                }
+                const std::string &rest = m_tokens[k].text;
+                ++k;
+                if (k < close && !m_tokens[k].isOperator(",")) {
+                    expectEnd(k, close);
+                    return false;
+                }
+                if (k + 1 < close) {
+                    fail(m_tokens[k + 1], "invalid syntax: '**" + rest + "' must be the last item of a mapping pattern");
+                    return false;
+                }
+                break;
+            }
+            const Token &key = m_tokens[k];
+            if (key.kind == TokenKind::Name && !isPythonKeyword(key.text)) {
+                const std::size_t start = k;
+                if (!dottedName(k, close))
+                    return false;
+                if (k == start + 1) {
+                    // Where CPython puts it: after the name, where it wanted a '.'.
+                    patternFail(k, close, "invalid syntax: a mapping pattern's key is a literal or a dotted name (a.b), not '"
+                            + key.text + "'");
+                    return false;
+                }
+            } else if (key.kind == TokenKind::Number || key.isOperator("-") || key.kind == TokenKind::String
+                || key.isName("None") || key.isName("True") || key.isName("False")) {
+                if (!literalPattern(k, close))
+                    return false;
+            } else {
+                fail(key, "invalid syntax: a mapping pattern's key is a literal or a dotted name, not "
+                        + describeToken(key));
+                return false;
+            }
+            if (k >= close || !m_tokens[k].isOperator(":")) {
+                patternFail(k, close, "invalid syntax: expected ':' after the key in a mapping pattern");
+                return false;
+            }
+            ++k;
+            if (!pattern(k, close))
+                return false;
+            if (k >= close)
+                break;
+            if (!m_tokens[k].isOperator(",")) {
+                expectEnd(k, close);
+                return false;
+            }
+            ++k;
+        }
+        i = close + 1;
+        return true;
+    }
+
+    // At token `i`, or at the token that ends the range (a closing bracket, the guard's
+    // `if`, the header's ':'), where CPython reports it.
+    void patternFail(std::size_t i, std::size_t last, const std::string &message)
+    {
+        fail(m_tokens[std::min({i, last, m_tokens.size() - 1})], message);
+    }
+
+    static std::string describeToken(const Token &t)
+    {
+        return t.kind == TokenKind::String ? std::string("a string") : "'" + t.text + "'";
     }
 
     // `with a as b, c:` or `with (a as b, c,):`.
@@ -1027,6 +1364,7 @@ private:
     const std::vector<Token> &m_tokens;
     ExprArena m_arena; // one statement's expressions
     SyntaxIssue m_issue;
+    int m_patternDepth = 0; // patterns nested in the case being checked
 };
 
 // inspect.cleandoc: strip the first line, dedent the rest by their common indentation,

@@ -27,13 +27,15 @@ namespace splitscope::importer {
 // EXPRESSIONS:`, `def NAME(PARAMETERS) -> X:`, ...), a simple statement is one
 // assignment, expression or keyword statement, targets can be assigned to, keywords
 // are never names, attributes or argument names, elif/else/except/finally follow what
-// they belong to, decorators precede a def or class. Every valid Python 3 construct is
-// accepted (f-strings, match, async, walrus, decorators, type hints, type parameters,
-// `type X = ...`, lambda, star arguments). What the grammar leaves to CPython's compiler
-// is not checked (`return` outside a function, a repeated keyword argument, the
-// contents of f-string replacement fields, case patterns beyond their brackets), nor
-// expressions nested past ExpressionParser::kMaxExpressionDepth, which the readers
-// report where they need them.
+// they belong to, decorators precede a def or class, a class's bases are a call's
+// arguments less a lone generator expression, case patterns follow PEP 634's grammar
+// (`case 1 + 1:` is refused: '+' and '-' join a real and an imaginary number only).
+// Every valid Python 3 construct is accepted (f-strings, match, async, walrus,
+// decorators, type hints, type parameters, `type X = ...`, lambda, star arguments).
+// What the grammar leaves to CPython's compiler is not checked (`return` outside a
+// function, a repeated keyword argument, the contents of f-string replacement fields,
+// a name bound twice in a pattern), nor expressions or patterns nested past
+// ExpressionParser::kMaxExpressionDepth, which the readers report where they need them.
 
 // A half-open range [first, last) of token indices.
 struct TokenRange {

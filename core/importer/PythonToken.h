@@ -32,6 +32,9 @@ struct Token {
     int endColumn = 0;
     bool fString = false; // f"..." (its value depends on run time)
     bool bytes = false;   // b"..." (not a str)
+    // Name: non-ASCII, and Python's NFKC normalization of names (PEP 3131) may make it
+    // another name ("ﬁle" is "file"); `text` is the name as written (see PythonIdentifier.h).
+    bool nfkcMayChange = false;
 
     bool isOperator(std::string_view op) const { return kind == TokenKind::Operator && text == op; }
     bool isName(std::string_view name) const { return kind == TokenKind::Name && text == name; }

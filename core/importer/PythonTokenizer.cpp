@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "PythonTokenizer.h"
 
+#include "PythonIdentifier.h"
+#include "PythonSourceEncoding.h"
 #include "core/Utf8.h"
 
 #include <array>
@@ -11,16 +13,17 @@ namespace splitscope::importer {
 
 namespace {
 
-bool isIdentifierStart(unsigned char c)
+// As CPython's tokenizer, a name is first read as a run of ASCII letters, digits, '_'
+// and any non-ASCII character; checkIdentifier() then decides whether its characters
+// may be in a name (PEP 3131).
+bool startsNameRun(unsigned char c)
 {
-    // Non-ASCII bytes are accepted as identifier characters: Python allows Unicode
-    // identifiers, and the source has already been checked to be valid UTF-8.
     return std::isalpha(c) || c == '_' || c >= 0x80;
 }
 
-bool isIdentifierChar(unsigned char c)
+bool continuesNameRun(unsigned char c)
 {
-    return isIdentifierStart(c) || std::isdigit(c);
+    return startsNameRun(c) || std::isdigit(c);
 }
 
 bool isHexDigit(char c)
@@ -50,6 +53,16 @@ public:
 
     TokenizeResult run()
     {
+        // A coding cookie may declare Latin-1: the tokenizer then reads its UTF-8 re-encoding.
+        DecodedSource decoded = decodePythonSource(m_src);
+        if (!decoded.ok()) {
+            failAt(decoded.errorLine, decoded.errorColumn, decoded.error);
+            return finish();
+        }
+        if (decoded.converted) {
+            m_decoded = std::move(decoded.text);
+            m_src = m_decoded;
+        }
         if (const std::size_t bad = findInvalidUtf8(m_src); bad != std::string_view::npos) {
             // Line and column (in code points, as everywhere) of the first bad byte;
             // \n, \r\n and \r end lines, as in consumeNewline().
@@ -98,7 +111,7 @@ public:
                     fail("unexpected end of file after the line continuation character");
                 else
                     fail("unexpected character after the line continuation character");
-            } else if (isIdentifierStart(static_cast<unsigned char>(c))) {
+            } else if (startsNameRun(static_cast<unsigned char>(c))) {
                 readNameOrPrefixedString();
             } else if (std::isdigit(static_cast<unsigned char>(c))
                 || (c == '.' && m_pos + 1 < m_src.size() && std::isdigit(static_cast<unsigned char>(m_src[m_pos + 1])))) {
@@ -263,13 +276,14 @@ private:
     {
         const std::size_t start = m_pos;
         std::size_t end = m_pos;
-        while (end < m_src.size() && isIdentifierChar(static_cast<unsigned char>(m_src[end])))
+        while (end < m_src.size() && continuesNameRun(static_cast<unsigned char>(m_src[end])))
             ++end;
         const std::string_view word = m_src.substr(start, end - start);
-        // A byte order mark is allowed only at the very start of the file; inside a name
-        // it is an invisible character CPython refuses.
-        if (const std::size_t bom = word.find("\xEF\xBB\xBF"); bom != std::string_view::npos) {
-            failAt(m_line, column(start + bom), "invalid non-printable character U+FEFF");
+        // "a€b", "x = «1»", and a byte order mark past the start of the file (U+FEFF,
+        // an invisible character): CPython names the first character that cannot be in a name.
+        const IdentifierCheck check = checkIdentifier(word);
+        if (!check.valid()) {
+            failAt(m_line, column(start + check.invalidAt), invalidCharacterMessage(check.invalidCodePoint));
             return;
         }
         if (end < m_src.size() && (m_src[end] == '"' || m_src[end] == '\'') && word.size() <= 2) {
@@ -294,6 +308,7 @@ private:
         push(TokenKind::Name, std::string(word), m_line, column(start));
         m_pos = end;
         markEnd();
+        m_tokens.back().nfkcMayChange = check.nfkcMayChange;
     }
 
     void readNumber()
@@ -698,6 +713,7 @@ private:
     }
 
     std::string_view m_src;
+    std::string m_decoded; // the source re-encoded as UTF-8 when it is not UTF-8 (m_src views it)
     std::size_t m_pos = 0;
     int m_line = 1;
     std::size_t m_lineStart = 0;

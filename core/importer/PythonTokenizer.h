@@ -17,10 +17,13 @@ namespace splitscope::importer {
 // (dropped), implicit line joining inside (), [] and {}, explicit joining with a
 // backslash, and INDENT/DEDENT from leading whitespace (tabs to multiples of 8).
 //
-// The source must be UTF-8 (as Python requires without a coding cookie). Errors are
-// Python's: an unterminated string, a bracket that does not match or never closes,
-// inconsistent dedent, a stray character; the first one stops tokenizing and is
-// reported with its line and column. Limits keep hostile input harmless: nesting of
+// The source is UTF-8, or Latin-1 or ASCII when a coding cookie says so
+// (PythonSourceEncoding.h; other encodings are refused). Names are checked as CPython
+// checks them (PEP 3131, PythonIdentifier.h) and kept as written. Errors are Python's:
+// an unterminated string, a bracket that does not match or never closes, inconsistent
+// dedent, a character that cannot be in a name or between tokens ("invalid character
+// '€' (U+20AC)"); the first one stops tokenizing and is reported with its line and
+// column (in characters). Limits keep hostile input harmless: nesting of
 // brackets (kMaxBracketDepth) and of indentation (kMaxIndentDepth) are bounded as in
 // CPython, and the work is linear in the input size.
 //

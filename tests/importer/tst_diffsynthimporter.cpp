@@ -169,6 +169,7 @@ private Q_SLOTS:
     void loadsBack_data();
     void loadsBack();
     void errors();
+    void sourceEncodingsAndNames();
     void losses();
 };
 
@@ -591,6 +592,83 @@ void TestDiffSynthImporter::errors()
     const ImportResult unnamed = importDiffSynthSource(readText(fixturePath("qwen_image.py")), "");
     QVERIFY(unnamed.ok());
     QCOMPARE(unnamed.pipelines.front().pipeline.name, std::string("qwen_image"));
+}
+
+void TestDiffSynthImporter::sourceEncodingsAndNames()
+{
+    const std::string pipeline = "class TinyPipeline(BasePipeline):\n"
+                                 "    def __init__(self):\n"
+                                 "        self.units = [Unit_Noise()]\n"
+                                 "        self.model_fn = model_fn\n"
+                                 "class Unit_Noise(PipelineUnit):\n"
+                                 "    def __init__(self):\n"
+                                 "        super().__init__(\n"
+                                 "            input_params=(\"height\", \"width\"),\n"
+                                 "            output_params=(\"noise\", \"bruit_\xE9\"),\n" // é in Latin-1
+                                 "        )\n"
+                                 "def model_fn(dit=None, **kwargs):\n"
+                                 "    return dit\n";
+
+    // A Latin-1 file (PEP 263 cookie) imports, its text read as Latin-1.
+    const ImportResult latin1 = importDiffSynthSource("# -*- coding: latin-1 -*-\n" + pipeline, "tiny.py");
+    QVERIFY(latin1.ok());
+    QCOMPARE(briefs(latin1.pipelines.front().pipeline),
+        QStringList{"Unit_Noise in=[height,width] posi=- nega=- out=[noise,bruit_\xC3\xA9] models=- stochastic"});
+    // Without the cookie the same bytes are not UTF-8: refused where the byte is.
+    const ImportResult undeclared = importDiffSynthSource(pipeline, "tiny.py");
+    QVERIFY(!undeclared.ok());
+    QCOMPARE(QString::fromStdString(undeclared.diagnostics.front().toString()),
+        QString("tiny.py:9:44: error: Python syntax error: the file is not valid UTF-8 here (Python reads source as UTF-8)"));
+    // Columns in a Latin-1 file count characters: "é" is one, as in the UTF-8 file.
+    const std::string broken = "# coding: iso-8859-1\n" + pipeline + "caf\xE9 = '\xE9t\xE9' $\n";
+    QCOMPARE(QString::fromStdString(importDiffSynthSource(broken, "tiny.py").diagnostics.front().toString()),
+        QString("tiny.py:14:14: error: Python syntax error: invalid character '$'"));
+
+    // An ascii cookie: ASCII text reads; another byte is an error naming it and where it is.
+    QVERIFY(importDiffSynthSource("# coding: ascii\n" + pipeline.substr(0, pipeline.find("\"bruit")) + "),\n"
+                                  + pipeline.substr(pipeline.find("        )\n")),
+        "tiny.py")
+                .ok());
+    const ImportResult ascii = importDiffSynthSource("# coding: ascii\n" + pipeline, "tiny.py");
+    QVERIFY(!ascii.ok());
+    QCOMPARE(QString::fromStdString(ascii.diagnostics.front().toString()),
+        QString("tiny.py:10:44: error: Python syntax error: byte 0xE9 is not ASCII, but line 1 declares the source "
+                    "encoding 'ascii'"));
+
+    // Another encoding is refused, naming it and where the file declares it.
+    const ImportResult cp1252 = importDiffSynthSource("#!/usr/bin/env python\n# -*- coding: cp1252 -*-\n" + pipeline, "tiny.py");
+    QVERIFY(!cp1252.ok());
+    QVERIFY(cp1252.pipelines.empty());
+    QCOMPARE(cp1252.diagnostics.front().code, std::string("python-syntax"));
+    QCOMPARE(QString::fromStdString(cp1252.diagnostics.front().toString()),
+        QString("tiny.py:2:15: error: Python syntax error: the file declares the source encoding 'cp1252'; the importer "
+                    "reads only UTF-8, Latin-1 and ASCII sources (save the file as UTF-8)"));
+
+    // A name that is not an identifier to Python is a syntax error naming the character.
+    std::string utf8 = pipeline;
+    utf8.replace(utf8.find("bruit_\xE9"), 7, "bruit");
+    QVERIFY(importDiffSynthSource(utf8, "tiny.py").ok());
+    std::string euro = utf8;
+    euro.replace(euro.find("dit=None"), 3, "d\xE2\x82\xACt");
+    QCOMPARE(QString::fromStdString(importDiffSynthSource(euro, "tiny.py").diagnostics.front().toString()),
+        QString::fromUtf8("tiny.py:11:15: error: Python syntax error: invalid character '\xE2\x82\xAC' (U+20AC)"));
+
+    // Python normalizes names with NFKC (a fullwidth "ｌatents" is "latents"); the
+    // importer reads names as written, and says where Python may see another name.
+    std::string fullwidth = utf8;
+    fullwidth.replace(fullwidth.find("**kwargs"), 0, "\xEF\xBD\x8C" "atents=None, ");
+    const ImportResult normalized = importDiffSynthSource(fullwidth, "tiny.py");
+    QVERIFY(normalized.ok());
+    const Diagnostic *warning = findDiagnostic(normalized.diagnostics, "unnormalized-name", 11);
+    QVERIFY(warning);
+    QCOMPARE(warning->severity, Severity::Warning);
+    QCOMPARE(warning->column, 24);
+    QVERIFY(QString::fromStdString(warning->message).contains("'\xEF\xBD\x8C" "atents'"));
+    QVERIFY(QString::fromStdString(warning->message).contains("NFKC"));
+    // Names already in normal form (ASCII, "café" precomposed) are said nothing about.
+    std::string precomposed = utf8;
+    precomposed.replace(precomposed.find("**kwargs"), 0, "caf\xC3\xA9=None, ");
+    QVERIFY(!findDiagnostic(importDiffSynthSource(precomposed, "tiny.py").diagnostics, "unnormalized-name", -1));
 }
 
 void TestDiffSynthImporter::losses()

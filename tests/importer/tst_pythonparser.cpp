@@ -181,6 +181,8 @@ void TestPythonParser::syntaxErrors_data()
     QTest::newRow("generator and more") << "f(x for x in y, z)" << "a generator expression must be parenthesized";
     QTest::newRow("generator after one") << "f(z, x for x in y)" << "a generator expression must be parenthesized";
     QTest::newRow("generator, trailing comma") << "f(x for x in y,)" << "a generator expression must be parenthesized";
+    QTest::newRow("bytes after str") << "'a' b'b'" << "cannot mix bytes and nonbytes literals";
+    QTest::newRow("str after bytes") << "b'a' f'{b}'" << "cannot mix bytes and nonbytes literals";
     // Two expressions where a bracket should close: a missing comma, which Python refuses.
     QTest::newRow("missing comma in a call") << "f(input_params=('a', 'b')\n  output_params=('c',))"
                                              << "expected ')' before 'output_params' (perhaps a comma is missing)";
@@ -240,10 +242,19 @@ void TestPythonParser::validModules_data()
     row("match = 1\nmatch(x)\nmatch x, y:\n    case [1, *rest] if rest: pass\n    case {'k': v, **kw}: pass\n"
         "    case P(a, b=c) | Q() as q:\n        pass\n    case _:\n        pass\ncase = 2\n");
     row("if (n := 10) > 5: pass\nwhile chunk := f(): pass\n[y := 1, y ** 2]\nf(a := 1)\nx[a := 1]\nx = (a, b := 1)\n");
+    // Every kind of case pattern (PEP 634), complex literals being real +/- imaginary.
+    row("match x:\n    case -1 + 2j | 1.5 - 2J | 0 + 1j | -0.5e3 - 1_0j: pass\n    case 1 | -1 | 1j | -1j | 'a' 'b' | b'c' | None: pass\n"
+        "    case {1 + 2j: a, -1: b, 'k': c, a.b.C: d, None: e, _.k: f, **rest}: pass\n    case {}: pass\n    case {'k': _,}: pass\n"
+        "    case [] | () | [_] | (_,) | [*_] | [a, *b, c,] | (a, *b) | [*_, (c, d), [e, [f]]]: pass\n"
+        "    case Point() | Point(1, y=2) | a.b.Point(x=0, y=0,) | P(Q(r), s=[t, u]) | P(1,): pass\n"
+        "    case ((1 | 2) as n) | ((3) as n) if n > 0: pass\n    case a.b | _ as c: pass\n"
+        "    case *first, last: pass\n    case a, (b, c), *_: pass\n    case 1 + 2j,: pass\n    case f'x' | match | case | type: pass\n");
+    row("class A((x for x in y)): pass\nclass B([x for x in y], *(z for z in w), k=(v for v in u)): pass\n"
+        "class C(f(x for x in y)): pass\n");
     row("with (open(f) as a,\n      open(g) as b,\n):\n    pass\nwith (a, b): pass\nwith a as (b, c), d as e.f: pass\n");
     row("try:\n    pass\nexcept (A, B) as e:\n    pass\nexcept C:\n    pass\nelse:\n    pass\nfinally:\n    pass\n"
         "try: pass\nexcept* E: pass\nfor x in *a, *b: pass\nelse: pass\nwhile 1: break\nelse: pass\n");
-    row("x = f'{a!r:>{w}}' rb'\\d' \"s\"\nx = lambda: (yield)\nx = yield from y\nprint >>f, x\nprint(*a, sep='')\n"
+    row("x = f'{a!r:>{w}}' r'\\d' \"s\"\nx = rb'\\d' b\"s\"\nx = lambda: (yield)\nx = yield from y\nprint >>f, x\nprint(*a, sep='')\n"
         "f(*b, **{'a': 1}, c=2)\nf(x for x in y)\nx = a if b else lambda: c\nx = not a in b is not c\n");
 }
 
@@ -296,6 +307,38 @@ void TestPythonParser::moduleSyntaxErrors_data()
     row("try at the end", "try:\n    pass\n", "expected 'except' or 'finally' block", 2, 9);
     row("decorated assignment", "@dec\nx = 1\n", "a decorator must be followed by def or class", 2, 1);
     row("case outside", "match x:\n    y = 1\n", "a match statement's block holds only 'case' blocks", 2, 5);
+    // Case patterns: in a complex literal '+' or '-' joins a real and an imaginary number
+    // (CPython's messages and positions).
+    row("real + real in a case", "match x:\n    case 1 + 1:\n        pass\n", "imaginary number required in complex literal", 2, 14);
+    row("imaginary + real in a case", "match x:\n    case 1j + 1:\n        pass\n", "real number required in complex literal", 2, 10);
+    row("real - real in a mapping key", "match x:\n    case {1 - 2: a}:\n        pass\n",
+        "imaginary number required in complex literal", 2, 15);
+    row("complex in a sequence", "match x:\n    case [0, 0x1 + 1]:\n        pass\n", "imaginary number required", 2, 20);
+    row("complex in a class pattern", "match x:\n    case P(y=1j - 2j):\n        pass\n", "real number required", 2, 14);
+    row("complex on a later case", "match x:\n    case 1 + 1j:\n        pass\n    case 2 + 2:\n        pass\n",
+        "imaginary number required in complex literal", 4, 14);
+    row("signed imaginary part", "match x:\n    case 1 + -2j:\n        pass\n", "expected an imaginary number", 2, 14);
+    row("three terms", "match x:\n    case 1 + 2j + 3j:\n        pass\n", "unexpected '+'", 2, 17);
+    row("name + imaginary", "match x:\n    case x + 1j:\n        pass\n", "unexpected '+'", 2, 12);
+    row("parenthesized negation", "match x:\n    case -(1):\n        pass\n", "expected a number after '-'", 2, 11);
+    // The rest of the pattern grammar.
+    row("keyword then positional", "match x:\n    case P(x=1, 2):\n        pass\n", "positional patterns follow keyword patterns", 2, 17);
+    row("as _", "match x:\n    case x as _:\n        pass\n", "cannot use '_' as a target", 2, 15);
+    row("as a dotted name", "match x:\n    case x as a.b:\n        pass\n", "invalid pattern target", 2, 16);
+    row("star alone", "match x:\n    case *a:\n        pass\n", "a star pattern must be in a sequence pattern", 2, 12);
+    row("star in a group", "match x:\n    case (*a):\n        pass\n", "a star pattern must be in a sequence pattern", 2, 13);
+    row("double star not last", "match x:\n    case {**rest, 'a': 1}:\n        pass\n", "'**rest' must be the last item", 2, 19);
+    row("double star wildcard", "match x:\n    case {**_}:\n        pass\n", "expected a name after '**'", 2, 13);
+    row("bare name as a key", "match x:\n    case {a: 1}:\n        pass\n", "a mapping pattern's key is a literal or a dotted name", 2, 12);
+    row("wildcard as a class", "match x:\n    case _():\n        pass\n", "unexpected '('", 2, 11);
+    row("call result attribute", "match x:\n    case a.b(c).d:\n        pass\n", "unexpected '.'", 2, 16);
+    row("expression in a pattern", "match x:\n    case f(x) + 1:\n        pass\n", "unexpected '+'", 2, 15);
+    row("mixed bytes in a pattern", "match x:\n    case 'a' b'b':\n        pass\n", "cannot mix bytes and nonbytes literals", 2, 18);
+    // A class's bases are a call's arguments, less a lone generator expression.
+    row("generator as bases", "class A(x for x in y): pass\n", "a generator expression cannot be a class's base", 1, 11);
+    row("starred generator as bases", "class A(*a for a in b):\n    pass\n", "invalid syntax", 1, 12);
+    row("async generator as bases", "class A(x async for x in y): pass\n", "a generator expression cannot be a class's base", 1, 11);
+    row("mixed bytes", "x = ('a'\n     b'b')\n", "cannot mix bytes and nonbytes literals", 2, 10);
     // Simple statements: one statement, targets that can be assigned, keywords never names.
     row("python 2 print", "x = 1\nprint \"hello\"\n", "Missing parentheses in call to 'print'. Did you mean print(...)?", 2, 1);
     row("two expressions", "x = 1 2\n", "unexpected '2'", 1, 7);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The Python tokenizer: every kind of token, Python's implicit and explicit line
 // joining, INDENT/DEDENT, and its errors with their line and column.
+#include "core/importer/PythonIdentifier.h"
+#include "core/importer/PythonIdentifierTables.h"
+#include "core/importer/PythonSourceEncoding.h"
 #include "core/importer/PythonTokenizer.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <vector>
 
 using namespace splitscope::importer;
@@ -46,6 +50,11 @@ private Q_SLOTS:
     void errors();
     void limits();
     void utf8Helpers();
+    void identifiers_data();
+    void identifiers();
+    void identifierTables();
+    void sourceEncodings_data();
+    void sourceEncodings();
 };
 
 void TestPythonTokenizer::tokens_data()
@@ -101,6 +110,19 @@ void TestPythonTokenizer::tokens_data()
     row("bytes escapes stay bytes", "b'\\x41\\u0041'", "bSTR:\"A\\u0041\" NL END");
     row("surrogate escape", "'\\ud800'", "STR:\"\xEF\xBF\xBD\" NL END");
     row("unicode names", "caf\xC3\xA9 = 1", "NAME:caf\xC3\xA9 OP:= NUM:1 NL END");
+    // PEP 3131: XID_Start then XID_Continue, in any script ("ελληνικά", "漢字", a middle
+    // dot and a combining accent after the first character, U+2118 by Other_ID_Start).
+    row("names in other scripts", "\xCE\xB5\xCE\xBB = \xE6\xBC\xA2\xE5\xAD\x97 + a\xC2\xB7" "b + e\xCC\x81 + \xE2\x84\x98",
+        "NAME:\xCE\xB5\xCE\xBB OP:= NAME:\xE6\xBC\xA2\xE5\xAD\x97 OP:+ NAME:a\xC2\xB7" "b OP:+ NAME:e\xCC\x81 OP:+ NAME:\xE2\x84\x98 NL END");
+    row("non-ASCII inside strings and comments", "x = '\xE2\x82\xAC \xC2\xA0'  # \xE2\x82\xAC\n", "NAME:x OP:= STR:\"\xE2\x82\xAC \xC2\xA0\" NL END");
+    // A coding cookie (PEP 263) declaring Latin-1: é (byte 0xE9) is read as U+00E9.
+    row("latin-1 cookie", "# -*- coding: latin-1 -*-\ncaf\xE9 = '\xE9t\xE9'\n",
+        "NAME:caf\xC3\xA9 OP:= STR:\"\xC3\xA9t\xC3\xA9\" NL END");
+    row("latin-1 cookie on line 2", "#!/usr/bin/env python\n# vim: set fileencoding=iso-8859-1 :\nx = '\xFF'\n",
+        "NAME:x OP:= STR:\"\xC3\xBF\" NL END");
+    row("ascii cookie, ASCII text", "# coding: ascii\nx = 1\n", "NAME:x OP:= NUM:1 NL END");
+    row("utf-8 cookie", "\xEF\xBB\xBF# coding: utf-8\nx = '\xC3\xA9'\n", "NAME:x OP:= STR:\"\xC3\xA9\" NL END");
+    row("a cookie on line 3 is a comment", "#\n#\n# coding: latin-1\nx = '\xC3\xA9'\n", "NAME:x OP:= STR:\"\xC3\xA9\" NL END");
     row("semicolons", "a = 1; b = 2", "NAME:a OP:= NUM:1 OP:; NAME:b OP:= NUM:2 NL END");
     row("form feed", "\x0c\nx\n", "NAME:x NL END");
     row("indentation at the end of input", "if a:\n    b\n   ", "NAME:if NAME:a OP:: NL IN NAME:b NL DE END");
@@ -177,6 +199,26 @@ void TestPythonTokenizer::errors_data()
     row("binary digit 2", "x = 0b12\n", "invalid number literal '0b12'", 1, 5);
     row("hex prefix alone", "x = 0x\n", "invalid number literal '0x'", 1, 5);
     row("byte order mark inside a name", "ab\xEF\xBB\xBF" "c = 1\n", "invalid non-printable character U+FEFF", 1, 3);
+    // Characters that cannot be in a name, named as CPython names them, where they are.
+    row("euro sign in a name", "a\xE2\x82\xAC" "b = 1\n", "invalid character '\xE2\x82\xAC' (U+20AC)", 1, 2);
+    row("euro sign alone", "x = 1 \xE2\x82\xAC\n", "invalid character '\xE2\x82\xAC' (U+20AC)", 1, 7);
+    row("emoji", "x = \xF0\x9F\x98\x80\n", "invalid character '\xF0\x9F\x98\x80' (U+1F600)", 1, 5);
+    row("no-break space", "x = \xC2\xA0" "1\n", "invalid non-printable character U+00A0", 1, 5);
+    row("digit of another script first", "\xD9\xA3 = 1\n", "invalid character '\xD9\xA3' (U+0663)", 1, 1);
+    row("combining accent first", "\xCC\x81" "a = 1\n", "invalid character '\xCC\x81' (U+0301)", 1, 1);
+    row("after a wide character", "\xE6\xBC\xA2\xC2\xAB = 1\n", "invalid character '\xC2\xAB' (U+00AB)", 1, 2);
+    row("after a number", "1\xE2\x82\xAC\n", "invalid character '\xE2\x82\xAC' (U+20AC)", 1, 2);
+    // Source encodings: columns in a Latin-1 file count characters (é is one); a byte
+    // that is not ASCII under an ascii cookie; encodings the importer does not read.
+    row("after latin-1 text", "# coding: latin-1\n\xE9\xE9 = '\xE9' $\n", "invalid character '$'", 2, 10);
+    row("latin-1 no-break space", "# coding: latin1\nx = \xA0\n", "invalid non-printable character U+00A0", 2, 5);
+    row("not ascii", "# coding: ascii\nx = 1\ny = '\xC3\xA9'\n", "byte 0xC3 is not ASCII, but line 1 declares the source encoding 'ascii'", 3, 6);
+    row("other encoding", "# -*- coding: cp1252 -*-\nx = 1\n",
+        "the file declares the source encoding 'cp1252'; the importer reads only UTF-8, Latin-1 and ASCII", 1, 15);
+    row("unknown encoding", "#!python\n# coding=klingon\n", "the file declares the source encoding 'klingon'", 2, 10);
+    row("latin-1 after a byte order mark", "\xEF\xBB\xBF# coding: latin-1\nx = 1\n",
+        "encoding problem: the file starts with a UTF-8 byte order mark but declares the encoding 'latin-1'", 1, 11);
+    row("a cookie after code does not count", "x = 0\n# coding: latin-1\ny = '\xE9'\n", "not valid UTF-8", 3, 6);
     row("byte order mark between tokens", "x = \xEF\xBB\xBF" "1\n", "invalid non-printable character U+FEFF", 1, 5);
     row("inconsistent dedent", "if a:\n    b\n  c\n", "unindent does not match any outer indentation level", 3, 3);
     row("invalid character", "a = $b\n", "invalid character '$'", 1, 5);
@@ -251,6 +293,152 @@ void TestPythonTokenizer::utf8Helpers()
     QCOMPARE(findInvalidUtf8("ab\xED\xA0\x80"), std::size_t(2)); // an encoded surrogate
     QCOMPARE(findInvalidUtf8("a\xF4\x90\x80\x80"), std::size_t(1)); // past U+10FFFF
     QCOMPARE(findInvalidUtf8("\xE2\x82"), std::size_t(0));           // truncated
+}
+
+void TestPythonTokenizer::identifiers_data()
+{
+    QTest::addColumn<QByteArray>("word");
+    QTest::addColumn<int>("invalidAt"); // byte offset, -1 when valid
+    QTest::addColumn<bool>("nfkcMayChange");
+    const auto row = [](const char *name, const QByteArray &word, int invalidAt, bool nfkc) {
+        QTest::newRow(name) << word << invalidAt << nfkc;
+    };
+    row("ascii", "snake_Case_9", -1, false);
+    row("leading underscore", "_x", -1, false);
+    row("leading digit", "9x", 0, false);
+    row("precomposed accent", "caf\xC3\xA9", -1, false);
+    row("greek", "\xCE\xB5\xCE\xBB", -1, false);
+    row("han", "\xE6\xBC\xA2\xE5\xAD\x97", -1, false);
+    row("euro sign", "a\xE2\x82\xAC", 1, false);
+    row("byte order mark", "a\xEF\xBB\xBF", 1, false); // (at the very start of a file it is skipped)
+    row("malformed utf-8", "a\xC3", 1, false);
+    // Python reads these as other names after NFKC ("ﬁle" is "file", "ｘ" is "x", "e" +
+    // U+0301 is "é"): valid, and said so.
+    row("ligature", "\xEF\xAC\x81le", -1, true);
+    row("fullwidth letter", "\xEF\xBD\x98", -1, true);
+    row("combining accent that composes", "e\xCC\x81", -1, true);
+    row("mathematical bold", "\xF0\x9D\x90\xA2\xF0\x9D\x90\x9F", -1, true); // "if" in bold: the name "if"
+    row("marks out of canonical order", "a\xCC\x81\xCC\xA3", -1, true);         // acute (230) before dot below (220)
+}
+
+void TestPythonTokenizer::identifiers()
+{
+    QFETCH(QByteArray, word);
+    QFETCH(int, invalidAt);
+    QFETCH(bool, nfkcMayChange);
+    const IdentifierCheck check = checkIdentifier(std::string_view(word.constData(), static_cast<std::size_t>(word.size())));
+    QCOMPARE(check.valid(), invalidAt < 0);
+    if (invalidAt >= 0)
+        QCOMPARE(check.invalidAt, static_cast<std::size_t>(invalidAt));
+    QCOMPARE(check.nfkcMayChange, nfkcMayChange);
+
+    // The tokenizer agrees, and flags the names normalization may change.
+    const TokenizeResult r = tokenizePython(word.toStdString() + " = 1\n");
+    QCOMPARE(r.ok(), invalidAt < 0 || word.front() == '9');
+    if (invalidAt < 0) {
+        QCOMPARE(r.tokens.front().text, word.toStdString());
+        QCOMPARE(r.tokens.front().nfkcMayChange, nfkcMayChange);
+    }
+}
+
+void TestPythonTokenizer::identifierTables()
+{
+    // The generated tables (generate_identifier_tables.py) are sorted, disjoint ranges
+    // from U+0080, and every XID_Start character is XID_Continue.
+    const auto wellFormed = [](const auto &table) {
+        char32_t next = 0x80;
+        for (const auto &r : table) {
+            if (r.first < next || r.last < r.first || r.last > 0x10FFFF)
+                return false;
+            next = r.last + 1;
+        }
+        return true;
+    };
+    QVERIFY(wellFormed(unicode_tables::kXidStart));
+    QVERIFY(wellFormed(unicode_tables::kXidContinue));
+    QVERIFY(wellFormed(unicode_tables::kNonPrintable));
+    QVERIFY(wellFormed(unicode_tables::kNfkcUnstable));
+    QVERIFY(wellFormed(unicode_tables::kCombiningClass));
+    for (const auto &r : unicode_tables::kXidStart) {
+        QVERIFY(isIdentifierContinue(r.first));
+        QVERIFY(isIdentifierContinue(r.last));
+    }
+    QVERIFY(QByteArray(unicode_tables::kUnicodeVersion).contains('.'));
+    // A few properties no Unicode version changes.
+    QVERIFY(isIdentifierStart(U'_') && isIdentifierStart(U'\u00E9') && isIdentifierStart(U'\u4E00'));
+    QVERIFY(!isIdentifierStart(U'7') && !isIdentifierStart(U'\u0301') && !isIdentifierStart(U'\u20AC'));
+    QVERIFY(isIdentifierContinue(U'7') && isIdentifierContinue(U'\u0301') && !isIdentifierContinue(U'\u00A0'));
+    QVERIFY(isPrintable(U'\u20AC') && !isPrintable(U'\u00A0') && !isPrintable(U'\uFEFF') && !isPrintable(U'\u0085'));
+    QCOMPARE(invalidCharacterMessage(U'\u20AC'), std::string("invalid character '\xE2\x82\xAC' (U+20AC)"));
+    QCOMPARE(invalidCharacterMessage(U'\U000E0001'), std::string("invalid non-printable character U+E0001"));
+
+    std::size_t length = 0;
+    QCOMPARE(decodeUtf8At("\xF0\x9F\x98\x80", 0, &length), U'\U0001F600');
+    QCOMPARE(length, std::size_t(4));
+    QCOMPARE(decodeUtf8At("\xF0\x9F\x98", 0, &length), U'\uFFFD'); // truncated
+    QCOMPARE(length, std::size_t(1));
+    QCOMPARE(decodeUtf8At("\xC0\xAF", 0, &length), U'\uFFFD'); // overlong
+    QCOMPARE(decodeUtf8At("a", 5, &length), U'\uFFFD');       // past the end
+}
+
+void TestPythonTokenizer::sourceEncodings_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QString>("encoding"); // as declared
+    QTest::addColumn<bool>("converted");
+    QTest::addColumn<QString>("error");
+    const auto row = [](const char *name, const QByteArray &source, const char *encoding, bool converted,
+                         const char *error = "") {
+        QTest::newRow(name) << source << QString(encoding) << converted << QString(error);
+    };
+    row("no cookie", "x = 1\n", "", false);
+    row("utf-8", "# -*- coding: utf-8 -*-\n", "utf-8", false);
+    row("utf8", "# coding: utf8\n", "utf8", false);
+    row("UTF_8 with a byte order mark", "\xEF\xBB\xBF# coding: UTF_8\n", "UTF_8", false);
+    row("utf8 with a byte order mark", "\xEF\xBB\xBF# coding: utf8\n", "utf8", false, "encoding problem");
+    // CPython's spellings of Latin-1: get_normal_name's, then its codec aliases.
+    for (const char *latin1 : {"latin-1", "Latin-1", "LATIN_1", "latin1", "iso-8859-1", "ISO_8859_1", "iso-latin-1",
+             "latin-1-unix", "iso8859-1", "l1", "L1", "latin", "cp819", "8859", "iso-ir-100", "ibm819"}) {
+        QTest::newRow(latin1) << ("# coding: " + QByteArray(latin1) + "\nx = '\xE9'\n") << QString(latin1) << true
+                              << QString();
+    }
+    for (const char *ascii : {"ascii", "US-ASCII", "us", "646", "ANSI_X3.4-1968", "cp367"})
+        QTest::newRow(ascii) << ("# coding: " + QByteArray(ascii) + "\nx = 1\n") << QString(ascii) << false << QString();
+    row("latin.1 is not a codec name", "# coding: latin.1\n", "latin.1", false, "source encoding 'latin.1'");
+    row("cp1252", "# coding: cp1252\n", "cp1252", false, "source encoding 'cp1252'");
+    row("utf-16", "# coding: utf-16\n", "utf-16", false, "source encoding 'utf-16'");
+    // Where CPython looks: a comment on line 1, or on line 2 after a blank or comment line.
+    row("vim modeline", "# vim: set fileencoding=latin-1 :\n", "latin-1", true);
+    row("emacs, indented", "  \t# -*- coding: latin-1 -*-\n", "latin-1", true);
+    row("line 2 after a blank line", "\r\n# coding: latin-1\n", "latin-1", true);
+    row("line 2 after code", "x = 1\n# coding: latin-1\n", "", false);
+    row("after code on line 1", "x = 1  # coding: latin-1\n", "", false);
+    row("the first of two", "# coding: latin-1 coding: cp1252\n", "latin-1", true);
+    row("an empty spec, then line 2", "# coding:\n# coding: latin-1\n", "latin-1", true);
+    row("coding:: is no cookie", "# coding:: latin-1\n", "", false);
+    // Messages quote at most 40 characters of a name (a hostile one can be a megabyte).
+    QTest::newRow("a long name") << ("# coding: " + QByteArray(100000, 'x') + "\n") << QString(100000, 'x') << false
+                                 << QString("source encoding '" + QString(40, 'x') + "...';");
+}
+
+void TestPythonTokenizer::sourceEncodings()
+{
+    QFETCH(QByteArray, source);
+    QFETCH(QString, encoding);
+    QFETCH(bool, converted);
+    QFETCH(QString, error);
+    const std::string bytes = source.toStdString();
+    const DecodedSource d = decodePythonSource(bytes);
+    QCOMPARE(QString::fromStdString(d.encoding), encoding);
+    QCOMPARE(d.converted, converted);
+    QVERIFY2(QString::fromStdString(d.error).contains(error), d.error.c_str());
+    QCOMPARE(d.ok(), error.isEmpty());
+    if (converted) {
+        // Latin-1 re-encoded: ASCII unchanged, each other byte two UTF-8 bytes.
+        QCOMPARE(findInvalidUtf8(d.text), std::string_view::npos);
+        QCOMPARE(d.text.size(), bytes.size() + static_cast<std::size_t>(std::count_if(bytes.begin(), bytes.end(),
+                                                   [](char c) { return static_cast<unsigned char>(c) >= 0x80; })));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPythonTokenizer)
