@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "CacheLayout.h"
 #include "CacheManifest.h"
 #include "Safetensors.h"
 #include "Values.h"
@@ -14,13 +15,22 @@
 
 namespace splitscope::engine {
 
-// Reads samples from a stage-one cache. Each shard is mapped on first use and
-// checked against the manifest (size, checksum, shard format, the samples it
-// claims), so a truncated or corrupted shard is reported by name before any of its
-// data is used. Thread-safe (the prefetching reader calls it from its threads).
+// Reads samples from a stage-one cache. checkShards() checks the whole cache up
+// front, from the shards' sizes and headers; each shard is checked again when it is
+// mapped on first use, checksum included (it may have changed on disk since, and
+// only the checksum shows bytes of tensor data changed in place), so a damaged shard
+// is reported by name before any of its data is used. Thread-safe (the prefetching
+// reader calls it from its threads).
 class CacheReader {
 public:
-    CacheReader(std::string cacheDir, const CacheManifest &manifest);
+    CacheReader(std::string cacheDir, const CacheManifest &manifest, CacheLayout layout);
+
+    // Checks the cache before any of it is read: the manifest's shards hold each
+    // sample once, and every shard exists, has the manifest's size and a header that
+    // parses, covers the file exactly and fits `layout`. Reads headers only, not the
+    // data: the checksums are left to read(). False with `error` naming each bad
+    // shard (the first few) and what is wrong, and saying to rerun stage one.
+    bool checkShards(std::string *error) const;
 
     // The sample's stored params; throws EngineInputError for a missing or corrupt
     // shard (bad input: its message says to rerun stage one).
@@ -37,6 +47,7 @@ private:
 
     std::string m_dir;
     CacheManifest m_manifest;
+    CacheLayout m_layout;
     std::mutex m_mutex;
     std::vector<std::unique_ptr<OpenShard>> m_open;
     std::atomic<std::uint64_t> m_bytesRead{0};

@@ -152,4 +152,35 @@ bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::stri
     return true;
 }
 
+std::map<std::string, std::int64_t> modelDimensions(const std::vector<ResolvedModel> &models)
+{
+    std::map<std::string, std::int64_t> dims;
+    for (const ResolvedModel &model : models) {
+        const std::string prefix = std::string(modelKindName(model.kind)) + ".";
+        switch (model.kind) {
+        case ModelKind::TextEncoder: {
+            TextEncoderConfig config;
+            if (parseTextEncoderConfig(model.configJson, model.configPath, config, nullptr))
+                dims[prefix + "hidden_size"] = config.hiddenSize;
+            break;
+        }
+        case ModelKind::Vae: {
+            VaeConfig config;
+            if (parseVaeConfig(model.configJson, model.configPath, config, nullptr))
+                dims[prefix + "latent_channels"] = config.latentChannels;
+            break;
+        }
+        case ModelKind::Dit: {
+            DitConfig config;
+            if (parseDitConfig(model.configJson, model.configPath, config, nullptr)) {
+                dims[prefix + "latent_channels"] = config.latentChannels;
+                dims[prefix + "joint_attention_dim"] = config.jointAttentionDim;
+            }
+            break;
+        }
+        }
+    }
+    return dims;
+}
+
 } // namespace splitscope::engine

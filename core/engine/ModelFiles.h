@@ -4,6 +4,7 @@
 #include "ModelConfig.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,5 +50,11 @@ bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &sp
 
 // A hash of the model's weight files' bytes (in file order); false with `error`.
 bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error);
+
+// The sizes the models' config.json files fix for the values around them, keyed
+// "<model>.<config key>": "dit.latent_channels", "dit.joint_attention_dim",
+// "vae.latent_channels", "text_encoder.hidden_size" (ParamSpec::shape names them).
+// A model whose config does not parse adds none (loading it reports that).
+std::map<std::string, std::int64_t> modelDimensions(const std::vector<ResolvedModel> &models);
 
 } // namespace splitscope::engine

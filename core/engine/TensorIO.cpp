@@ -194,4 +194,29 @@ Value valueFromTensor(Value::Kind kind, const torch::Tensor &tensor)
     return {};
 }
 
+bool storedAsKind(Value::Kind kind, DType dtype, const std::vector<std::int64_t> &shape, std::string *expected)
+{
+    auto is = [&](DType wanted, std::size_t rank, const char *text) {
+        const bool fits = dtype == wanted && shape.size() == rank && (kind != Value::Kind::Image || shape[2] == 3);
+        if (!fits && expected)
+            *expected = text;
+        return fits;
+    };
+    switch (kind) {
+    case Value::Kind::Tensor:
+        return true;
+    case Value::Kind::Int:
+        return is(DType::I64, 0, "I64 []");
+    case Value::Kind::Float:
+        return is(DType::F64, 0, "F64 []");
+    case Value::Kind::Bool:
+        return is(DType::Bool, 0, "BOOL []");
+    case Value::Kind::Text:
+        return is(DType::U8, 1, "U8 [bytes]");
+    case Value::Kind::Image:
+        return is(DType::U8, 3, "U8 [H, W, 3]");
+    }
+    return false;
+}
+
 } // namespace splitscope::engine

@@ -35,5 +35,9 @@ void saveModuleWeights(torch::nn::Module &module, const std::vector<std::string>
 // Bool as BOOL [], Text as U8 [bytes], Image as U8 [H, W, 3].
 torch::Tensor valueToTensor(const Value &value);
 Value valueFromTensor(Value::Kind kind, const torch::Tensor &tensor);
+// Whether a tensor of `dtype` and `shape` is what valueToTensor makes of a value of
+// `kind` (a Tensor may be anything), which valueFromTensor relies on. False with
+// `expected` saying what it should be ("I64 []").
+bool storedAsKind(Value::Kind kind, DType dtype, const std::vector<std::int64_t> &shape, std::string *expected = nullptr);
 
 } // namespace splitscope::engine

@@ -4,6 +4,7 @@
 #include "core/Pipeline.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,22 @@ struct LossDeclaration {
     UnitProcess process = nullptr;
 };
 
+// What a param's value looks like, as the units that read it expect. Stage two checks
+// every sample of a cache against these (CacheLayout.h) before its first step, from
+// the shards' headers alone.
+struct ParamSpec {
+    // Values.h's kind names: "tensor", "int", "float", "bool", "text", "image". The kind
+    // fixes how the value is stored (TensorIO.h), all but a tensor's dtype and shape.
+    std::string kind = "tensor";
+    std::string dtype; // a tensor's safetensors dtype ("F32"); empty: any
+    // A tensor's shape, one entry a dimension: a number; "<model>.<config key>", a size
+    // from that model's config.json (ModelFiles.h: modelDimensions); or a name that
+    // takes one value in all the tensors of a sample ("h": the latents of a sample
+    // share their height). Empty: any shape.
+    std::vector<std::string> shape;
+    bool optional = false; // may be None (absent), as edit_latents without an edit image
+};
+
 struct PipelineDeclaration {
     std::string name;
     std::string source;
@@ -55,6 +72,9 @@ struct PipelineDeclaration {
     std::vector<LossDeclaration> losses;
     TrainingConfig training;
     std::vector<TrainingConfig> alternativeTraining;
+    // The params' values (inputs and unit outputs). A param missing here is checked
+    // only for being stored as its recorded kind.
+    std::map<std::string, ParamSpec> params;
 
     const LossDeclaration *loss(const std::string &task) const; // nullptr when none
     int findUnit(const std::string &name) const;                // -1 when absent

@@ -173,6 +173,32 @@ PipelineDeclaration makeDeclaration()
 
     p.losses = {sft, distill};
 
+    // The values above, as the units and losses read them. Latents are what the DiT
+    // takes (its latent channels); the prompt embedding is what it attends to (its
+    // joint attention width). Within one sample, latents share h and w, and the
+    // embedding and its mask share L. Trainer::pipelineInputs makes the inputs.
+    auto tensor = [](const char *dtype, std::vector<std::string> shape, bool optional = false) {
+        return ParamSpec{"tensor", dtype, std::move(shape), optional};
+    };
+    auto other = [](const char *kind, bool optional = false) { return ParamSpec{kind, "", {}, optional}; };
+    p.params = {
+        {"height", other("int")},
+        {"width", other("int")},
+        {"seed", other("int")},
+        {"num_inference_steps", other("int")},
+        {"edit_image_auto_resize", other("bool")},
+        {"prompt", other("text")},
+        {"negative_prompt", other("text", true)},
+        {"input_image", other("image")},
+        {"edit_image", other("image", true)},
+        {"noise", tensor("F32", {"1", "dit.latent_channels", "h", "w"})},
+        {"latents", tensor("F32", {"1", "dit.latent_channels", "h", "w"})},
+        {"input_latents", tensor("F32", {"1", "dit.latent_channels", "h", "w"})},
+        {"edit_latents", tensor("F32", {"1", "dit.latent_channels", "edit_h", "edit_w"}, true)},
+        {"prompt_emb", tensor("F32", {"1", "L", "dit.joint_attention_dim"})},
+        {"prompt_emb_mask", tensor("I64", {"1", "L"})},
+    };
+
     p.training.loraBaseModel = "dit";
     TrainingConfig textEncoder;
     textEncoder.loraBaseModel = "dit";

@@ -212,7 +212,12 @@ TrainResult Trainer::runTraining()
         if (fs::equivalent(m_params.datasetBasePath, m_params.outputPath, sameError))
             return fail({kTrainBadInput, "bad-flag", "--output_path must not be the cache folder (--dataset_base_path)"});
         samples = manifest.samples;
-        reader = std::make_unique<CacheReader>(m_params.datasetBasePath, manifest);
+        // Every shard is checked now, from its size and header, so that a damaged one is
+        // refused before the steps before it run, and before the run folder changes.
+        reader = std::make_unique<CacheReader>(m_params.datasetBasePath, manifest,
+            CacheLayout(manifest, m_cacheSet, m_declaration->params, modelDimensions(m_models)));
+        if (!reader->checkShards(&error))
+            return fail({kTrainBadInput, "corrupt-shard", error + "\nnothing was trained and --output_path is unchanged"});
     } else {
         if (auto failure = openDataset(dataset))
             return fail(*failure);

@@ -4,6 +4,7 @@
 // SIGTERM during stage two.
 #include "EngineTestSupport.h"
 
+#include "core/engine/SeedSequence.h"
 #include "core/engine/TinyQwenImage.h"
 
 #include <QDir>
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void eventsAreJsonLines();
     void killDuringStageOneThenResume();
     void sigtermDuringStageTwo();
+    void badCacheStopsStageTwoBeforeItsFirstStep();
     void sampleDrawsWithTheLora();
     void makeDatasetKeepsAnExistingDataset();
 
@@ -255,6 +257,32 @@ void TestEngineCli::sigtermDuringStageTwo()
     QString err;
     QCOMPARE(runCli(args, nullptr, &err), 0);
     QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
+}
+
+void TestEngineCli::badCacheStopsStageTwoBeforeItsFirstStep()
+{
+    // 6 samples in shards of 3. Epoch 0 begins with a sample of the first shard, so
+    // without the check up front a step would run before the truncated last shard
+    // is read.
+    const auto order = splitscope::engine::shuffledOrder(
+        6, splitscope::engine::deriveSeed(0, 0, 0, splitscope::engine::RandomPurpose::Shuffle));
+    QVERIFY(order.front() < 3);
+    const QString cache = m_fixture.path("bad-cache");
+    QCOMPARE(runCli(trainArgs("sft:data_process", m_fixture.data(), cache) << "--cache_shard_size" << "3"), 0);
+    const QString shard = cache + "/0/shard-00001.safetensors";
+    QFile file(shard);
+    QVERIFY(file.setPermissions(file.permissions() | QFileDevice::WriteOwner));
+    QVERIFY(file.resize(file.size() / 2));
+
+    const QString out = m_fixture.path("bad-cache-run");
+    QString stdoutText;
+    QString err;
+    QCOMPARE(runCli(trainArgs("sft:train", cache, out) << "--events" << "jsonl", &stdoutText, &err), 2);
+    QVERIFY2(!stdoutText.contains("\"event\":\"step\""), qPrintable(stdoutText));
+    QVERIFY2(!stdoutText.contains("\"event\":\"start\""), qPrintable(stdoutText));
+    QVERIFY(!QFileInfo::exists(out));
+    QVERIFY2(err.contains("error: corrupt cache shard '" + shard + "': "), qPrintable(err));
+    QVERIFY2(err.contains("bytes, the manifest says"), qPrintable(err));
 }
 
 void TestEngineCli::sampleDrawsWithTheLora()

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
 // The engine's data side: metadata.csv and the dataset, PNG and resizing, the
-// tokenizer, the synthetic dataset, model paths, and the cache manifest.
+// tokenizer, the synthetic dataset, model paths, the cache manifest and what a cache
+// shard's header must hold.
+#include "core/engine/CacheLayout.h"
 #include "core/engine/CacheManifest.h"
 #include "core/engine/Dataset.h"
 #include "core/engine/Engine.h"
 #include "core/engine/ImageIO.h"
 #include "core/engine/ModelFiles.h"
+#include "core/engine/Safetensors.h"
 #include "core/engine/SyntheticDataset.h"
+#include "core/engine/TinyQwenImage.h"
 #include "core/engine/Tokenizer.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <functional>
 
 using namespace splitscope::engine;
 
@@ -68,6 +74,7 @@ private Q_SLOTS:
     void resolveModelsSaysWhatIsMissing();
     void initModelsKeepsExistingModels();
     void manifestRoundTripAndDifferences();
+    void cacheLayoutChecksShardHeaders();
 };
 
 void TestEngineData::csv_data()
@@ -505,6 +512,130 @@ void TestEngineData::manifestRoundTripAndDifferences()
     objectModels.replace(models, end - models + 1, "\"models\": {}");
     QVERIFY(!CacheManifest::parse(objectModels, "m.json", back, &error));
     QVERIFY2(text(error).contains("models is not a list"), error.c_str());
+}
+
+// A cache shard's header against what stage two reads (the tiny pipeline's param
+// specs, a DiT of 4 latent channels and a 6-wide prompt embedding): each change to a
+// good shard is refused with a message naming the shard and the tensor.
+void TestEngineData::cacheLayoutChecksShardHeaders()
+{
+    struct Tensor {
+        std::string name;
+        DType dtype;
+        std::vector<std::int64_t> shape;
+        std::string kind;
+    };
+    const std::vector<Tensor> good = {
+        {"5/height", DType::I64, {}, "int"},
+        {"5/input_latents", DType::F32, {1, 4, 2, 3}, "tensor"},
+        {"5/prompt_emb", DType::F32, {1, 7, 6}, "tensor"},
+        {"5/prompt_emb_mask", DType::I64, {1, 7}, "tensor"},
+        {"6/height", DType::I64, {}, "int"},
+        {"6/input_latents", DType::F32, {1, 4, 4, 4}, "tensor"},
+        {"6/prompt_emb", DType::F32, {1, 9, 6}, "tensor"},
+        {"6/prompt_emb_mask", DType::I64, {1, 9}, "tensor"},
+    };
+    CacheManifest manifest;
+    manifest.cacheSet = {"edit_latents", "height", "input_latents", "prompt_emb", "prompt_emb_mask"};
+    const CacheLayout layout(manifest, manifest.cacheSet, tinyQwenImageDeclaration().params,
+        {{"dit.latent_channels", 4}, {"dit.joint_attention_dim", 6}});
+
+    // The shard of `tensors` and `metadata` (over the defaults; "" removes a key), checked.
+    auto check = [](const CacheLayout &against, const std::vector<Tensor> &tensors,
+                     const std::map<std::string, std::string> &metadata, std::string &error) {
+        SafetensorsWriter writer;
+        std::string kinds;
+        for (const Tensor &t : tensors) {
+            std::size_t bytes = dtypeSize(t.dtype);
+            for (const std::int64_t d : t.shape)
+                bytes *= static_cast<std::size_t>(d);
+            const std::string zeros(bytes, '\0');
+            if (!writer.add(t.name, t.dtype, t.shape, zeros.data(), zeros.size(), &error))
+                return false;
+            kinds += (kinds.empty() ? "" : ",") + ("\"" + t.name + "\":\"" + t.kind + "\"");
+        }
+        std::map<std::string, std::string> meta = {{"splitscope.format", "splitscope.cache-shard/1"},
+            {"splitscope.samples", "5:2"}, {"splitscope.kinds", "{" + kinds + "}"}};
+        for (const auto &[key, value] : metadata)
+            meta[key] = value;
+        for (const auto &[key, value] : meta) {
+            if (!value.empty())
+                writer.setMetadata(key, value);
+        }
+        const std::string bytes = writer.serialize();
+        SafetensorsFile file;
+        const auto *data = reinterpret_cast<const unsigned char *>(bytes.data());
+        if (!file.parse(data, bytes.size(), "c/0/shard-00001.safetensors", &error))
+            return false;
+        std::map<std::string, std::string> recorded;
+        return against.checkShard(file, CacheShard{0, "0/shard-00001.safetensors", 5, 2, 0, 0}, recorded, &error);
+    };
+    std::string error;
+    QVERIFY2(check(layout, good, {}, error), error.c_str());
+
+    auto with = [&](const std::string &name, const std::function<void(Tensor &)> &change) {
+        std::vector<Tensor> tensors;
+        for (Tensor t : good) {
+            if (t.name == name)
+                change(t);
+            if (!t.name.empty())
+                tensors.push_back(t);
+        }
+        return tensors;
+    };
+    auto rename = [](const std::string &to) { return [to](Tensor &t) { t.name = to; }; };
+    const struct {
+        std::vector<Tensor> tensors;
+        std::map<std::string, std::string> metadata;
+        const char *message;
+    } bad[] = {
+        {with("6/prompt_emb_mask", [](Tensor &t) { t.shape = {1, 8}; }), {},
+            "tensor '6/prompt_emb_mask' is I64 [1, 8], its L 8 is not the 9 of '6/prompt_emb'; stage two reads "
+            "prompt_emb_mask as I64 [1, L]"},
+        {with("5/input_latents", [](Tensor &t) { t.shape = {1, 4, 6}; }), {},
+            "tensor '5/input_latents' is F32 [1, 4, 6]; stage two reads input_latents as F32 [1, 4 (dit.latent_channels), h, w]"},
+        {with("5/prompt_emb", [](Tensor &t) { t.dtype = DType::F16; }), {},
+            "tensor '5/prompt_emb' is F16 [1, 7, 6]; stage two reads prompt_emb as F32 [1, L, 6 (dit.joint_attention_dim)]"},
+        {with("5/height", [](Tensor &t) { t.kind = "float"; }), {},
+            "tensor '5/height' is I64 [], not how a value of kind float is stored (F64 [])"},
+        {with("5/height", [](Tensor &t) {
+             t.kind = "float";
+             t.dtype = DType::F64;
+         }),
+            {}, "tensor '5/height' is of kind float; stage two reads height as a value of kind int"},
+        {with("6/prompt_emb", rename("")), {}, "sample 6 has no 'prompt_emb', which stage two reads"},
+        {with("6/height", rename("7/height")), {},
+            "tensor '7/height' is of sample 7; the manifest gives this shard samples 5 to 6"},
+        {with("6/height", rename("6/noise")), {}, "tensor '6/noise': the manifest's cache_set does not list 'noise'"},
+        {with("6/height", rename("06/height")), {}, "tensor '06/height' is not named <sample>/<param>"},
+        {with("6/height", rename("height")), {}, "tensor 'height' is not named <sample>/<param>"},
+        {good, {{"splitscope.samples", "0:2"}}, "its metadata says it holds samples '0:2', the manifest '5:2' (first:count)"},
+        {good, {{"splitscope.format", ""}}, "not a Splitscope cache shard"},
+        {good, {{"splitscope.kinds", "{\"5/height\": \"int\""}}, "bad \"splitscope.kinds\" metadata"},
+        {good, {{"splitscope.kinds", "[]"}}, "\"splitscope.kinds\" is not a JSON object"},
+        {good, {{"splitscope.kinds", "{\"5/height\": \"integer\"}"}}, "unknown kind \"integer\" for '5/height'"},
+        {good, {{"splitscope.kinds", "{\"5/height\": \"int\"}"}}, "no kind recorded for tensor '5/input_latents'"},
+        {good, {{"splitscope.kinds", "{\"5/width\": \"int\"}"}},
+            "\"splitscope.kinds\" names '5/width', which the shard does not hold"},
+    };
+    for (const auto &b : bad) {
+        QVERIFY2(!check(layout, b.tensors, b.metadata, error), b.message);
+        QVERIFY2(text(error).startsWith("cache shard 'c/0/shard-00001.safetensors': "), error.c_str());
+        QVERIFY2(text(error).contains(b.message), error.c_str());
+    }
+    // With --cache_all_params a shard may hold any param; one the pipeline does not
+    // specify is checked for its kind only. Sizes no model gives are only held equal
+    // within a sample.
+    manifest.cacheAllParams = true;
+    const CacheLayout all(manifest, manifest.cacheSet, tinyQwenImageDeclaration().params, {});
+    std::vector<Tensor> more = good;
+    more.push_back({"6/style", DType::U8, {4}, "text"});
+    more[1].shape = {1, 5, 2, 3};
+    QVERIFY2(check(all, more, {}, error), error.c_str());
+    more.back().dtype = DType::F32;
+    QVERIFY(!check(all, more, {}, error));
+    QVERIFY2(text(error).endsWith("tensor '6/style' is F32 [4], not how a value of kind text is stored (U8 [bytes])"),
+        error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)

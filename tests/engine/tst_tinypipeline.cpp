@@ -37,6 +37,7 @@ private Q_SLOTS:
     void defaultSplitCachesEveryUnit();
     void trainingTheTextEncoderMakesTheSeedSplitHazardous();
     void trainingTheVaeKeepsItsUnitsInStageTwo();
+    void everyParamHasASpec();
 };
 
 void TestTinyPipeline::descriptionIsCanonical()
@@ -122,6 +123,33 @@ void TestTinyPipeline::trainingTheVaeKeepsItsUnitsInStageTwo()
     const Split seed = computeSeedSplit(graph, {"vae"});
     QCOMPARE(names(graph, seed.v1()), (QStringList{"QwenImageUnit_InputImageEmbedder", "QwenImageUnit_EditImageEmbedder"}));
     QVERIFY(verifySplit(graph, seed).hazardFree());
+}
+
+// Stage two checks a cache against the pipeline's param specs before its first step;
+// a param without one would be checked for its kind only.
+void TestTinyPipeline::everyParamHasASpec()
+{
+    const engine::PipelineDeclaration &declaration = *engine::findPipelineDeclaration("tiny-qwen-image");
+    QStringList named;
+    for (const engine::UnitDeclaration &unit : declaration.units) {
+        for (const auto &param : unit.readableParams())
+            named << QString::fromStdString(param);
+        for (const auto &param : unit.outputParams)
+            named << QString::fromStdString(param);
+    }
+    for (const engine::LossDeclaration &loss : declaration.losses) {
+        for (const auto &param : loss.inputParams)
+            named << QString::fromStdString(param);
+    }
+    named.removeDuplicates();
+    named.sort();
+    QStringList specified;
+    for (const auto &[param, spec] : declaration.params) {
+        specified << QString::fromStdString(param);
+        QVERIFY2(QStringList({"tensor", "int", "float", "bool", "text", "image"}).contains(QString::fromStdString(spec.kind)),
+            param.c_str());
+    }
+    QCOMPARE(specified, named);
 }
 
 QTEST_GUILESS_MAIN(TestTinyPipeline)

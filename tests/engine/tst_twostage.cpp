@@ -6,7 +6,9 @@
 #include "EngineTestSupport.h"
 
 #include "core/engine/CacheManifest.h"
+#include "core/engine/Hash.h"
 #include "core/engine/Safetensors.h"
+#include "core/engine/SeedSequence.h"
 #include "core/engine/SyntheticDataset.h"
 
 #include <QDir>
@@ -53,6 +55,76 @@ bool isStepEvent(const QJsonObject &e, int step)
     return e.value("event").toString() == "step" && e.value("step").toInt() == step;
 }
 
+// Damages the shard `file` of the cache in `cache`: "missing" deletes it, "truncated"
+// cuts off its second half, "header" breaks its header's JSON (the manifest is left
+// as it was, as after a disk error). "shape" rewrites the shard with the channels of
+// 7/input_latents halved (the same bytes, shape [1, C/2, h, 2w]) and updates the
+// manifest's size and checksum, so that only the shape is wrong.
+bool damageShard(const QString &cache, const QString &file, const QString &how, QString *error)
+{
+    const QString path = cache + "/" + file;
+    QFile shard(path);
+    if (how == "missing")
+        return shard.remove();
+    if (!shard.setPermissions(shard.permissions() | QFileDevice::WriteOwner))
+        return false;
+    if (how == "truncated")
+        return shard.resize(shard.size() / 2);
+    if (how == "header")
+        return shard.open(QIODevice::ReadWrite) && shard.seek(8) && shard.write("#") == 1; // its opening brace
+    std::string bytes;
+    {
+        engine::SafetensorsFile original;
+        std::string e;
+        if (!original.open(path.toStdString(), &e)) {
+            *error = QString::fromStdString(e);
+            return false;
+        }
+        engine::SafetensorsWriter writer;
+        for (const auto &[key, value] : original.metadata())
+            writer.setMetadata(key, value);
+        bool found = false;
+        for (const engine::TensorInfo &t : original.tensors()) {
+            std::vector<std::int64_t> shape = t.shape;
+            if (t.name == "7/input_latents" && shape.size() == 4) {
+                shape = {shape[0], shape[1] / 2, shape[2], shape[3] * 2};
+                found = true;
+            }
+            if (!writer.add(t.name, t.dtype, shape, original.data(t), t.byteSize(), &e)) {
+                *error = QString::fromStdString(e);
+                return false;
+            }
+        }
+        if (!found) {
+            *error = "no 7/input_latents of rank 4 in " + path;
+            return false;
+        }
+        bytes = writer.serialize();
+    }
+    if (!shard.open(QIODevice::WriteOnly | QIODevice::Truncate)
+        || shard.write(bytes.data(), static_cast<qint64>(bytes.size())) != static_cast<qint64>(bytes.size()))
+        return false;
+    shard.close();
+    engine::CacheManifest manifest;
+    std::string e;
+    const QString manifestPath = cache + "/manifest.json";
+    if (!engine::CacheManifest::parse(readFile(manifestPath).toStdString(), "manifest.json", manifest, &e)) {
+        *error = QString::fromStdString(e);
+        return false;
+    }
+    for (engine::CacheShard &s : manifest.shards) {
+        if (s.file == file.toStdString()) {
+            s.bytes = bytes.size();
+            s.checksum = engine::hashBytes(bytes.data(), bytes.size());
+        }
+    }
+    QFile manifestFile(manifestPath);
+    const std::string text = manifest.toJson();
+    return manifestFile.setPermissions(manifestFile.permissions() | QFileDevice::WriteOwner)
+        && manifestFile.open(QIODevice::WriteOnly | QIODevice::Truncate)
+        && manifestFile.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
+}
+
 } // namespace
 
 class TestTwoStage : public QObject {
@@ -68,6 +140,8 @@ private Q_SLOTS:
     void stageTwoRefusesAMismatchedCache();
     void stageOneResumesAfterCancellation();
     void corruptShardIsNamed();
+    void badCacheIsRefusedBeforeTheFirstStep_data();
+    void badCacheIsRefusedBeforeTheFirstStep();
     void corruptModelFileIsBadInput();
     void stageOneRefusesTheDatasetFolder();
     void resumeRefusesAReachedLimit();
@@ -347,6 +421,75 @@ void TestTwoStage::corruptShardIsNamed()
     QCOMPARE(run.result.status, engine::kTrainBadInput); // bad input: the message says how to rebuild it
     QCOMPARE(run.last("error").value("code").toString(), QString("corrupt-shard"));
     QVERIFY2(run.errors().contains("corrupt cache shard '" + copy + "/0/shard-00001.safetensors': checksum"), qPrintable(run.errors()));
+}
+
+// A damaged last shard is refused before stage two's first step (so no step before
+// it is wasted), with a message naming the shard and what is wrong, and nothing is
+// written to the run folder: none is made for a new run, and one with a state to
+// resume stays as it was. (corruptShardIsNamed above shows what is left to the first
+// read of a shard: bytes of tensor data changed in place, which only the checksum shows.)
+void TestTwoStage::badCacheIsRefusedBeforeTheFirstStep_data()
+{
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<bool>("resume");
+    QTest::addColumn<QString>("message");
+    for (const bool resume : {false, true}) {
+        const char *tag = resume ? "resume" : "new run";
+        QTest::addRow("truncated, %s", tag) << "truncated" << resume << "bytes, the manifest says";
+        QTest::addRow("corrupt header, %s", tag) << "header" << resume << "the header is not valid JSON";
+        QTest::addRow("missing, %s", tag) << "missing" << resume << "is missing";
+        QTest::addRow("wrong shape, %s", tag) << "shape" << resume
+                                              << "tensor '7/input_latents' is F32 [1, 2, 8, 16]; stage two reads "
+                                                 "input_latents as F32 [1, 4 (dit.latent_channels), h, w]";
+    }
+}
+
+void TestTwoStage::badCacheIsRefusedBeforeTheFirstStep()
+{
+    QFETCH(QString, damage);
+    QFETCH(bool, resume);
+    QFETCH(QString, message);
+    // 8 samples in shards of 7: the last shard holds sample 7 alone, which epoch 0
+    // reads last. So without the check up front, steps would run before it is read.
+    const QString made = m_fixture.path("late-shard-cache");
+    if (!QFileInfo::exists(made)) {
+        auto stageOne = m_fixture.params("sft:data_process", made);
+        stageOne.cacheShardSize = 7;
+        const Run run = runTraining(stageOne);
+        QVERIFY2(run.result.status == engine::kTrainOk, qPrintable(run.errors()));
+    }
+    const auto order = engine::shuffledOrder(8, engine::deriveSeed(0, 0, 0, engine::RandomPurpose::Shuffle));
+    QCOMPARE(order.back(), std::size_t(7));
+    const QString name = damage + (resume ? "-resume" : "");
+    const QString cache = m_fixture.path("bad-cache-" + name);
+    QVERIFY(copyFolder(made, cache));
+    const QString out = m_fixture.path("bad-cache-out-" + name);
+    auto p = m_fixture.params("sft:train", out, cache);
+    if (resume) {
+        // One step, then a state to continue from.
+        p.maxSteps = 1;
+        const Run first = runTraining(p);
+        QVERIFY2(first.result.status == engine::kTrainOk, qPrintable(first.errors()));
+        QVERIFY(QFile::exists(out + "/resume.safetensors"));
+        p.maxSteps = 0;
+        p.resume = true;
+    }
+    const auto before = folderContents(out);
+    const QString shard = "0/shard-00001.safetensors";
+    QString error;
+    QVERIFY2(damageShard(cache, shard, damage, &error), qPrintable(error));
+
+    const Run run = runTraining(p);
+    QCOMPARE(run.all("step").size(), 0);
+    QVERIFY(run.all("start").isEmpty());
+    QVERIFY(run.all("stage").isEmpty());
+    QVERIFY(run.all("checkpoint").isEmpty());
+    QCOMPARE(folderContents(out), before);
+    QCOMPARE(QFileInfo::exists(out), resume);
+    QCOMPARE(run.result.status, engine::kTrainBadInput);
+    QCOMPARE(run.last("error").value("code").toString(), QString("corrupt-shard"));
+    QVERIFY2(run.errors().contains("'" + cache + "/" + shard + "'"), qPrintable(run.errors()));
+    QVERIFY2(run.errors().contains(message), qPrintable(run.errors()));
 }
 
 void TestTwoStage::corruptModelFileIsBadInput()
