@@ -125,9 +125,18 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
             kStatusMessageMs);
     });
     connect(m_watcher, &PipelineFileWatcher::reloaded, this, [this](const QString &path, bool ok) {
-        statusBar()->showMessage(ok ? tr("Reloaded %1 after it changed on disk").arg(QFileInfo(path).fileName())
-                                    : tr("%1 changed on disk but has errors; still showing the last good version")
-                                          .arg(QFileInfo(path).fileName()),
+        const QString name = QFileInfo(path).fileName();
+        if (ok) {
+            statusBar()->showMessage(tr("Reloaded %1 after it changed on disk").arg(name), kStatusMessageMs);
+            return;
+        }
+        // What is still shown: the last good version of this file, another pipeline, or nothing.
+        const QString kept = !m_document->hasPipeline() ? QString()
+            : m_document->source().path == path
+            ? tr("; still showing the last good version")
+            : tr("; still showing %1").arg(m_document->source().displayName());
+        statusBar()->showMessage(QFileInfo::exists(path) ? tr("%1 changed on disk but has errors%2").arg(name, kept)
+                                                         : tr("%1 was deleted or moved%2").arg(name, kept),
             kStatusMessageMs);
     });
     connect(m_workspace, &GraphWorkspace::problemsRequested, this, [this]() {

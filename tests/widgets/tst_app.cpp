@@ -9,16 +9,23 @@
 #include "MainWindow.h"
 #include "StartupOptions.h"
 
+#include "widgets/document/PipelineFileWatcher.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
 #include "widgets/graph/GraphView.h"
+#include "widgets/models/ParamTableModel.h"
 #include "widgets/panels/ComparePanel.h"
 #include "widgets/panels/InspectorPanel.h"
+#include "widgets/panels/LoadErrorBanner.h"
+#include "widgets/panels/ParamsPanel.h"
 #include "widgets/panels/StepperPanel.h"
+#include "widgets/panels/VerifierPanel.h"
 
 #include <QDockWidget>
 #include <QImage>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QScreen>
 #include <QSettings>
 #include <QMenu>
@@ -30,6 +37,7 @@
 #include <QTest>
 #include <QFile>
 #include <QStatusBar>
+#include <QTableView>
 #include <QToolBar>
 #include <QUrl>
 
@@ -117,6 +125,12 @@ private Q_SLOTS:
     void helpAndVersionNeedNoDisplay();
     void screenshotSaysWhyItIsLargerThanAsked();
     void windowFitsASmallScreen();
+    void fileThatFailedAtStartupIsRetried();
+    void verifierSummaryIsReadableOnASmallScreen_data();
+    void verifierSummaryIsReadableOnASmallScreen();
+    void paramsCacheColumnIsInViewWhenDocked();
+    void findFieldStartsEmptyForAnotherPipeline();
+    void deletedFileIsReportedAsDeleted();
 };
 
 void TestApp::initTestCase()
@@ -463,6 +477,162 @@ void TestApp::windowFitsASmallScreen()
     QVERIFY(window.minimumSizeHint().width() <= 800 && window.minimumSizeHint().height() <= 500);
     for (QDockWidget *dock : window.findChildren<QDockWidget *>())
         QVERIFY2(dock->minimumSizeHint().width() <= 200, qPrintable(dock->objectName()));
+}
+
+namespace {
+
+void writeFile(const QString &path, const QByteArray &text)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(file.write(text), text.size());
+}
+
+QByteArray exampleText(const QString &name)
+{
+    return QByteArray::fromStdString(findBuiltinExample(name.toStdString())->json);
+}
+
+} // namespace
+
+// `splitscope /tmp/x/bad.json` (one type error): "Could not load… / No pipeline open".
+// A valid pipeline written over the file opens it, and so does File > Reload
+// (Shift+F5) with watching off; both did nothing.
+void TestApp::fileThatFailedAtStartupIsRetried()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.json"));
+    const QByteArray bad = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"x\", \"units\": [{\"name\": 3}]}\n";
+    writeFile(path, bad);
+    MainWindow window(false);
+    window.show();
+    QVERIFY(!window.openSource(path));
+    SplitDocument *document = window.document();
+    QVERIFY(!document->hasPipeline());
+    auto *banner = window.workspace()->findChild<LoadErrorBanner *>();
+    QVERIFY(banner && banner->isVisible());
+    writeFile(path, exampleText(QStringLiteral("krea2")));
+    QTRY_VERIFY_WITH_TIMEOUT(document->hasPipeline(), 5000);
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("krea2"));
+    QVERIFY(!banner->isVisible());
+    QVERIFY(window.windowTitle().contains(QStringLiteral("bad.json")));
+
+    // Watching off: File > Reload reads the file again.
+    QAction *watch = menuAction(window, QStringLiteral("Reload when the file changes"));
+    QAction *reload = menuAction(window, QStringLiteral("Reload"));
+    QVERIFY(watch && reload);
+    QCOMPARE(reload->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    watch->setChecked(false);
+    const QString other = dir.filePath(QStringLiteral("other.json"));
+    writeFile(other, bad);
+    QVERIFY(!window.openSource(other));
+    QVERIFY(banner->isVisible());
+    writeFile(other, exampleText(QStringLiteral("qwen_image")));
+    QTest::qWait(400); // longer than the watcher's settling time: nothing happens by itself
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("krea2"));
+    reload->trigger();
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("qwen_image"));
+    QCOMPARE(document->source().path, QFileInfo(other).absoluteFilePath());
+    QVERIFY(!banner->isVisible());
+}
+
+void TestApp::verifierSummaryIsReadableOnASmallScreen_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("800x500") << QSize(800, 500); // 1280x800 at 160 %
+}
+
+// tiny-qwen-image with text_encoder trained: a hazard, the seed-split hint and a frozen
+// stochastic unit make a summary of several lines. It ran under the findings table's
+// header when the dock was short.
+void TestApp::verifierSummaryIsReadableOnASmallScreen()
+{
+    QFETCH(QSize, size);
+    MainWindow window(false);
+    window.resize(size);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.document()->setModelTrainable("text_encoder", true);
+    window.showDock(QStringLiteral("VerifierDock"));
+    QVERIFY(waitForGraph(*window.workspace()));
+    QApplication::processEvents();
+    VerifierPanel *panel = window.verifier();
+    QVERIFY(panel->summaryText().contains(QStringLiteral("hazard")));
+    QVERIFY(panel->summaryText().contains(QStringLiteral("stochastic")));
+    auto *summary = panel->findChild<QLabel *>();
+    QVERIFY(summary);
+    // The label is as tall as its wrapped text, and the table starts below it.
+    QTRY_VERIFY2(summary->height() >= summary->heightForWidth(summary->width()),
+        qPrintable(QStringLiteral("%1 px for %2 px of text")
+                       .arg(summary->height())
+                       .arg(summary->heightForWidth(summary->width()))));
+    const QRect table(panel->table()->mapTo(panel, QPoint(0, 0)), panel->table()->size());
+    QVERIFY2(summary->geometry().bottom() < table.top(),
+        qPrintable(QStringLiteral("summary ends at %1, table starts at %2")
+                       .arg(summary->geometry().bottom())
+                       .arg(table.top())));
+    // The table keeps its header and a row in view.
+    QVERIFY(panel->table()->height() >= panel->table()->horizontalHeader()->height() + panel->table()->rowHeight(0));
+}
+
+// At 1280x800 the Params dock is narrow: the cache set is the second column, in view.
+void TestApp::paramsCacheColumnIsInViewWhenDocked()
+{
+    MainWindow window(false);
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    window.showDock(QStringLiteral("ParamsDock"));
+    QApplication::processEvents();
+    QTableView *table = window.params()->table();
+    const int left = table->columnViewportPosition(ParamTableModel::CacheColumn);
+    QVERIFY2(left >= 0 && left + 40 < table->viewport()->width(),
+        qPrintable(QStringLiteral("%1 of %2").arg(left).arg(table->viewport()->width())));
+}
+
+void TestApp::findFieldStartsEmptyForAnotherPipeline()
+{
+    MainWindow window(false);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("qwen_image")));
+    QLineEdit *find = window.workspace()->searchField();
+    QTest::keyClicks(find, QStringLiteral("Unit_1500"));
+    QCOMPARE(find->text(), QStringLiteral("Unit_1500"));
+    // Reloading the same pipeline keeps the search; another pipeline clears it.
+    window.document()->reload();
+    QCOMPARE(find->text(), QStringLiteral("Unit_1500"));
+    QAction *example = menuAction(window, QStringLiteral("krea2"));
+    QVERIFY(example);
+    example->trigger();
+    QCOMPARE(window.document()->source().exampleName, QStringLiteral("krea2"));
+    QCOMPARE(find->text(), QString());
+}
+
+// The open file is deleted: the banner says it does not exist, and so must the
+// status bar (it said "changed on disk but has errors").
+void TestApp::deletedFileIsReportedAsDeleted()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("k.json"));
+    writeFile(path, exampleText(QStringLiteral("krea2")));
+    MainWindow window(false);
+    window.show();
+    QVERIFY(window.openSource(path));
+    QSignalSpy reloaded(window.fileWatcher(), &PipelineFileWatcher::reloaded);
+    QVERIFY(QFile::remove(path));
+    QVERIFY(reloaded.wait(5000));
+    QCOMPARE(reloaded.last().at(1).toBool(), false);
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains(QStringLiteral("k.json was deleted or moved")), qPrintable(message));
+    QVERIFY2(!message.contains(QStringLiteral("errors")), qPrintable(message));
+    QVERIFY(window.document()->hasPipeline()); // the last version stays
+    // Written again: it is loaded again.
+    writeFile(path, exampleText(QStringLiteral("qwen_image")));
+    QVERIFY(reloaded.wait(5000));
+    QCOMPARE(reloaded.last().at(1).toBool(), true);
+    QCOMPARE(QString::fromStdString(window.document()->graph().pipelineName()), QStringLiteral("qwen_image"));
 }
 
 QTEST_MAIN(TestApp)

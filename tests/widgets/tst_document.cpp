@@ -14,6 +14,7 @@
 #include "core/SplitReport.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -52,6 +53,8 @@ private Q_SLOTS:
     void safeSplitEndsWithTheClosureStep();
     void reloadsWhenTheFileChanges();
     void reloadKeepsChoiceAndSelection();
+    void fileThatFailedAtStartupIsFollowed();
+    void reloadRetriesTheFileThatFailed();
     void comparisonOtherModeFollowsTraining();
 };
 
@@ -273,7 +276,7 @@ void TestDocument::reloadsWhenTheFileChanges()
     SplitDocument document;
     PipelineFileWatcher watcher(&document);
     QVERIFY(document.openFile(path));
-    QCOMPARE(watcher.watchedPath(), QFileInfo(path).absoluteFilePath());
+    QCOMPARE(watcher.watchedPaths(), QStringList{QFileInfo(path).absoluteFilePath()});
     const int unitsBefore = document.graph().unitCount();
 
     // An editor saves a different pipeline: the document follows.
@@ -320,6 +323,77 @@ void TestDocument::reloadKeepsChoiceAndSelection()
     QVERIFY(document.openExample(QStringLiteral("krea2")));
     QVERIFY(!document.training().isTrainable("vae"));
     QCOMPARE(document.currentUnit(), kNoUnit);
+}
+
+// `splitscope /tmp/x/bad.json` with a type error, then a valid pipeline written over
+// the file: the graph follows, as it does for a file that loaded.
+void TestDocument::fileThatFailedAtStartupIsFollowed()
+{
+    QTemporaryDir dir;
+    const QString path = QFileInfo(dir.filePath(QStringLiteral("bad.json"))).absoluteFilePath();
+    writeText(path, "{\"format\": \"splitscope.pipeline/1\", \"name\": \"x\", \"units\": [{\"name\": 3}]}\n");
+    SplitDocument document;
+    PipelineFileWatcher watcher(&document);
+    QVERIFY(!document.openSource(path));
+    QVERIFY(!document.hasPipeline());
+    QCOMPARE(document.failedPath(), path);
+    QCOMPARE(watcher.watchedPaths(), QStringList{path});
+    QSignalSpy reloaded(&watcher, &PipelineFileWatcher::reloaded);
+    writeText(path, exampleText(QStringLiteral("krea2")));
+    QVERIFY(reloaded.wait(5000));
+    QCOMPARE(reloaded.last().at(1).toBool(), true);
+    QVERIFY(document.hasPipeline());
+    QVERIFY(!document.lastLoadFailed());
+    QCOMPARE(document.source().path, path);
+    QCOMPARE(QString::fromStdString(document.graph().pipelineName()), QStringLiteral("krea2"));
+    QCOMPARE(watcher.watchedPaths(), QStringList{path});
+
+    // A file that does not exist yet is followed from its folder; the open one stays followed too.
+    const QString later = QFileInfo(dir.filePath(QStringLiteral("later.json"))).absoluteFilePath();
+    QVERIFY(!document.openSource(later));
+    QCOMPARE(watcher.watchedPaths(), (QStringList{later, path}));
+    writeText(later, exampleText(QStringLiteral("qwen_image")));
+    QVERIFY(reloaded.wait(5000));
+    QCOMPARE(reloaded.last().at(0).toString(), later);
+    QCOMPARE(QString::fromStdString(document.graph().pipelineName()), QStringLiteral("qwen_image"));
+}
+
+// File > Reload after a failed open: the failed file is read again (it used to do
+// nothing when no pipeline was open, and reloaded the other one when one was).
+void TestDocument::reloadRetriesTheFileThatFailed()
+{
+    QTemporaryDir dir;
+    const QString path = QFileInfo(dir.filePath(QStringLiteral("bad.json"))).absoluteFilePath();
+    writeText(path, "{ \"format\": \"splitscope.pipeline/1\", ");
+    SplitDocument document;
+    QVERIFY(!document.openFile(path));
+    QVERIFY(!document.reload()); // still broken
+    QVERIFY(document.lastLoadFailed());
+    QCOMPARE(document.failedPath(), path);
+    writeText(path, exampleText(QStringLiteral("krea2")));
+    QVERIFY(document.reload());
+    QCOMPARE(document.source().path, path);
+    QCOMPARE(document.failedPath(), QString());
+
+    // With another pipeline open, Reload retries the file that failed, and it replaces it.
+    QVERIFY(document.openExample(QStringLiteral("qwen_image")));
+    writeText(path, "{}");
+    QVERIFY(!document.openFile(path));
+    QCOMPARE(document.source().exampleName, QStringLiteral("qwen_image"));
+    writeText(path, exampleText(QStringLiteral("krea2")));
+    QVERIFY(document.reload());
+    QCOMPARE(QString::fromStdString(document.graph().pipelineName()), QStringLiteral("krea2"));
+    // A failed file that is gone (a typo, say) is not retried while a pipeline is open:
+    // Reload reloads the open one.
+    QVERIFY(!document.openFile(dir.filePath(QStringLiteral("typo.json"))));
+    QVERIFY(document.reload());
+    QCOMPARE(document.source().path, path);
+    QVERIFY(!document.lastLoadFailed());
+    // An example name that does not exist is not a file to retry either.
+    QVERIFY(!document.openExample(QStringLiteral("no_such_example")));
+    QCOMPARE(document.failedPath(), QString());
+    QVERIFY(document.reload());
+    QCOMPARE(document.source().path, path);
 }
 
 void TestDocument::comparisonOtherModeFollowsTraining()

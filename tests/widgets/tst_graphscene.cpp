@@ -95,6 +95,9 @@ private Q_SLOTS:
     void smallPaneShowsTheGraphNotOnlyTheLegend();
     void exportDrawsTheSplitNotTheSelection();
     void longEdgeLabelIsShortenedAndFitted();
+    void realUnitNamesAreShownWhole_data();
+    void realUnitNamesAreShownWhole();
+    void familyPrefixIsLeftOutOfMostNames();
 };
 
 void TestGraphScene::drawsEachExample_data()
@@ -688,12 +691,59 @@ void TestGraphScene::longEdgeLabelIsShortenedAndFitted()
     const QString line = edge->labelLines().front();
     QVERIFY2(line.contains(QChar(0x2026)) && line.startsWith(QStringLiteral("out_")), qPrintable(line));
     QVERIFY(line.size() < longParamName().size() / 2);
-    QVERIFY(GraphStyle::standard().labelWidth(line) <= GraphStyle::standard().maxNameWidth + 1);
+    QVERIFY(GraphStyle::standard().labelWidth(line) <= GraphStyle::standard().maxLabelWidth + 1);
     // Fitting frames everything drawn, the label included.
     QVERIFY(f.scene().graphRect().contains(edge->sceneBoundingRect()));
     f.workspace.view()->zoomToFit();
     const QRectF visible = f.workspace.view()->mapToScene(f.workspace.view()->viewport()->rect()).boundingRect();
     QVERIFY(visible.adjusted(-2, -2, 2, 2).contains(edge->sceneBoundingRect()));
+}
+
+void TestGraphScene::realUnitNamesAreShownWhole_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const QString &name : exampleNames())
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+// The shipped pipelines' unit names are DiffSynth's: none is long enough to be elided
+// ("QwenImageUnit_I…utImageEmbedder" in a 6-unit graph with plenty of room).
+void TestGraphScene::realUnitNamesAreShownWhole()
+{
+    QFETCH(QString, name);
+    Fixture f;
+    QVERIFY(f.document.openExample(name));
+    QVERIFY(waitForGraph(f.workspace));
+    const PipelineGraph &graph = f.document.graph();
+    for (UnitId u = 0; u <= graph.lossId(); ++u) {
+        const UnitNodeItem *item = f.scene().nodeItem(u);
+        QVERIFY(item);
+        QVERIFY2(item->shownName() == item->name(), qPrintable(item->shownName()));
+        QVERIFY2(QString::fromStdString(graph.unitName(u)).endsWith(item->name()), qPrintable(item->name()));
+    }
+}
+
+// tiny-qwen-image: five QwenImageUnit_ units and one ZImageUnit_ unit. The boxes leave
+// QwenImageUnit_ out (the info line says so); the ZImage unit keeps its whole name.
+void TestGraphScene::familyPrefixIsLeftOutOfMostNames()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(waitForGraph(f.workspace));
+    const PipelineGraph &graph = f.document.graph();
+    QCOMPARE(GraphStyle::commonUnitPrefix(graph), QStringLiteral("QwenImageUnit_"));
+    QCOMPARE(f.scene().nodeItem(graph.findUnit("QwenImageUnit_InputImageEmbedder"))->shownName(),
+        QStringLiteral("InputImageEmbedder"));
+    QCOMPARE(f.scene().nodeItem(graph.findUnit("ZImageUnit_EditImageAutoResize"))->shownName(),
+        QStringLiteral("ZImageUnit_EditImageAutoResize"));
+    QCOMPARE(f.scene().nodeItem(graph.lossId())->shownName(), QStringLiteral("FlowMatchSFTLoss"));
+    QVERIFY(f.workspace.infoLabel()->toolTip().contains(QStringLiteral("names without QwenImageUnit_"))
+        || plainTextOf(f.workspace.infoLabel()->text()).contains(QStringLiteral("names without QwenImageUnit_")));
+    // Every unit sharing a prefix still drops it whole; a pipeline without a majority keeps every name.
+    QVERIFY(f.document.openExample(QStringLiteral("qwen_image")));
+    QCOMPARE(GraphStyle::commonUnitPrefix(f.document.graph()), QStringLiteral("QwenImageUnit_"));
+    QVERIFY(f.document.openExample(QStringLiteral("counterexample_write_after_read")));
+    QCOMPARE(GraphStyle::commonUnitPrefix(f.document.graph()), QString());
 }
 
 QTEST_MAIN(TestGraphScene)

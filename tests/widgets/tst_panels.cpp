@@ -9,13 +9,16 @@
 #include "widgets/document/TraceCursor.h"
 #include "widgets/models/ModelChoiceModel.h"
 #include "widgets/models/MovedUnitsModel.h"
+#include "widgets/models/ParamTableModel.h"
 #include "widgets/panels/ComparePanel.h"
 #include "widgets/panels/InspectorPanel.h"
+#include "widgets/panels/ParamsPanel.h"
 #include "widgets/panels/ProblemsPanel.h"
 #include "widgets/panels/StepperPanel.h"
 #include "widgets/panels/TrainingPanel.h"
 
 #include "core/Explain.h"
+#include "core/SplitReport.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -61,6 +64,9 @@ private Q_SLOTS:
     void problemsPanelSaysWhatFailed();
     void compareRowShowsSplitBOfTheOtherMode();
     void inspectorShortensALongName();
+    void inspectorInputsShowTheProducerTwoStageGives();
+    void inspectorOutputsShowWhoReadsTheValueInEachRun();
+    void paramsPanelKeepsTheCacheColumnInView();
 };
 
 void TestPanels::stepperButtonsSliderAndChips()
@@ -342,6 +348,131 @@ void TestPanels::inspectorShortensALongName()
         qPrintable(header));
     QVERIFY(!header.contains(longUnitName()));
     QCOMPARE(panel.findChild<QLabel *>()->toolTip(), longUnitName());
+}
+
+// The table the user reads for `model` in the inspector.
+static QTableView *tableOf(InspectorPanel &panel, const UnitPortsModel *model)
+{
+    for (QTableView *table : panel.findChildren<QTableView *>()) {
+        if (table->model() == model)
+            return table;
+    }
+    return nullptr;
+}
+
+// In the write-after-read counterexample (A: x->p, C[dit]: p->y, B: p->p), two-stage
+// training gives C the p that B wrote (the cache holds the last stage-one value); the
+// Inputs table said "p | A | cache". It must say what the Verifier says.
+void TestPanels::inspectorInputsShowTheProducerTwoStageGives()
+{
+    SplitDocument document;
+    InspectorPanel panel(&document);
+    panel.resize(360, 600);
+    panel.show();
+    QVERIFY(document.openExample(QStringLiteral("counterexample_write_after_read")));
+    const PipelineGraph &graph = document.graph();
+    const UnitId a = graph.findUnit("A");
+    const UnitId b = graph.findUnit("B");
+    const UnitId c = graph.findUnit("C");
+    document.setCurrentUnit(c); // as a click on C does
+    QTableView *inputs = tableOf(panel, panel.inputsModel());
+    QVERIFY(inputs);
+    QCOMPARE(inputs->model()->rowCount(), 1);
+    const auto &hazards = document.analysis()->verification.hazards;
+    QCOMPARE(hazards.size(), std::size_t(1));
+    QCOMPARE(hazards.front().expected, a);
+    QCOMPARE(hazards.front().actual, b);
+    const QModelIndex producer = inputs->model()->index(0, UnitPortsModel::PeerColumn);
+    const QModelIndex source = inputs->model()->index(0, UnitPortsModel::SourceColumn);
+    QCOMPARE(producer.data().toString(), QStringLiteral("A (two-stage: B)"));
+    QCOMPARE(source.data().toString(), QStringLiteral("⚠ cache: B's value"));
+    QVERIFY(source.data(UnitPortsModel::kHazardRole).toBool());
+    QCOMPARE(source.data(Qt::ForegroundRole).value<QColor>(), QColor(QLatin1String(kHazardColor)));
+    const QString tip = source.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("write-after-read")) && tip.contains(QStringLiteral("sees B's value"))
+            && tip.contains(QStringLiteral("gives it A's value")),
+        qPrintable(tip));
+    // The explanation's own list markers ("1. ", "- ") are not shown twice.
+    for (const QString &line : panel.reasonText().split(QLatin1Char('\n')))
+        QVERIFY2(!line.trimmed().startsWith(QStringLiteral("- ")), qPrintable(panel.reasonText()));
+    // The safe split runs B in stage two after C: the cache holds A's p, as one-stage training gives.
+    document.setSplitMode(SplitMode::Safe);
+    QVERIFY(document.analysis()->verification.hazards.empty());
+    QCOMPARE(inputs->model()->index(0, UnitPortsModel::PeerColumn).data().toString(), QStringLiteral("A"));
+    QCOMPARE(inputs->model()->index(0, UnitPortsModel::SourceColumn).data().toString(), QStringLiteral("cache"));
+    QVERIFY(!inputs->model()->index(0, UnitPortsModel::SourceColumn).data(UnitPortsModel::kHazardRole).toBool());
+
+    // Write-after-write: the loss reads p, which B (stage one) writes last, but stage
+    // two leaves A's value.
+    QVERIFY(document.openExample(QStringLiteral("counterexample_write_after_write")));
+    document.setSplitMode(SplitMode::Seed); // another pipeline keeps the algorithm
+    document.setCurrentUnit(document.graph().lossId());
+    QCOMPARE(inputs->model()->rowCount(), 1);
+    QCOMPARE(inputs->model()->index(0, UnitPortsModel::PeerColumn).data().toString(),
+        QStringLiteral("B (two-stage: A)"));
+    QCOMPARE(inputs->model()->index(0, UnitPortsModel::SourceColumn).data().toString(),
+        QStringLiteral("⚠ stage two: A's value"));
+}
+
+void TestPanels::inspectorOutputsShowWhoReadsTheValueInEachRun()
+{
+    SplitDocument document;
+    InspectorPanel panel(&document);
+    QVERIFY(document.openExample(QStringLiteral("counterexample_write_after_read")));
+    // B's p goes into the cache and C reads it there, in two-stage training only.
+    document.setCurrentUnit(document.graph().findUnit("B"));
+    UnitPortsModel *outputs = panel.outputsModel();
+    QCOMPARE(outputs->rowCount(), 1);
+    QCOMPARE(outputs->index(0, UnitPortsModel::PeerColumn).data().toString(), QStringLiteral("⚠ C (two-stage only)"));
+    QCOMPARE(outputs->index(0, UnitPortsModel::SourceColumn).data().toString(), QStringLiteral("cached"));
+    QVERIFY(outputs->index(0, UnitPortsModel::PeerColumn).data(UnitPortsModel::kHazardRole).toBool());
+    // A's p is what C reads in one-stage training only (B reads it in both).
+    document.setCurrentUnit(document.graph().findUnit("A"));
+    QCOMPARE(outputs->index(0, UnitPortsModel::PeerColumn).data().toString(),
+        QStringLiteral("⚠ C (one-stage only), B"));
+}
+
+// wan_video's Params panel floating at 1590 px, and docked at its usual width: the
+// "Read by" column was as wide as its longest list, so "Cache set" was off screen
+// and, measured before the first split, elided to "cached …".
+void TestPanels::paramsPanelKeepsTheCacheColumnInView()
+{
+    SplitDocument document;
+    ParamsPanel panel(&document);
+    panel.resize(1590, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(document.openExample(QStringLiteral("wan_video")));
+    QCoreApplication::processEvents();
+    QTableView *table = panel.table();
+    const QAbstractItemView *view = table; // sizeHintForColumn is public there
+    const int viewport = table->viewport()->width();
+    const int cacheLeft = table->columnViewportPosition(ParamTableModel::CacheColumn);
+    const int cacheWidth = table->columnWidth(ParamTableModel::CacheColumn);
+    QVERIFY2(cacheLeft >= 0 && cacheLeft + cacheWidth <= viewport,
+        qPrintable(QStringLiteral("cache set at %1..%2 of %3").arg(cacheLeft).arg(cacheLeft + cacheWidth).arg(viewport)));
+    const int cacheNeeds = view->sizeHintForColumn(ParamTableModel::CacheColumn);
+    QVERIFY2(cacheWidth >= cacheNeeds, qPrintable(QStringLiteral("%1 px for %2 px").arg(cacheWidth).arg(cacheNeeds)));
+    // Every column starts in view; the lists are capped, not the panel's width.
+    for (int column = 0; column < ParamTableModel::ColumnCount; ++column)
+        QVERIFY2(table->columnViewportPosition(column) < viewport, qPrintable(QString::number(column)));
+    QVERIFY(table->columnWidth(ParamTableModel::ChainColumn) <= viewport * 2 / 5);
+    // The longest list of readers is elided; its tooltip has every reader.
+    const ParamTableModel *model = panel.params();
+    int longest = 0;
+    for (int row = 1; row < model->rowCount(); ++row) {
+        if (model->index(row, ParamTableModel::ReadersColumn).data().toString().size()
+            > model->index(longest, ParamTableModel::ReadersColumn).data().toString().size())
+            longest = row;
+    }
+    const ParamId param = model->index(longest, 0).data(ParamTableModel::kParamIdRole).toInt();
+    const QString tip = model->index(longest, ParamTableModel::ReadersColumn).data(Qt::ToolTipRole).toString();
+    for (const UnitId reader : document.graph().readers(param))
+        QVERIFY2(tip.contains(QString::fromStdString(document.graph().unitName(reader))), qPrintable(tip));
+    // Docked at its usual width, the cache set is still the second column, in view.
+    panel.resize(360, 500);
+    QCoreApplication::processEvents();
+    QVERIFY(table->columnViewportPosition(ParamTableModel::CacheColumn) + 20 < table->viewport()->width());
 }
 
 QTEST_MAIN(TestPanels)

@@ -4,15 +4,31 @@
 #include "core/Explain.h"
 
 #include <QAction>
+#include <QHeaderView>
 #include <QIcon>
+#include <QTableView>
 #include <QStringList>
 #include <QTextDocument>
+
+#include <algorithm>
 
 namespace splitscope {
 
 QString nameText(const std::string &name)
 {
     return QString::fromStdString(printableName(name));
+}
+
+void fitColumnWidths(QTableView *table, const QList<int> &contentWidths, const QList<ColumnLimit> &limits)
+{
+    QHeaderView *header = table->horizontalHeader();
+    const int charWidth = table->fontMetrics().averageCharWidth();
+    for (int column = 0; column + 1 < header->count() && column < contentWidths.size(); ++column) {
+        const ColumnLimit limit = column < limits.size() ? limits[column] : ColumnLimit{};
+        const int widest = std::max(charWidth * limit.minimumChars, table->viewport()->width() * limit.maxShare / 100);
+        header->resizeSection(column, std::min(contentWidths[column], widest));
+    }
+    header->setStretchLastSection(true);
 }
 
 QString shortenedInTheMiddle(const QString &text, int maxChars)

@@ -9,6 +9,7 @@
 
 class QAction;
 class QObject;
+class QTableView;
 
 namespace splitscope {
 
@@ -32,6 +33,20 @@ QString shortenedInTheMiddle(const QString &text, int maxChars);
 // label or text view can break a long name anywhere instead of growing to its
 // width (a 300-character unit name must not widen a dock or the window).
 QString breakableText(const QString &text);
+
+// How wide fitColumnWidths lets a column be: at most `maxShare` percent of the
+// viewport's width, but never capped below `minimumChars` average characters.
+struct ColumnLimit {
+    int maxShare = 100;
+    int minimumChars = 0;
+};
+
+// Sets the widths of a table's columns from the widths their contents need
+// (`contentWidths`, as resizeColumnsToContents gives them), so that one wide column
+// cannot push the others out of view: column i, for every column but the last, is as
+// wide as its contents within limits[i]. The last column stretches over the rest.
+// Text cut off is elided by the view; the models give it whole as the tooltip.
+void fitColumnWidths(QTableView *table, const QList<int> &contentWidths, const QList<ColumnLimit> &limits);
 
 // The text a rich-text label shows, without its markup (for tests and exports);
 // the zero-width spaces of breakableText are dropped.

@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 
+#include <utility>
+
 namespace splitscope {
 
 namespace {
@@ -21,12 +23,15 @@ PipelineFileWatcher::PipelineFileWatcher(SplitDocument *document, QObject *paren
     m_settle.setInterval(kSettleMs);
     connect(&m_settle, &QTimer::timeout, this, &PipelineFileWatcher::reloadNow);
     connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &PipelineFileWatcher::changed);
-    // A rename over the file shows up as a change of its directory.
+    // A rename over the file, or a file that appears, shows up as a change of its directory.
     connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, [this](const QString &) {
-        if (!m_path.isEmpty() && !m_watcher->files().contains(m_path) && QFileInfo::exists(m_path))
-            changed(m_path);
+        for (const QString &path : m_paths) {
+            if (!m_watcher->files().contains(path) && QFileInfo::exists(path))
+                changed(path);
+        }
     });
     connect(document, &SplitDocument::pipelineReset, this, &PipelineFileWatcher::follow);
+    connect(document, &SplitDocument::loadFailed, this, &PipelineFileWatcher::follow);
     follow();
 }
 
@@ -38,35 +43,57 @@ void PipelineFileWatcher::setEnabled(bool enabled)
 
 void PipelineFileWatcher::follow()
 {
-    const QString path = (m_enabled && m_document->hasPipeline()) ? m_document->source().path : QString();
+    QStringList paths;
+    if (m_enabled) {
+        paths << m_document->failedPath();
+        if (m_document->hasPipeline() && m_document->source().path != m_document->failedPath())
+            paths << m_document->source().path;
+        paths.removeAll(QString());
+    }
     if (!m_watcher->files().isEmpty())
         m_watcher->removePaths(m_watcher->files());
     if (!m_watcher->directories().isEmpty())
         m_watcher->removePaths(m_watcher->directories());
-    m_path = path;
-    if (path.isEmpty())
-        return;
-    if (QFileInfo::exists(path))
-        m_watcher->addPath(path);
-    m_watcher->addPath(QFileInfo(path).absolutePath());
+    m_paths = paths;
+    for (const QString &path : paths) {
+        if (QFileInfo::exists(path))
+            m_watcher->addPath(path);
+        const QString directory = QFileInfo(path).absolutePath();
+        if (QFileInfo::exists(directory) && !m_watcher->directories().contains(directory))
+            m_watcher->addPath(directory);
+    }
 }
 
 void PipelineFileWatcher::changed(const QString &path)
 {
-    if (path != m_path)
+    if (!m_paths.contains(path))
         return;
+    if (!m_changed.contains(path))
+        m_changed << path;
     m_settle.start();
 }
 
 void PipelineFileWatcher::reloadNow()
 {
-    if (m_path.isEmpty() || m_document->source().path != m_path)
-        return;
+    const QStringList changed = std::exchange(m_changed, {});
     // Re-arm first: a replaced file is a new inode the old watch does not see.
-    if (QFileInfo::exists(m_path) && !m_watcher->files().contains(m_path))
-        m_watcher->addPath(m_path);
-    const bool ok = m_document->reload();
-    Q_EMIT reloaded(m_path, ok);
+    for (const QString &path : changed) {
+        if (QFileInfo::exists(path) && !m_watcher->files().contains(path))
+            m_watcher->addPath(path);
+    }
+    // The file that failed comes first: it is retried, and replaces the open pipeline
+    // when it loads now. Else the open pipeline's file is read again if it changed.
+    const QString failed = m_document->failedPath();
+    if (!failed.isEmpty() && changed.contains(failed)) {
+        const bool ok = m_document->retryFailed();
+        Q_EMIT reloaded(failed, ok);
+        return;
+    }
+    const QString open = m_document->hasPipeline() ? m_document->source().path : QString();
+    if (!open.isEmpty() && changed.contains(open)) {
+        const bool ok = m_document->reloadOpenPipeline();
+        Q_EMIT reloaded(open, ok);
+    }
 }
 
 } // namespace splitscope

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QObject>
+#include <QStringList>
 #include <QTimer>
 
 class QFileSystemWatcher;
@@ -16,6 +17,10 @@ class SplitDocument;
 // the path after every change. Changes are debounced (kSettleMs) so that a save
 // that writes in several chunks reloads once. A reload that fails keeps the open
 // pipeline (SplitDocument's rule) and the watch goes on.
+//
+// A file whose load failed (SplitDocument::failedPath(): at startup, or opened with
+// errors) is followed too, also while it does not exist yet: when it changes, it
+// is loaded again, and it replaces the open pipeline once it loads.
 class PipelineFileWatcher : public QObject {
     Q_OBJECT
 public:
@@ -23,10 +28,13 @@ public:
 
     bool isEnabled() const { return m_enabled; }
     void setEnabled(bool enabled);
-    QString watchedPath() const { return m_path; }
+    // The files followed (absolute): the one whose last load failed, then the open
+    // pipeline's when it is another; empty when disabled or there is no file.
+    QStringList watchedPaths() const { return m_paths; }
 
 Q_SIGNALS:
-    // A change was seen and the document reloaded (`ok` false: the new text has errors).
+    // A change was seen and the document reloaded (`ok` false: the new text has
+    // errors, or the file is gone).
     void reloaded(const QString &path, bool ok);
 
 private:
@@ -37,7 +45,8 @@ private:
     SplitDocument *m_document;
     QFileSystemWatcher *m_watcher;
     QTimer m_settle;
-    QString m_path;
+    QStringList m_paths;
+    QStringList m_changed; // seen changing since the last reload
     bool m_enabled = true;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "SplitDocument.h"
 
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -39,6 +40,22 @@ bool SplitDocument::openExample(const QString &name)
 
 bool SplitDocument::reload()
 {
+    if (!m_failedPath.isEmpty() && (QFileInfo::exists(m_failedPath) || !hasPipeline()))
+        return retryFailed();
+    return reloadOpenPipeline();
+}
+
+bool SplitDocument::retryFailed()
+{
+    if (m_failedPath.isEmpty())
+        return false;
+    const QString path = m_failedPath;
+    m_lastAttempt = path;
+    return adopt(loadPipelineFromFile(path), path == m_source.path);
+}
+
+bool SplitDocument::reloadOpenPipeline()
+{
     if (!hasPipeline())
         return false;
     if (!m_source.exampleName.isEmpty()) {
@@ -75,6 +92,7 @@ bool SplitDocument::adopt(SourcedLoad load, bool keepChoice)
         // The open pipeline stays; only the diagnostics change.
         m_diagnostics = std::move(load.result.diagnostics);
         m_lastLoadFailed = true;
+        m_failedPath = load.source.path; // a file to retry; empty for an example or an import
         Q_EMIT diagnosticsChanged();
         Q_EMIT loadFailed(m_lastAttempt);
         return false;
@@ -87,6 +105,7 @@ bool SplitDocument::adopt(SourcedLoad load, bool keepChoice)
     m_source = std::move(load.source);
     m_diagnostics = std::move(load.result.diagnostics);
     m_lastLoadFailed = false;
+    m_failedPath.clear();
     if (samePipeline) {
         m_training.restrictTo(modelNames());
         m_compareConfiguration.restrictTo(modelNames());

@@ -46,9 +46,16 @@ public:
     bool openSource(const QString &pathOrExample);
     bool openFile(const QString &path);
     bool openExample(const QString &name);
-    // Loads the same source again, keeping the training choice (models that are gone
-    // are dropped) and the current unit when its name still exists.
+    // File > Reload: retries the file whose last load failed (retryFailed(); a file
+    // that failed at startup, or one just opened with errors, may be fixed now) while
+    // it exists, else loads the open pipeline's source again (reloadOpenPipeline()).
     bool reload();
+    // Loads failedPath() again; false (nothing done) when there is none.
+    bool retryFailed();
+    // Loads the open pipeline's source again, keeping the training choice (models
+    // that are gone are dropped) and the current unit when its name still exists.
+    // A retry of failedPath() keeps them the same way when it is the open file.
+    bool reloadOpenPipeline();
     // Shows a pipeline built in memory (an import); `diagnostics` are shown as warnings.
     bool setPipeline(Pipeline pipeline, const PipelineSource &source, const Diagnostics &diagnostics = {});
     // Records a failed load that happened elsewhere (an import): like a file that
@@ -65,6 +72,9 @@ public:
     const Diagnostics &diagnostics() const { return m_diagnostics; }
     bool lastLoadFailed() const { return m_lastLoadFailed; }
     QString lastAttempt() const { return m_lastAttempt; } // what the last load tried to open
+    // The file (absolute path) the last load failed to read, when it failed and was a
+    // file (not an example name or an import); else empty.
+    QString failedPath() const { return m_failedPath; }
     // Declared models, then models units call without declaring them.
     std::vector<std::string> modelNames() const;
 
@@ -122,6 +132,7 @@ private:
     Diagnostics m_diagnostics;
     bool m_lastLoadFailed = false;
     QString m_lastAttempt;
+    QString m_failedPath;
 
     TrainingChoice m_training;
     std::shared_ptr<const SplitAnalysis> m_analysis;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace splitscope {
 
@@ -80,8 +81,8 @@ QStringList GraphStyle::labelLines(const QString &label) const
     QStringList lines = label.split(QLatin1Char('\n'));
     const QFontMetricsF metrics(labelFont);
     for (QString &line : lines) {
-        if (labelWidth(line) > maxNameWidth)
-            line = metrics.elidedText(line, Qt::ElideMiddle, maxNameWidth);
+        if (labelWidth(line) > maxLabelWidth)
+            line = metrics.elidedText(line, Qt::ElideMiddle, maxLabelWidth);
     }
     return lines;
 }
@@ -110,30 +111,51 @@ QString GraphStyle::commonUnitPrefix(const PipelineGraph &graph)
     const int n = graph.unitCount();
     if (n < 2)
         return {};
-    std::string prefix = graph.unitName(0);
-    for (UnitId u = 1; u < n && !prefix.empty(); ++u) {
+    // A prefix is worth dropping when it is long enough, leaves every unit that has it
+    // a name, and is shown the same (escaping a control character would change its length).
+    const auto usable = [&](const std::string &prefix) {
+        if (prefix.size() < kMinPrefixLength || nameText(prefix) != QString::fromStdString(prefix))
+            return false;
+        for (UnitId u = 0; u < n; ++u) {
+            const std::string &name = graph.unitName(u);
+            if (name.size() <= prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+                return false; // this unit would be left without a name
+        }
+        return true;
+    };
+    // The longest prefix of every name, cut after its last underscore.
+    std::string common = graph.unitName(0);
+    for (UnitId u = 1; u < n && !common.empty(); ++u) {
         const std::string &name = graph.unitName(u);
         std::size_t k = 0;
-        while (k < prefix.size() && k < name.size() && prefix[k] == name[k])
+        while (k < common.size() && k < name.size() && common[k] == name[k])
             ++k;
-        prefix.resize(k);
+        common.resize(k);
     }
-    const std::size_t cut = prefix.rfind('_');
-    if (cut == std::string::npos || cut + 1 < kMinPrefixLength)
-        return {};
-    prefix.resize(cut + 1);
+    const std::size_t cut = common.rfind('_');
+    if (cut != std::string::npos) {
+        common.resize(cut + 1);
+        if (usable(common))
+            return QString::fromStdString(common);
+    }
+    // Else the family prefix ("QwenImageUnit_") of more than half of the units.
+    std::map<std::string, int> families;
     for (UnitId u = 0; u < n; ++u) {
-        if (graph.unitName(u).size() <= prefix.size())
-            return {}; // some unit would be left without a name
+        const std::string &name = graph.unitName(u);
+        const std::size_t underscore = name.find('_');
+        if (underscore != std::string::npos)
+            ++families[name.substr(0, underscore + 1)];
     }
-    if (nameText(prefix) != QString::fromStdString(prefix))
-        return {}; // escaping a control character would change the prefix's length
-    return QString::fromStdString(prefix);
+    for (const auto &[family, count] : families) {
+        if (2 * count > n && usable(family))
+            return QString::fromStdString(family);
+    }
+    return {};
 }
 
 std::vector<QSizeF> GraphStyle::nodeSizes(const PipelineGraph &graph)
 {
-    const int prefix = static_cast<int>(commonUnitPrefix(graph).size());
+    const QString prefix = commonUnitPrefix(graph);
     std::vector<QSizeF> sizes;
     sizes.reserve(static_cast<std::size_t>(graph.lossId()) + 1);
     for (UnitId u = 0; u <= graph.lossId(); ++u)
@@ -141,16 +163,18 @@ std::vector<QSizeF> GraphStyle::nodeSizes(const PipelineGraph &graph)
     return sizes;
 }
 
-QString GraphStyle::shownName(const PipelineGraph &graph, UnitId unit, int prefixLength)
+QString GraphStyle::shownName(const PipelineGraph &graph, UnitId unit, const QString &prefix)
 {
     const QString name = nameText(graph.unitName(unit));
-    return unit == graph.lossId() ? name : name.mid(prefixLength);
+    if (unit == graph.lossId() || prefix.isEmpty() || !name.startsWith(prefix))
+        return name;
+    return name.mid(prefix.size());
 }
 
-QSizeF GraphStyle::nodeSize(const PipelineGraph &graph, UnitId unit, int prefixLength) const
+QSizeF GraphStyle::nodeSize(const PipelineGraph &graph, UnitId unit, const QString &prefix) const
 {
     const QFontMetricsF nameMetrics(nameFont);
-    const QString name = shownName(graph, unit, prefixLength);
+    const QString name = shownName(graph, unit, prefix);
     double width = std::min(nameMetrics.horizontalAdvance(name), maxNameWidth);
     if (unit != graph.lossId() && graph.isStochastic(unit))
         width += kStochasticMarkWidth;

@@ -43,7 +43,10 @@ struct GraphStyle {
     double paddingY = 6.0;
     double badgeGap = 4.0;
     double cornerRadius = 6.0;
-    double maxNameWidth = 280.0; // longer names are elided
+    // A unit name wider than this is elided (about 45 characters at the name font:
+    // DiffSynth's names are up to about 40, without their family prefix far fewer).
+    double maxNameWidth = 400.0;
+    double maxLabelWidth = 280.0; // an edge label's line wider than this is elided
 
 private:
     mutable QHash<QString, double> m_labelWidths;
@@ -52,21 +55,24 @@ public:
 
     static const GraphStyle &standard();
 
-    // The prefix every unit name shares up to an underscore ("QwenImageUnit_"), which
-    // boxes leave out so that the names that differ are readable; empty when none.
+    // The prefix, up to an underscore, that boxes leave out so that the names that
+    // differ are readable; empty when none. It is the longest prefix every unit name
+    // shares ("QwenImageUnit_"), else the family prefix (up to the first underscore)
+    // of more than half of the units: tiny-qwen-image's QwenImageUnit_ units next to
+    // one ZImageUnit_ unit, which keeps its whole name.
     static QString commonUnitPrefix(const PipelineGraph &graph);
-    // The name a box shows: without the common prefix (the loss keeps its name).
-    static QString shownName(const PipelineGraph &graph, UnitId unit, int prefixLength);
+    // The name a box shows: without `prefix` where it starts with it (the loss keeps its name).
+    static QString shownName(const PipelineGraph &graph, UnitId unit, const QString &prefix);
 
     // The node size of `unit` (or the loss): name on top, model badges below.
-    QSizeF nodeSize(const PipelineGraph &graph, UnitId unit, int prefixLength = 0) const;
+    QSizeF nodeSize(const PipelineGraph &graph, UnitId unit, const QString &prefix = {}) const;
     // Every node's size with the standard style (units in order, then the loss).
     static std::vector<QSizeF> nodeSizes(const PipelineGraph &graph);
     double badgeWidth(const QString &model) const;
     // Width of `text` in labelFont. Memoised (edge labels repeat the same param
     // names thousands of times); GUI thread only.
     double labelWidth(const QString &text) const;
-    // An edge label as drawn: its lines, each shortened in the middle to maxNameWidth.
+    // An edge label as drawn: its lines, each shortened in the middle to maxLabelWidth.
     QStringList labelLines(const QString &label) const;
     // The box those lines are drawn in (text plus a small margin): the room the layout
     // reserves for the label, so that what Graphviz places is what the view draws.

@@ -212,6 +212,17 @@ void GraphWorkspace::pipelineReset()
             names << nameText(graph.unitName(u));
     }
     m_unitNames->setStringList(names);
+    // A search belongs to its pipeline: another pipeline starts with an empty field
+    // (a reload of the same one keeps it).
+    const PipelineSource &source = m_document->source();
+    const QString searchSource = m_document->hasPipeline()
+        ? QStringList{source.path, source.exampleName, source.importedFrom}.join(QLatin1Char('\n'))
+        : QString();
+    if (searchSource != m_searchSource) {
+        m_searchSource = searchSource;
+        m_search->clear();
+        m_lastSearch.clear();
+    }
     m_lastFound = kNoUnit;
     m_searchStatus->clear();
     layoutStatus();

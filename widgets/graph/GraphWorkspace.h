@@ -100,6 +100,7 @@ private:
     QSplitter *m_splitter;
     Actions m_actions{};
     QString m_lastSearch;
+    QString m_searchSource; // the pipeline the search field's text was typed for (see pipelineReset)
     UnitId m_lastFound = kNoUnit;
 };
 

@@ -185,7 +185,7 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
     const PipelineGraph &graph = m_document->graph();
     const GraphStyle &style = GraphStyle::standard();
     m_nodes.assign(static_cast<std::size_t>(graph.lossId()) + 1, nullptr);
-    const int prefix = static_cast<int>(GraphStyle::commonUnitPrefix(graph).size());
+    const QString prefix = GraphStyle::commonUnitPrefix(graph);
     for (const GraphLayout::Node &n : layout.nodes) {
         if (n.unit < 0 || n.unit > graph.lossId())
             continue;

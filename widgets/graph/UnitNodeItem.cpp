@@ -171,23 +171,33 @@ void UnitNodeItem::paintBorder(QPainter *painter) const
     }
 }
 
+double UnitNodeItem::nameWidth() const
+{
+    double width = m_box.width() - 2 * m_style.paddingX;
+    if (m_stochastic)
+        width -= kDiceSize + 4;
+    return width;
+}
+
+const QString &UnitNodeItem::shownName() const
+{
+    // The box's width is fixed, so the shown name is too: elided on the first paint
+    // that shows text (most boxes of a big graph never get one), not per paint.
+    if (m_shownName.isNull())
+        m_shownName = QFontMetricsF(m_style.nameFont).elidedText(m_name, Qt::ElideMiddle, nameWidth() + 0.5);
+    return m_shownName;
+}
+
 void UnitNodeItem::paintText(QPainter *painter) const
 {
     const GraphStyle &s = m_style;
     const QFontMetricsF nameMetrics(s.nameFont);
     const bool hasBadges = !m_models.isEmpty();
     const double nameTop = s.paddingY;
-    double nameWidth = m_box.width() - 2 * s.paddingX;
-    if (m_stochastic)
-        nameWidth -= kDiceSize + 4;
     painter->setFont(s.nameFont);
     painter->setPen(faded(s.text, m_look.dimmed));
-    // The box's width is fixed, so the shown name is too: elided on the first paint
-    // that shows text (most boxes of a big graph never get one), not per paint.
-    if (m_shownName.isNull())
-        m_shownName = nameMetrics.elidedText(m_name, Qt::ElideMiddle, nameWidth + 0.5);
-    const QRectF nameRect(s.paddingX, nameTop, nameWidth, nameMetrics.height());
-    painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter, m_shownName);
+    const QRectF nameRect(s.paddingX, nameTop, nameWidth(), nameMetrics.height());
+    painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter, shownName());
     if (m_stochastic) {
         paintDice(painter, QRectF(m_box.width() - s.paddingX - kDiceSize, nameTop + (nameMetrics.height() - kDiceSize) / 2,
                                kDiceSize, kDiceSize));

@@ -47,7 +47,8 @@ public:
         const QSizeF &size, const GraphStyle &style);
 
     UnitId unit() const { return m_unit; }
-    const QString &name() const { return m_name; }
+    const QString &name() const { return m_name; } // as given: without the graph's common prefix
+    const QString &shownName() const;                 // as drawn: name() elided to the box
     const QStringList &models() const { return m_models; } // the badges, in order
     const Look &look() const { return m_look; }
     void setLook(const Look &look);
@@ -59,6 +60,7 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
+    double nameWidth() const; // the room for the name in the box
     void paintFill(QPainter *painter) const;
     void paintBorder(QPainter *painter) const;
     void paintText(QPainter *painter) const;

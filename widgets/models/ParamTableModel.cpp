@@ -10,6 +10,23 @@
 
 namespace splitscope {
 
+namespace {
+
+// Rich text, one entry a line, the later ones after `continuation`: a rich-text
+// tooltip wraps to the screen where a plain one runs off it in one line.
+QString htmlLines(const QStringList &entries, const QString &continuation = {})
+{
+    QString html;
+    for (int i = 0; i < entries.size(); ++i) {
+        if (i > 0)
+            html += QStringLiteral("<br>") + continuation.toHtmlEscaped();
+        html += entries[i].toHtmlEscaped();
+    }
+    return html;
+}
+
+} // namespace
+
 ParamTableModel::ParamTableModel(SplitDocument *document, QObject *parent)
     : QAbstractTableModel(parent), m_document(document)
 {
@@ -83,6 +100,9 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
                     entry += analysis->split.isTrained(u) ? tr(" [2]") : tr(" [1]");
                 chain << entry;
             }
+            // The tooltip has the whole chain, one writer a line (a view elides a long one).
+            if (role == Qt::ToolTipRole)
+                return tr("<qt>Written by, in order:<br>%1</qt>").arg(htmlLines(chain, QStringLiteral("→ ")));
             return chain.join(QStringLiteral(" → "));
         }
         case ReadersColumn: {
@@ -95,7 +115,10 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
                     break;
                 }
             }
-            return readers.isEmpty() ? tr("nobody") : readers.join(QStringLiteral(", "));
+            if (readers.isEmpty())
+                return tr("nobody");
+            return role == Qt::ToolTipRole ? tr("<qt>Read by:<br>%1</qt>").arg(htmlLines(readers))
+                                           : readers.join(QStringLiteral(", "));
         }
         case CacheColumn: {
             const int entry = p < static_cast<ParamId>(m_cacheEntry.size()) ? m_cacheEntry[p] : -1;
@@ -108,9 +131,12 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
                 QStringList readers;
                 for (const UnitId r : c.readers)
                     readers << (r == graph.lossId() ? tr("the loss") : unitName(r));
-                return tr("Cached from %1, read in stage two by %2").arg(producer, readers.join(QStringLiteral(", ")));
+                return tr("<qt>Cached from %1, read in stage two by:<br>%2</qt>")
+                    .arg(producer.toHtmlEscaped(), htmlLines(readers));
             }
-            return tr("cached from %1").arg(producer);
+            // Only the producer: the header says "Cached from", and a narrow column
+            // elided "cached from …" down to its first words.
+            return producer;
         }
         default: return {};
         }
@@ -123,13 +149,18 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
 
 QVariant ParamTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole && section == CacheColumn)
+        return tr("The cache set: the params stage two reads from the cache, each with the stage-one unit whose "
+                  "value is cached (— : not in the cache set)");
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case ParamColumn: return tr("Param");
+    case CacheColumn: return tr("Cached from");
     case ChainColumn: return tr("Update chain [stage]");
     case ReadersColumn: return tr("Read by");
-    case CacheColumn: return tr("Cache set");
     default: return {};
     }
 }

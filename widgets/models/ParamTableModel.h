@@ -9,13 +9,15 @@ namespace splitscope {
 
 class SplitDocument;
 
-// Every param of the pipeline: its update chain (the units that write it, in
-// order, each marked with its stage), its readers, and whether stage two reads it
-// from the cache (and from which producer). Sorted by name like the core's cache set.
+// Every param of the pipeline: whether stage two reads it from the cache (and from
+// which producer), its update chain (the units that write it, in order, each marked
+// with its stage) and its readers. Sorted by name like the core's cache set. The
+// short cache column comes before the two lists, which can be long (a view elides
+// them); their tooltips have the whole list, one unit a line.
 class ParamTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { ParamColumn, ChainColumn, ReadersColumn, CacheColumn, ColumnCount };
+    enum Column { ParamColumn, CacheColumn, ChainColumn, ReadersColumn, ColumnCount };
     static constexpr int kParamIdRole = Qt::UserRole + 1;
 
     explicit ParamTableModel(SplitDocument *document, QObject *parent = nullptr);

@@ -5,6 +5,7 @@
 #include "widgets/common/WidgetHelpers.h"
 
 #include <QColor>
+#include <QFont>
 
 #include <algorithm>
 
@@ -24,75 +25,136 @@ void UnitPortsModel::rebuild()
     beginResetModel();
     m_rows.clear();
     const UnitId unit = m_document->currentUnit();
-    const auto analysis = m_document->analysis();
-    if (m_document->hasPipeline() && unit != kNoUnit && analysis) {
-        const PipelineGraph &graph = m_document->graph();
-        const Split &split = analysis->split;
-        const bool isLoss = unit == graph.lossId();
-        auto name = [&](UnitId u) {
-            return u == kNoUnit ? tr("external input") : nameText(graph.unitName(u));
-        };
-        if (m_side == Side::Inputs) {
-            const bool readsInStageTwo = isLoss || split.isTrained(unit);
-            for (const ParamId p : graph.inputs(unit)) {
-                Row row;
-                row.param = p;
-                row.peerUnit = graph.producerBefore(p, unit);
-                row.peer = name(row.peerUnit);
-                if (!readsInStageTwo) {
-                    row.source = tr("stage one run");
-                } else {
-                    // Stage two sees the cache unless a stage-two unit before it wrote p.
-                    UnitId stageTwoWriter = kNoUnit;
-                    for (const UnitId w : graph.chain(p)) {
-                        if (w >= unit)
-                            break;
-                        if (split.isTrained(w))
-                            stageTwoWriter = w;
-                    }
-                    if (stageTwoWriter != kNoUnit) {
-                        row.source = tr("stage two (%1)").arg(name(stageTwoWriter));
-                    } else {
-                        row.fromCache = true;
-                        row.source = row.peerUnit == kNoUnit ? tr("cache (external input)") : tr("cache");
-                    }
-                }
-                m_rows.push_back(row);
-            }
-        } else if (!isLoss) {
-            std::vector<ParamId> seen;
-            for (const ParamId p : graph.outputs(unit)) {
-                if (std::find(seen.begin(), seen.end(), p) != seen.end())
-                    continue;
-                seen.push_back(p);
-                Row row;
-                row.param = p;
-                QStringList readers;
-                for (const PipelineGraph::Edge &e : graph.outEdges(unit)) {
-                    if (e.param == p) {
-                        readers << name(e.target);
-                        if (row.peerUnit == kNoUnit)
-                            row.peerUnit = e.target;
-                    }
-                }
-                for (const PipelineGraph::Edge &e : graph.inEdges(graph.lossId())) {
-                    if (e.source == unit && e.param == p)
-                        readers << tr("the loss");
-                }
-                row.peer = readers.isEmpty() ? tr("nobody (overwritten or unused)") : readers.join(QStringLiteral(", "));
-                for (const CacheEntry &c : analysis->cacheSet) {
-                    if (c.param == p && c.producer == unit) {
-                        row.fromCache = true;
-                        break;
-                    }
-                }
-                row.source = row.fromCache ? tr("cached")
-                                           : (split.isTrained(unit) ? tr("stage two") : tr("not cached"));
-                m_rows.push_back(row);
-            }
-        }
+    if (m_document->hasPipeline() && unit != kNoUnit && m_document->analysis()) {
+        if (m_side == Side::Inputs)
+            addInputs(unit);
+        else if (unit != m_document->graph().lossId())
+            addOutputs(unit);
     }
     endResetModel();
+}
+
+QString UnitPortsModel::unitText(UnitId unit) const
+{
+    if (unit == kNoUnit)
+        return tr("external input");
+    const PipelineGraph &graph = m_document->graph();
+    return unit == graph.lossId() ? tr("the loss") : nameText(graph.unitName(unit));
+}
+
+QString UnitPortsModel::hazardText(const Hazard &hazard) const
+{
+    // The Inspector's and the Verifier's wording: who reads what, and whose value.
+    const auto valueOf = [this](UnitId u) {
+        return u == kNoUnit ? tr("the external input's value") : tr("%1's value").arg(unitText(u));
+    };
+    const bool fromStageTwo = hazard.actual != kNoUnit && m_document->analysis()->split.isTrained(hazard.actual);
+    return tr("Hazard (%1): in two-stage training %2 reads %3 and sees %4 (%5); one-stage training gives it %6. "
+              "See the Verifier.")
+        .arg(QString::fromLatin1(hazardKindName(hazard.kind)), unitText(hazard.reader),
+            nameText(m_document->graph().paramName(hazard.param)), valueOf(hazard.actual),
+            fromStageTwo ? tr("written in stage two") : tr("from the cache"), valueOf(hazard.expected));
+}
+
+void UnitPortsModel::addInputs(UnitId unit)
+{
+    const PipelineGraph &graph = m_document->graph();
+    const auto analysis = m_document->analysis();
+    const Split &split = analysis->split;
+    const bool readsInStageTwo = unit == graph.lossId() || split.isTrained(unit);
+    for (const ParamId p : graph.inputs(unit)) {
+        Row row;
+        row.param = p;
+        row.peerUnit = graph.producerBefore(p, unit);
+        row.peer = unitText(row.peerUnit);
+        if (!readsInStageTwo) {
+            row.source = tr("stage one run");
+            m_rows.push_back(row);
+            continue;
+        }
+        // Stage two gives the reader the value of the same producer as one-stage
+        // training, except where the verifier found a hazard: then it names the
+        // producer the reader actually sees (the cache's, or a stage-two writer's).
+        const Hazard *hazard = nullptr;
+        for (const Hazard &h : analysis->verification.hazards) {
+            if (h.reader == unit && h.param == p) {
+                hazard = &h;
+                break;
+            }
+        }
+        const UnitId seen = hazard ? hazard->actual : row.peerUnit;
+        const bool fromStageTwo = seen != kNoUnit && split.isTrained(seen);
+        row.fromCache = !fromStageTwo;
+        if (!hazard) {
+            row.source = fromStageTwo ? tr("stage two (%1)").arg(unitText(seen))
+                : seen == kNoUnit     ? tr("cache (external input)")
+                                      : tr("cache");
+        } else {
+            // The one-stage producer first, as in the other rows; short, for a narrow column.
+            row.peer = tr("%1 (two-stage: %2)").arg(unitText(hazard->expected), unitText(seen));
+            const QString value = seen == kNoUnit ? tr("the external input") : tr("%1's value").arg(unitText(seen));
+            row.source = fromStageTwo ? tr("⚠ stage two: %1").arg(value) : tr("⚠ cache: %1").arg(value);
+            row.hazardNote = hazardText(*hazard);
+        }
+        m_rows.push_back(row);
+    }
+}
+
+void UnitPortsModel::addOutputs(UnitId unit)
+{
+    const PipelineGraph &graph = m_document->graph();
+    const auto analysis = m_document->analysis();
+    std::vector<ParamId> seen;
+    for (const ParamId p : graph.outputs(unit)) {
+        if (std::find(seen.begin(), seen.end(), p) != seen.end())
+            continue;
+        seen.push_back(p);
+        Row row;
+        row.param = p;
+        // The one-stage readers of this unit's value (its data edges, the loss last).
+        std::vector<UnitId> readers;
+        for (const PipelineGraph::Edge &e : graph.outEdges(unit)) {
+            if (e.param == p)
+                readers.push_back(e.target);
+        }
+        for (const PipelineGraph::Edge &e : graph.inEdges(graph.lossId())) {
+            if (e.source == unit && e.param == p)
+                readers.push_back(graph.lossId());
+        }
+        if (!readers.empty())
+            row.peerUnit = readers.front();
+        // A hazard moves a reader: it sees this value in one run only.
+        QStringList notes;
+        std::vector<UnitId> oneStageOnly;
+        std::vector<UnitId> twoStageOnly;
+        for (const Hazard &h : analysis->verification.hazards) {
+            if (h.param != p || (h.expected == unit) == (h.actual == unit))
+                continue;
+            (h.expected == unit ? oneStageOnly : twoStageOnly).push_back(h.reader);
+            notes << hazardText(h);
+        }
+        QStringList names;
+        for (const UnitId r : readers) {
+            const bool moved = std::find(oneStageOnly.begin(), oneStageOnly.end(), r) != oneStageOnly.end();
+            names << (moved ? tr("⚠ %1 (one-stage only)").arg(unitText(r)) : unitText(r));
+        }
+        for (const UnitId r : twoStageOnly) {
+            names << tr("⚠ %1 (two-stage only)").arg(unitText(r));
+            if (row.peerUnit == kNoUnit)
+                row.peerUnit = r;
+        }
+        row.peer = names.isEmpty() ? tr("nobody (overwritten or unused)") : names.join(QStringLiteral(", "));
+        row.hazardNote = notes.join(QLatin1Char('\n'));
+        for (const CacheEntry &c : analysis->cacheSet) {
+            if (c.param == p && c.producer == unit) {
+                row.fromCache = true;
+                break;
+            }
+        }
+        row.source = row.fromCache ? tr("cached")
+                                   : (analysis->split.isTrained(unit) ? tr("stage two") : tr("not cached"));
+        m_rows.push_back(row);
+    }
 }
 
 int UnitPortsModel::rowCount(const QModelIndex &parent) const
@@ -110,18 +172,35 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
     if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row &row = m_rows[index.row()];
+    const bool hazard = !row.hazardNote.isEmpty();
     if (role == kPeerUnitRole)
         return row.peerUnit;
+    if (role == kHazardRole)
+        return hazard;
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+        QString text;
         switch (index.column()) {
-        case ParamColumn: return nameText(m_document->graph().paramName(row.param));
-        case PeerColumn: return row.peer;
-        case SourceColumn: return row.source;
+        case ParamColumn: text = nameText(m_document->graph().paramName(row.param)); break;
+        case PeerColumn: text = row.peer; break;
+        case SourceColumn: text = row.source; break;
         default: return {};
         }
+        // A hazard's tooltip says what it does (rich text: it wraps, and has paragraphs).
+        if (role == Qt::ToolTipRole && hazard) {
+            const QString note = row.hazardNote.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+            return QStringLiteral("<qt><p>%1</p><p>%2</p></qt>").arg(text.toHtmlEscaped(), note);
+        }
+        return text;
     }
+    if (role == Qt::ForegroundRole && hazard)
+        return QColor(QLatin1String(kHazardColor));
     if (role == Qt::ForegroundRole && index.column() == SourceColumn && row.fromCache)
         return QColor(0x1c, 0x6d, 0xb5);
+    if (role == Qt::FontRole && hazard && index.column() == SourceColumn) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
     return {};
 }
 

@@ -75,14 +75,10 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
         // The param column may take up to 55% of the table when it has room, the next 35%,
         // and never less than kMaxColumnChars characters: names such as animate_pose_video
         // and animate_inpaint_video must stay whole in a dock of the usual width.
-        QHeaderView *header = table->horizontalHeader();
-        for (int column = 0; column + 1 < header->count(); ++column) {
-            const int share = column == 0 ? 55 : 35;
-            const int widest = std::max(table->fontMetrics().averageCharWidth() * kMaxColumnChars,
-                table->viewport()->width() * share / 100);
-            header->resizeSection(column, std::min(header->sectionSize(column), widest));
-        }
-        header->setStretchLastSection(true);
+        QList<int> widths;
+        for (int column = 0; column < table->horizontalHeader()->count(); ++column)
+            widths << table->columnWidth(column);
+        fitColumnWidths(table, widths, {{55, kMaxColumnChars}, {35, kMaxColumnChars}});
     });
     connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         const UnitId peer = index.data(UnitPortsModel::kPeerUnitRole).toInt();
@@ -154,21 +150,38 @@ void InspectorPanel::refresh()
     m_header->setText(header);
 
     const Explanation explanation = explainUnit(graph, split, unit);
-    QString html = QStringLiteral("<p><b>%1</b></p><ol style='margin-left:-18px'>")
+    QString html = QStringLiteral("<p><b>%1</b></p>")
                        .arg(QString::fromStdString(explanation.lines.front()).toHtmlEscaped());
+    // explainUnit numbers the trained chain itself ("1. ..."), lists a stage-one unit's
+    // reasons as "- ..." and may add a heading with "- ..." items after the chain
+    // ("What the verifier reports at C:"). The HTML lists number and bullet them again.
+    QString openList; // "ol", "ul" or empty
     for (std::size_t i = 1; i < explanation.lines.size(); ++i) {
         QString line = QString::fromStdString(explanation.lines[i]);
-        // explainUnit numbers the trained chain itself ("1. ..."); the list numbers it again.
-        if (trained) {
-            const int dot = line.indexOf(QStringLiteral(". "));
-            if (dot > 0 && dot < 4)
-                line = line.mid(dot + 2);
+        QString list;
+        const int dot = line.indexOf(QStringLiteral(". "));
+        bool numbered = dot > 0 && dot < 4;
+        for (int c = 0; numbered && c < dot; ++c)
+            numbered = line.at(c).isDigit();
+        if (numbered) {
+            list = QStringLiteral("ol");
+            line = line.mid(dot + 2);
         } else if (line.startsWith(QStringLiteral("- "))) {
+            list = trained ? QStringLiteral("ul") : QStringLiteral("ol");
             line = line.mid(2);
         }
-        html += QStringLiteral("<li>%1</li>").arg(line.toHtmlEscaped());
+        if (list != openList) {
+            if (!openList.isEmpty())
+                html += QStringLiteral("</%1>").arg(openList);
+            if (!list.isEmpty())
+                html += QStringLiteral("<%1 style='margin-left:-18px'>").arg(list);
+            openList = list;
+        }
+        html += list.isEmpty() ? QStringLiteral("<p><b>%1</b></p>").arg(line.toHtmlEscaped())
+                               : QStringLiteral("<li>%1</li>").arg(line.toHtmlEscaped());
     }
-    html += QStringLiteral("</ol>");
+    if (!openList.isEmpty())
+        html += QStringLiteral("</%1>").arg(openList);
     QStringList hazards;
     for (const Hazard &h : analysis->verification.hazards) {
         if (h.reader != unit && h.expected != unit && h.actual != unit)

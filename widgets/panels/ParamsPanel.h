@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QList>
 #include <QWidget>
 
 class QLineEdit;
@@ -23,12 +24,19 @@ public:
     QTableView *table() const { return m_table; }
     void setFilter(const QString &text);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
+    void measureColumns(); // after a reset: the widths the contents need, then fitColumns
+    void fitColumns();
+
     SplitDocument *m_document;
     ParamTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QLineEdit *m_filter;
     QTableView *m_table;
+    QList<int> m_contentWidths; // per column, as resizeColumnsToContents measured them
 };
 
 } // namespace splitscope

@@ -10,13 +10,49 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace splitscope {
 
+namespace {
+
+constexpr int kMinimumTableRows = 2; // the findings table shrinks to its header and this many rows, then scrolls
+
+// A word-wrapped label that is never shorter than its text at its width. A layout
+// takes a wrapped label's height for its width as a wish, not a minimum: when the
+// panel is short (a dock at 1280x800), the label was squeezed and its lines ran under
+// the table below it. With the wrapped height as its minimum, the panel asks for that
+// room, and the dock's scroll area scrolls the panel instead of clipping the text.
+class WrappedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+
+    QSize minimumSizeHint() const override
+    {
+        QSize size = QLabel::minimumSizeHint();
+        if (wordWrap() && width() > 0)
+            size.setHeight(std::max(size.height(), heightForWidth(width())));
+        return size;
+    }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QLabel::resizeEvent(event);
+        if (event->size().width() != event->oldSize().width())
+            updateGeometry(); // the minimum height follows the width
+    }
+};
+
+} // namespace
+
 VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
-    : QWidget(parent), m_document(document), m_model(new FindingsModel(document, this)), m_summary(new QLabel(this)),
+    : QWidget(parent), m_document(document), m_model(new FindingsModel(document, this)),
+      m_summary(new WrappedLabel(this)),
       m_table(new QTableView(this)), m_show(new QPushButton(tr("&Show in graph"), this))
 {
     m_summary->setTextFormat(Qt::RichText);
@@ -31,13 +67,19 @@ VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     m_show->setEnabled(false);
     m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-click a row does the same)"));
 
-    auto *top = new QHBoxLayout;
-    top->addWidget(m_summary, 1);
-    top->addWidget(m_show, 0, Qt::AlignTop);
+    // The table gives way first: it shrinks to a few rows and scrolls, the summary
+    // keeps the panel's whole width and all its lines.
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height()
+        + kMinimumTableRows * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth());
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_show);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
-    layout->addLayout(top);
+    layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
+    layout->addLayout(buttons);
 
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) { showRow(index.row()); });
     connect(m_show, &QPushButton::clicked, this, [this]() {
