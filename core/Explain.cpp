@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "Explain.h"
 
+#include "Verifier.h"
+
 #include <algorithm>
 #include <set>
 
@@ -128,6 +130,63 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
     return out;
 }
 
+// The hazards at the reads of `unit` (in stage two): each input whose producer in
+// two-stage training differs from the one in one-stage training, as the verifier finds
+// them (a write of the unit itself comes after its reads).
+std::vector<std::string> readHazards(const PipelineGraph &graph, const Split &split, UnitId unit)
+{
+    std::vector<std::string> lines;
+    for (const ParamId p : graph.inputs(unit)) {
+        UnitId lastStageTwo = kNoUnit; // before the read
+        UnitId cached = kNoUnit;       // the last stage-one writer: what the cache holds
+        for (const UnitId w : graph.chain(p)) {
+            if (!split.isTrained(w))
+                cached = w;
+            else if (w < unit)
+                lastStageTwo = w;
+        }
+        const UnitId actual = lastStageTwo != kNoUnit ? lastStageTwo : cached;
+        const UnitId expected = graph.producerBefore(p, unit);
+        if (actual == expected)
+            continue;
+        const bool afterTheRead = actual != kNoUnit && actual > unit;
+        lines.push_back("- a hazard (" + std::string(afterTheRead ? "write-after-read" : "write-after-write")
+            + "): it reads " + paramLabel(graph, p) + "; one-stage training gives it " + producerName(graph, expected)
+            + "'s value, two-stage gives it " + producerName(graph, actual) + "'s;");
+    }
+    return lines;
+}
+
+// A given partition's broken conditions C1 and C2 that involve `unit`, one line each
+// ("- ...;"): the seed and safe splits never break them.
+std::vector<std::string> brokenConditions(const PipelineGraph &graph, const Split &split, UnitId unit)
+{
+    std::vector<std::string> lines;
+    if (split.mode != SplitMode::Given)
+        return lines;
+    const std::string &name = unitLabel(graph, unit);
+    for (const ConditionViolation &v : verifySplit(graph, split).violations) {
+        if (v.condition == ConditionViolation::Condition::C1 && v.to == unit) {
+            lines.push_back("- it reads " + paramLabel(graph, v.param) + " from " + unitLabel(graph, v.from)
+                + ", which the partition puts in stage two: that breaks C1 (stage one runs first, so " + name
+                + " would not get that value);");
+        } else if (v.condition == ConditionViolation::Condition::C1 && v.from == unit) {
+            lines.push_back("- it writes " + paramLabel(graph, v.param) + ", which " + unitLabel(graph, v.to)
+                + " reads in stage one: that breaks C1 (stage one runs first, so " + unitLabel(graph, v.to)
+                + " would not get this value);");
+        } else if (v.condition == ConditionViolation::Condition::C2 && v.to == unit) {
+            lines.push_back("- it rewrites " + paramLabel(graph, v.param) + " after " + unitLabel(graph, v.from)
+                + ", which reads it first in stage two and rewrites it: that breaks C2 (DiffSynth's update rule "
+                  "puts every later rewriter in stage two);");
+        } else if (v.condition == ConditionViolation::Condition::C2 && v.from == unit) {
+            lines.push_back("- it is the first stage-two reader of " + paramLabel(graph, v.param)
+                + " and rewrites it, but the later rewriter " + unitLabel(graph, v.to)
+                + " is in stage one: that breaks C2;");
+        }
+    }
+    return lines;
+}
+
 std::string trainedModels(const Split &split)
 {
     std::string out;
@@ -249,6 +308,15 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         e.lines.push_back(name + " runs in stage two (trained every step). Chain of reasons:");
         for (std::size_t i = 0; i < e.path.size(); ++i)
             e.lines.push_back(std::to_string(i + 1) + ". " + describeReason(graph, split, e.path[i]));
+        // What the verifier finds at this unit: the explanation must not read as "all is well".
+        std::vector<std::string> problems = brokenConditions(graph, split, unit);
+        const std::vector<std::string> hazards = readHazards(graph, split, unit);
+        problems.insert(problems.end(), hazards.begin(), hazards.end());
+        if (!problems.empty()) {
+            e.lines.push_back("What the verifier reports at " + name + ":");
+            e.lines.insert(e.lines.end(), problems.begin(), problems.end());
+            e.lines.back().back() = '.';
+        }
         return e;
     }
 
@@ -265,6 +333,8 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         e.lines.push_back(trainedModel >= 0 ? "- the given partition puts it there, although it calls "
                     + modelLabel(graph, trainedModel) + ", which needs gradients: that breaks X0, see the verifier;"
                                             : std::string("- the given partition puts it there;"));
+        const std::vector<std::string> broken = brokenConditions(graph, split, unit);
+        e.lines.insert(e.lines.end(), broken.begin(), broken.end());
         for (const ParamId p : order)
             e.lines.push_back(
                 "- it writes " + paramLabel(graph, p) + "; " + describeValueFlow(graph, split, unit, p) + ";");

@@ -37,7 +37,10 @@ struct Explanation {
     std::vector<std::string> lines; // for people, in reading order
 };
 
-// The chain of reasons from X0 to `unit`, or why it stays in stage one.
+// The chain of reasons from X0 to `unit`, or why it stays in stage one. A stage-two
+// unit's lines end with what the verifier reports at it ("What the verifier reports at
+// C:", then "- a hazard (...): it reads p; ..." per hazard at its reads); for a given
+// partition both stages' explanations name the C1 and C2 violations the unit is part of.
 Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId unit);
 
 // What one stepper position added and why, one line per unit (seed splits).

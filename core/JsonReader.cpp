@@ -156,7 +156,8 @@ void JsonReader::skipWhitespace()
 {
     while (m_pos < m_text.size()) {
         const char c = m_text[m_pos];
-        if (c == '\n') {
+        if (c == '\n' || (c == '\r' && (m_pos + 1 == m_text.size() || m_text[m_pos + 1] != '\n'))) {
+            // LF, CR LF (its CR is skipped as a blank) and a lone CR (classic Mac OS) each end a line.
             ++m_pos;
             ++m_line;
             m_lineStart = m_pos;

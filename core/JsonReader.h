@@ -21,10 +21,11 @@ namespace splitscope {
 // After the first syntax error every call returns false and failed() is true.
 // No input crashes it or makes it recurse without bound (nesting is limited).
 //
-// Positions are 1-based: the line counts '\n'; the column counts Unicode code
-// points (not bytes) from the start of the line, so "ñ" advances it by one and a tab
-// by one. A UTF-8 byte order mark at the start of the text is not counted. Text that
-// starts like UTF-16 or UTF-32 is rejected at 1:1 with a message saying so.
+// Positions are 1-based: the line counts line breaks (LF, CR LF as one, and a lone CR,
+// as editors count them); the column counts Unicode code points (not bytes) from the
+// start of the line, so "ñ" advances it by one and a tab by one. A UTF-8 byte order
+// mark at the start of the text is not counted. Text that starts like UTF-16 or UTF-32
+// is rejected at 1:1 with a message saying so.
 class JsonReader {
 public:
     enum class Kind { Null, Bool, Number, String, Array, Object, Invalid };
@@ -36,6 +37,8 @@ public:
     // Position (1-based) of the next token; call after peekKind() for the position of a value.
     int line() const { return m_line; }
     int column() const { return static_cast<int>(m_pos - m_lineStart - m_lineContinuationBytes) + 1; }
+    // Byte offset of the next token in the text, likewise (after a value: just past it).
+    std::size_t offset() const { return m_pos; }
 
     bool readNull();
     bool readBool(bool &value);

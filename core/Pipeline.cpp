@@ -2,6 +2,7 @@
 #include "Pipeline.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace splitscope {
 
@@ -45,11 +46,19 @@ std::vector<std::string> splitCommaList(const std::string &list)
 
 std::vector<std::string> TrainingConfig::modelsRequiringBackward() const
 {
-    std::vector<std::string> models;
+    std::vector<std::string> named;
     if (trainableModels)
-        models = splitCommaList(*trainableModels);
+        named = splitCommaList(*trainableModels);
     if (loraBaseModel && !loraBaseModel->empty())
-        models.push_back(*loraBaseModel);
+        named.push_back(*loraBaseModel);
+    // A model named twice (`vae,vae`, or trained in full and as the LoRA base) needs
+    // gradients once.
+    std::vector<std::string> models;
+    std::unordered_set<std::string> seen;
+    for (std::string &name : named) {
+        if (seen.insert(name).second)
+            models.push_back(std::move(name));
+    }
     return models;
 }
 

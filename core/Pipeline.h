@@ -83,7 +83,8 @@ struct TrainingConfig {
     std::optional<std::string> trainableModels; // comma-separated
     ExtraMembers extra;
 
-    // trainable_models split at commas (blanks trimmed, empties dropped), then lora_base_model.
+    // trainable_models split at commas (blanks trimmed, empties dropped), then lora_base_model;
+    // each model once, where it is first named.
     std::vector<std::string> modelsRequiringBackward() const;
     // "lora_base_model=dit" / "trainable_models=text_encoder,vae" for people.
     std::string label() const;

@@ -8,6 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <new>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace splitscope {
@@ -30,6 +39,22 @@ const char *kindName(Kind kind)
     return "invalid";
 }
 
+// Control characters (a newline, NUL, ...): legal JSON, but no DiffSynth name has one.
+bool hasControlCharacter(std::string_view name)
+{
+    return std::any_of(
+        name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+// The path step for an object member: `.key`, or JSONPath's bracket form `["key"]` for a
+// key that would be unreadable after a dot (empty: `a..b`; a newline would break the line).
+std::string memberStep(std::string_view key)
+{
+    if (key.empty() || hasControlCharacter(key))
+        return '[' + jsonQuote(key) + ']';
+    return '.' + std::string(key);
+}
+
 // A JSON path such as `units[3].output_params`, built as a chain of links on the
 // stack so that reading a member costs no allocation; str() runs only when a
 // diagnostic needs the text.
@@ -46,9 +71,8 @@ public:
         std::string out = m_parent->str();
         if (m_index >= 0)
             return out + '[' + std::to_string(m_index) + ']';
-        if (m_key.empty()) // `a..b` would be unreadable; JSONPath's bracket form names it
-            return out + "[\"\"]";
-        return out.empty() ? std::string(m_key) : out + '.' + std::string(m_key);
+        const std::string step = memberStep(m_key);
+        return out.empty() && step.front() == '.' ? step.substr(1) : out + step;
     }
 
 private:
@@ -93,7 +117,10 @@ private:
 // error stops the pass (nothing after it can be trusted).
 class PipelineReader {
 public:
-    PipelineReader(std::string_view text, std::string fileName) : m_reader(text), m_file(std::move(fileName)) {}
+    PipelineReader(std::string_view text, std::string fileName)
+        : m_text(text), m_reader(text), m_file(std::move(fileName))
+    {
+    }
 
     LoadResult read()
     {
@@ -152,6 +179,8 @@ private:
         d.column = where.column;
         d.message = std::move(message);
         m_diagnostics.push_back(std::move(d));
+        if (severity == Severity::Error)
+            ++m_errorCount;
     }
 
     // Reports a wrong type at the current value and skips it.
@@ -187,9 +216,13 @@ private:
     void unknownKey(const std::string &key, const Path &path, ExtraMembers &extra, const char *known)
     {
         const Where where{path.str(), m_reader.memberLine(), m_reader.memberColumn()};
-        std::string_view raw;
-        JsonReader::Position outOfRange;
-        if (!m_reader.skipValue(&raw, &outOfRange))
+        if (m_reader.peekKind() == Kind::Invalid)
+            return;
+        const std::size_t start = m_reader.offset();
+        const std::size_t errorsBefore = m_errorCount;
+        Pos outOfRange;
+        checkKeptValue(path, outOfRange);
+        if (m_reader.failed())
             return;
         if (outOfRange.line > 0) {
             // Kept values are saved through a JSON library that cannot hold such a number.
@@ -197,9 +230,41 @@ private:
                 "unknown key " + jsonQuote(key) + " holds a number that " + kTooLarge + "; it cannot be kept");
             return;
         }
+        if (m_errorCount != errorsBefore) // a repeated key inside: the error says it
+            return;
         report(Severity::Warning, "unknown-key", where,
             "unknown key " + jsonQuote(key) + " (kept as is; known keys: " + known + ")");
-        extra.emplace_back(key, std::string(raw));
+        extra.emplace_back(key, std::string(m_text.substr(start, m_reader.offset() - start)));
+    }
+
+    // Reads a value kept verbatim (an unknown key's) for what saving it could not keep:
+    // a repeated key in one of its objects (an error at the repeat, as everywhere else;
+    // the JSON library that saves it would keep one of the two), and the first number too
+    // large for a double (its position goes to `outOfRange`). Nesting is bounded by the
+    // reader (JsonReader::kMaxDepth), and so is this recursion.
+    void checkKeptValue(const Path &path, Pos &outOfRange)
+    {
+        const Kind kind = m_reader.peekKind();
+        if (kind == Kind::Object) {
+            readObject(path,
+                [&](const std::string &, const Path &memberPath) { checkKeptValue(memberPath, outOfRange); });
+        } else if (kind == Kind::Array) {
+            m_reader.beginArray();
+            int index = 0;
+            while (m_reader.nextItem()) {
+                checkKeptValue(Path(path, index++), outOfRange);
+                if (m_reader.failed())
+                    return;
+            }
+        } else if (kind == Kind::Number) {
+            const Pos where = pos();
+            double value = 0;
+            bool tooLarge = false;
+            if (m_reader.readNumber(value, nullptr, &tooLarge) && tooLarge && outOfRange.line == 0)
+                outOfRange = where;
+        } else if (kind != Kind::Invalid) {
+            m_reader.skipValue();
+        }
     }
 
     // The end of the out-of-range message, shared so that both places read the same.
@@ -331,10 +396,10 @@ private:
             return;
         const Where top = here(Path());
         if (kind != Kind::Object) {
-            report(Severity::Error, "wrong-type", top,
-                std::string("the document must be a JSON object, found ") + kindName(kind));
-            m_reader.skipValue();
-            m_reader.expectEnd();
+            // Text that is not JSON gets the syntax error alone (`[1,` is no list).
+            if (m_reader.skipValue() && m_reader.expectEnd())
+                report(Severity::Error, "wrong-type", top,
+                    std::string("the document must be a JSON object, found ") + kindName(kind));
             return;
         }
         bool hasFormat = false, hasName = false, nameRead = false, hasUnits = false, unitsRead = false;
@@ -539,31 +604,26 @@ private:
             unit.location = SourceLocation{m_reader.line(), m_reader.column()};
             UnitWhere where;
             where.jsonIndex = jsonIndex;
-            where.unit = Pos{unit.location.line, unit.location.column};
+            where.start = ObjectStart{m_reader.offset(), Pos{unit.location.line, unit.location.column}};
             bool hasName = false, nameRead = false;
             readObject(unitPath, [&](const std::string &key, const Path &memberPath) {
-                const Pos w = pos();
                 if (key == "name") {
                     hasName = true;
-                    where.name = w;
+                    where.name = pos();
                     nameRead = readString(memberPath, unit.name);
                 } else if (key == "input_params") {
                     bool wasString = false;
-                    where.inputs = w;
                     if (m_reader.peekKind() == Kind::Null)
                         unit.scalarListFields |= kInputParamsWasNull;
                     readStringList(memberPath, unit.inputParams, true, &wasString, "param names", "param name");
                     if (wasString)
                         unit.scalarListFields |= kInputParamsWasString;
                 } else if (key == "input_params_posi") {
-                    where.posi = w;
                     readParamMap(memberPath, unit.inputParamsPosi);
                 } else if (key == "input_params_nega") {
-                    where.nega = w;
                     readParamMap(memberPath, unit.inputParamsNega);
                 } else if (key == "output_params") {
                     bool wasString = false;
-                    where.outputs = w;
                     if (m_reader.peekKind() == Kind::Null)
                         unit.scalarListFields |= kOutputParamsWasNull;
                     readStringList(memberPath, unit.outputParams, true, &wasString, "param names", "param name");
@@ -571,7 +631,6 @@ private:
                         unit.scalarListFields |= kOutputParamsWasString;
                 } else if (key == "onload_model_names") {
                     bool wasString = false;
-                    where.models = w;
                     std::vector<std::string> names;
                     if (readStringList(memberPath, names, true, &wasString, "model names", "model name"))
                         unit.onloadModelNames = std::move(names);
@@ -594,7 +653,7 @@ private:
             if (m_reader.failed())
                 return false;
             if (!hasName)
-                report(Severity::Error, "missing-name", at(unitPath, where.unit), "the unit has no \"name\"");
+                report(Severity::Error, "missing-name", at(unitPath, where.start.pos), "the unit has no \"name\"");
             else if (nameRead && unit.name.empty()) // after a wrong type, "empty" would repeat that error
                 report(Severity::Error, "empty-name", at(Path(unitPath, "name"), where.name), "the unit name is empty");
             m_unitWhere.push_back(where);
@@ -616,12 +675,12 @@ private:
             return;
         }
         LossSpec spec;
-        m_lossWhere = here(path);
+        m_lossStart = ObjectStart{m_reader.offset(), pos()};
         readObject(path, [&](const std::string &key, const Path &memberPath) {
             if (key == "name") {
+                m_lossNameWhere = here(memberPath);
                 readString(memberPath, spec.name);
             } else if (key == "input_params") {
-                m_lossInputsWhere = here(memberPath);
                 std::vector<std::string> params;
                 if (readStringList(memberPath, params, true, &spec.inputParamsWasString, "param names", "param name"))
                     spec.inputParams = std::move(params);
@@ -729,18 +788,19 @@ private:
         for (std::size_t i = 0; i < p.units.size(); ++i) {
             const Unit &u = p.units[i];
             if (u.onloadModelNames && haveModels) {
-                for (const auto &m : *u.onloadModelNames) {
-                    if (!m.empty() && !modelNames.count(m)) // an empty name is an error already
-                        report(Severity::Warning, "unknown-model", unitWhere(i, "onload_model_names", m_unitWhere[i].models),
-                            "unit " + jsonQuote(u.name) + " calls model " + jsonQuote(m) + ", which \"models\" does not list ("
-                                + known + ")");
+                const std::vector<std::string> &names = *u.onloadModelNames;
+                for (std::size_t k = 0; k < names.size(); ++k) {
+                    if (!names[k].empty() && !modelNames.count(names[k])) // an empty name is an error already
+                        report(Severity::Warning, "unknown-model", unitElementWhere(i, "onload_model_names", k),
+                            "unit " + jsonQuote(u.name) + " calls model " + jsonQuote(names[k])
+                                + ", which \"models\" does not list (" + known + ")");
                 }
             }
             SeenNames outputs;
-            for (const std::string &o : u.outputParams) {
-                if (!outputs.insert(o))
-                    report(Severity::Warning, "duplicate-output", unitWhere(i, "output_params", m_unitWhere[i].outputs),
-                        "unit " + jsonQuote(u.name) + " lists output " + jsonQuote(o) + " twice");
+            for (std::size_t k = 0; k < u.outputParams.size(); ++k) {
+                if (!outputs.insert(u.outputParams[k]))
+                    report(Severity::Warning, "duplicate-output", unitElementWhere(i, "output_params", k),
+                        "unit " + jsonQuote(u.name) + " lists output " + jsonQuote(u.outputParams[k]) + " twice");
             }
         }
         if (haveModels) {
@@ -756,48 +816,65 @@ private:
         // Names with control characters (a newline, NUL, ...): legal JSON, but no DiffSynth
         // name has one, so most likely a mistake. Reports and the app show such names
         // escaped (printableName), as this message does.
-        auto hasControl = [](const std::string &name) {
-            return std::any_of(name.begin(), name.end(),
-                [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-        };
-        auto controlWarning = [&](std::size_t i, const char *field, Pos where, const char *what, const std::string &name) {
-            report(Severity::Warning, "control-character", unitWhere(i, field, where),
+        auto controlWarning = [&](const Where &where, const char *what, const std::string &name) {
+            report(Severity::Warning, "control-character", where,
                 std::string(what) + " " + jsonQuote(name)
                     + " contains a control character, which no DiffSynth name has; reports and the app show it escaped, as here");
         };
+        if (hasControlCharacter(p.name))
+            controlWarning(m_nameWhere, "the pipeline name", p.name);
+        for (std::size_t i = 0; i < p.models.size(); ++i) {
+            if (hasControlCharacter(p.models[i].name))
+                controlWarning(m_modelWhere[i], "the model name", p.models[i].name);
+        }
         for (std::size_t i = 0; i < p.units.size(); ++i) {
             const Unit &u = p.units[i];
-            const UnitWhere &w = m_unitWhere[i];
-            if (hasControl(u.name))
-                controlWarning(i, "name", w.name, "the unit name", u.name);
-            for (const auto &param : u.inputParams) {
-                if (hasControl(param))
-                    controlWarning(i, "input_params", w.inputs, "the param name", param);
+            if (hasControlCharacter(u.name))
+                controlWarning(unitWhere(i, "name", m_unitWhere[i].name), "the unit name", u.name);
+            for (std::size_t k = 0; k < u.inputParams.size(); ++k) {
+                if (hasControlCharacter(u.inputParams[k]))
+                    controlWarning(unitElementWhere(i, "input_params", k), "the param name", u.inputParams[k]);
             }
-            for (const auto &param : u.outputParams) {
-                if (hasControl(param))
-                    controlWarning(i, "output_params", w.outputs, "the param name", param);
+            for (std::size_t k = 0; k < u.outputParams.size(); ++k) {
+                if (hasControlCharacter(u.outputParams[k]))
+                    controlWarning(unitElementWhere(i, "output_params", k), "the param name", u.outputParams[k]);
             }
             const std::pair<const std::optional<ParamMap> *, const char *> maps[] = {
                 {&u.inputParamsPosi, "input_params_posi"}, {&u.inputParamsNega, "input_params_nega"}};
             for (const auto &[map, field] : maps) {
                 if (!*map)
                     continue;
-                for (const auto &[arg, param] : **map) {
-                    if (hasControl(arg))
-                        controlWarning(i, field, field[13] == 'p' ? w.posi : w.nega, "the argument name", arg);
-                    if (hasControl(param))
-                        controlWarning(i, field, field[13] == 'p' ? w.posi : w.nega, "the param name", param);
+                for (std::size_t k = 0; k < (*map)->size(); ++k) {
+                    const auto &[arg, param] = (**map)[k];
+                    if (hasControlCharacter(arg))
+                        controlWarning(unitElementWhere(i, field, k, true), "the argument name", arg);
+                    if (hasControlCharacter(param))
+                        controlWarning(unitElementWhere(i, field, k), "the param name", param);
                 }
             }
             if (u.onloadModelNames) {
-                for (const auto &m : *u.onloadModelNames) {
-                    if (hasControl(m))
-                        controlWarning(i, "onload_model_names", w.models, "the model name", m);
+                for (std::size_t k = 0; k < u.onloadModelNames->size(); ++k) {
+                    if (hasControlCharacter((*u.onloadModelNames)[k]))
+                        controlWarning(unitElementWhere(i, "onload_model_names", k), "the model name",
+                            (*u.onloadModelNames)[k]);
+                }
+            }
+        }
+        if (p.loss) {
+            if (hasControlCharacter(p.loss->name))
+                controlWarning(m_lossNameWhere, "the loss name", p.loss->name);
+            if (p.loss->inputParams) {
+                for (std::size_t k = 0; k < p.loss->inputParams->size(); ++k) {
+                    if (hasControlCharacter((*p.loss->inputParams)[k]))
+                        controlWarning(lossElementWhere(k), "the param name", (*p.loss->inputParams)[k]);
                 }
             }
         }
 
+        // Notes describe a pipeline that loads; after an error they could mislead (a
+        // param "produced by no unit" whose producer's list had a wrong type).
+        if (m_errorCount > 0)
+            return;
         // Params read but produced by no unit: they come from the dataset or defaults.
         // `names` holds every produced param, then each external param once, as met.
         std::vector<std::string_view> names;
@@ -836,44 +913,146 @@ private:
                         consider(entry.second);
                 }
             }
+            if (external.empty())
+                continue;
             std::sort(external.begin(), external.end()); // fetch_input_params order
+            // Where the unit reads each param first: input_params, then its posi and nega maps.
+            std::unordered_map<std::string_view, std::pair<const char *, std::size_t>> firstRead;
+            for (std::size_t k = 0; k < u.inputParams.size(); ++k)
+                firstRead.emplace(u.inputParams[k], std::make_pair("input_params", k));
+            const std::pair<const std::optional<ParamMap> *, const char *> maps[] = {
+                {&u.inputParamsPosi, "input_params_posi"}, {&u.inputParamsNega, "input_params_nega"}};
+            for (const auto &[map, field] : maps) {
+                for (std::size_t k = 0; *map && k < (*map)->size(); ++k)
+                    firstRead.emplace((**map)[k].second, std::make_pair(field, k));
+            }
             for (const auto &param : external) {
-                    report(Severity::Info, "external-input",
-                        m_unitWhere[i].inputs.line == 0 ? unitWhere(i, "", m_unitWhere[i].unit)
-                                                        : unitWhere(i, "input_params", m_unitWhere[i].inputs),
-                        jsonQuote(param) + " is read (first by " + jsonQuote(p.units[i].name)
-                            + ") but no unit produces it: an external input from the dataset or the call");
+                const auto &[field, k] = firstRead.at(param);
+                report(Severity::Info, "external-input", unitElementWhere(i, field, k),
+                    jsonQuote(param) + " is read (first by " + jsonQuote(p.units[i].name)
+                        + ") but no unit produces it: an external input from the dataset or the call");
             }
         }
         if (!p.loss) {
             report(Severity::Info, "no-loss", Where{"", 0, 0},
                 "no \"loss\" is declared: the verifier takes the loss to read every param");
         } else if (p.loss->inputParams) {
-            for (const auto &param : *p.loss->inputParams) {
+            for (std::size_t k = 0; k < p.loss->inputParams->size(); ++k) {
+                const std::string &param = (*p.loss->inputParams)[k];
                 if (!param.empty() && firstExternalRead(param))
-                    report(Severity::Info, "external-input", m_lossInputsWhere,
+                    report(Severity::Info, "external-input", lossElementWhere(k),
                         jsonQuote(param) + " is read by the loss but no unit produces it: an external input");
             }
         }
     }
 
+    // Where a unit or the loss starts in the text: its fields' elements are found again
+    // from there when a diagnostic names one (elements()).
+    struct ObjectStart {
+        std::size_t offset = 0;
+        Pos pos;
+    };
     // Positions of a unit's fields; paths are rebuilt only for diagnostics.
     struct UnitWhere {
         int jsonIndex = 0; // in the document's `units`, which may hold entries that are not units
-        Pos unit, name, inputs, posi, nega, outputs, models;
+        ObjectStart start;
+        Pos name;
     };
     // The place of a field of the i-th unit read (not the i-th entry of `units`).
     Where unitWhere(std::size_t i, const char *field, Pos p) const
     {
-        return Where{"units[" + std::to_string(m_unitWhere[i].jsonIndex) + "]"
-                + (*field ? std::string(".") + field : std::string()),
-            p.line, p.column};
+        return Where{unitPath(i) + (*field ? std::string(".") + field : std::string()), p.line, p.column};
     }
+    std::string unitPath(std::size_t i) const { return "units[" + std::to_string(m_unitWhere[i].jsonIndex) + "]"; }
 
+    // One name of a list field, or one entry of a posi/nega map, as the reader took it.
+    struct Element {
+        std::string step; // after the field's path: "[2]", ".prompt", or "" for a lone string read as a list
+        Pos pos;          // of the name (for a map entry: of its value, the param)
+        Pos keyPos;       // a map entry's key (the argument)
+    };
+    // The elements of `field` in the object at `start`, in the order the reader took them:
+    // the strings of a list (other values were errors and left out), a lone string, or
+    // the entries of a map with a string value (a repeated key's entry was left out). The
+    // text is read again here, only when a diagnostic names an element, so that loading
+    // keeps no position per name. The fields of the last object asked for are kept, as the
+    // diagnostics about one unit come together: each field is read again once per pass.
+    const std::vector<Element> &elements(const ObjectStart &start, std::string_view field)
+    {
+        if (m_elementsOffset != start.offset) {
+            m_elementsOffset = start.offset;
+            m_elementsByField.clear();
+        }
+        for (const auto &[name, found] : m_elementsByField) {
+            if (name == field)
+                return found;
+        }
+        m_elementsByField.emplace_back(std::string(field), std::vector<Element>());
+        std::vector<Element> &found = m_elementsByField.back().second;
+        // A reader of the text from the object on: its line 1 is the object's line, shifted.
+        JsonReader r(m_text.substr(start.offset));
+        const auto at = [&start](int line, int column) {
+            return line == 1 ? Pos{start.pos.line, start.pos.column + column - 1}
+                             : Pos{start.pos.line + line - 1, column};
+        };
+        std::string key;
+        if (!r.beginObject())
+            return found;
+        while (r.nextMember(key)) {
+            if (key != field) {
+                r.skipValue();
+                continue;
+            }
+            const Kind kind = r.peekKind();
+            if (kind == Kind::String) {
+                found.push_back(Element{std::string(), at(r.line(), r.column()), Pos{}});
+            } else if (kind == Kind::Array) {
+                r.beginArray();
+                for (int index = 0; r.nextItem(); ++index) {
+                    if (r.peekKind() == Kind::String)
+                        found.push_back(
+                            Element{'[' + std::to_string(index) + ']', at(r.line(), r.column()), Pos{}});
+                    r.skipValue();
+                }
+            } else if (kind == Kind::Object) {
+                r.beginObject();
+                SeenNames seen;
+                std::string entry;
+                while (r.nextMember(entry)) {
+                    const Pos keyPos = at(r.memberLine(), r.memberColumn());
+                    if (seen.insert(entry) && r.peekKind() == Kind::String)
+                        found.push_back(Element{memberStep(entry), at(r.line(), r.column()), keyPos});
+                    r.skipValue();
+                }
+            }
+            break; // the first of repeated keys is the one read
+        }
+        return found;
+    }
+    Where elementWhere(const std::string &fieldPath, const ObjectStart &start, const char *field, std::size_t k,
+        bool key = false)
+    {
+        const std::vector<Element> &found = elements(start, field);
+        if (k >= found.size()) // cannot happen: the same text gave the names
+            return Where{fieldPath, start.pos.line, start.pos.column};
+        const Pos p = key ? found[k].keyPos : found[k].pos;
+        return Where{fieldPath + found[k].step, p.line, p.column};
+    }
+    // The k-th name the reader took from the i-th unit's `field` (with `key`, the k-th
+    // map entry's key).
+    Where unitElementWhere(std::size_t i, const char *field, std::size_t k, bool key = false)
+    {
+        return elementWhere(unitPath(i) + '.' + field, m_unitWhere[i].start, field, k, key);
+    }
+    Where lossElementWhere(std::size_t k) { return elementWhere("loss.input_params", m_lossStart, "input_params", k); }
+
+    std::string_view m_text;
     JsonReader m_reader;
     std::string m_file;
     Diagnostics m_diagnostics;
-    Where m_nameWhere, m_unitsWhere, m_lossWhere, m_lossInputsWhere;
+    std::size_t m_errorCount = 0;
+    Where m_nameWhere, m_unitsWhere, m_lossNameWhere;
+    ObjectStart m_lossStart;
     std::vector<UnitWhere> m_unitWhere;
     std::vector<Where> m_modelWhere;
     struct TrainingRef {
@@ -883,7 +1062,33 @@ private:
     std::vector<TrainingRef> m_trainingRefs;
     int m_unitCount = 0;
     bool m_modelsIncomplete = false; // an entry of `models` had an error and was left out
+    // elements(): the object last asked about, and the elements of its fields asked for.
+    std::size_t m_elementsOffset = std::string_view::npos;
+    std::deque<std::pair<std::string, std::vector<Element>>> m_elementsByField; // references stay valid
+
 };
+
+// A load that failed before reading a document: one error naming `file`.
+LoadResult failedLoad(const std::string &file, const char *code, std::string message)
+{
+    LoadResult result;
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.code = code;
+    d.file = file;
+    d.message = std::move(message);
+    result.diagnostics.push_back(std::move(d));
+    return result;
+}
+
+// "SIZE; pipeline descriptions above ... are refused (...)".
+std::string tooLargeMessage(const std::string &size, std::size_t maxBytes)
+{
+    constexpr std::size_t kGiB = std::size_t(1) << 30;
+    return size + "; pipeline descriptions above " + std::to_string(maxBytes) + " bytes"
+        + (maxBytes % kGiB == 0 ? " (" + std::to_string(maxBytes / kGiB) + " GiB)" : std::string())
+        + " are refused (a 10^6-unit pipeline takes about 300 MB)";
+}
 
 using OrderedJson = nlohmann::ordered_json;
 
@@ -961,25 +1166,79 @@ OrderedJson trainingJson(const TrainingConfig &config, bool full)
 
 LoadResult parsePipeline(std::string_view text, const std::string &fileName)
 {
-    PipelineReader reader(text, fileName);
-    return reader.read();
+    if (text.size() > kMaxPipelineBytes)
+        return failedLoad(fileName, "input-too-large",
+            tooLargeMessage("the text has " + std::to_string(text.size()) + " bytes", kMaxPipelineBytes));
+    try {
+        PipelineReader reader(text, fileName);
+        return reader.read();
+    } catch (const std::bad_alloc &) {
+        // The reader's memory is freed by now; a message needs little.
+        return failedLoad(fileName, "out-of-memory",
+            "not enough memory to load the document (" + std::to_string(text.size()) + " bytes)");
+    }
 }
 
 LoadResult loadPipelineFile(const std::string &path)
 {
-    std::string bytes;
-    std::string error;
-    if (!readWholeFile(path, bytes, &error)) {
-        LoadResult result;
-        Diagnostic d;
-        d.severity = Severity::Error;
-        d.code = "io";
-        d.file = path;
-        d.message = error;
-        result.diagnostics.push_back(std::move(d));
-        return result;
+    // O_NOCTTY: a terminal named here must not become the controlling one.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return failedLoad(path, "io", "cannot open '" + path + "': " + std::strerror(errno));
+    LoadResult result = loadPipelineDescriptor(fd, path);
+    ::close(fd);
+    return result;
+}
+
+LoadResult loadPipelineDescriptor(int fd, const std::string &name, std::size_t maxBytes)
+{
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return failedLoad(name, "io", "cannot read '" + name + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return failedLoad(name, "io", "cannot read '" + name + "': it is a folder, not a pipeline file");
+    // Whatever a pipe, socket or terminal gives ends at its end of file. A device such as
+    // /dev/zero or /dev/urandom never ends, and a disk would be read whole.
+    const bool regular = S_ISREG(st.st_mode);
+    if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !(S_ISCHR(st.st_mode) && ::isatty(fd))) {
+        const char *kind = S_ISBLK(st.st_mode) ? "a block device" : "a character device"; // what remains
+        return failedLoad(name, "io", "cannot read '" + name + "': it is " + kind + ", not a regular file or a pipe");
     }
-    return parsePipeline(bytes, path);
+    if (regular && static_cast<std::uint64_t>(st.st_size) > maxBytes)
+        return failedLoad(name, "input-too-large",
+            tooLargeMessage("the file has " + std::to_string(st.st_size) + " bytes", maxBytes));
+    std::string bytes;
+    try {
+        if (regular)
+            bytes.reserve(static_cast<std::size_t>(st.st_size));
+        // Up to one byte past the limit, which tells a pipe (or a growing file) that is too large.
+        char buffer[1 << 16];
+        while (bytes.size() <= maxBytes) {
+            const std::size_t want = std::min(sizeof buffer, maxBytes + 1 - bytes.size());
+            const ssize_t n = ::read(fd, buffer, want);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return failedLoad(name, "io", "cannot read '" + name + "': " + std::strerror(errno));
+            }
+            if (n == 0)
+                break;
+            // Grown by hand, so that a pipe near the limit never asks for twice the limit.
+            const std::size_t needed = bytes.size() + static_cast<std::size_t>(n);
+            if (needed > bytes.capacity())
+                bytes.reserve(std::min(std::max(2 * bytes.capacity(), needed), maxBytes + 1));
+            bytes.append(buffer, static_cast<std::size_t>(n));
+        }
+    } catch (const std::bad_alloc &) {
+        const std::size_t got = bytes.size();
+        std::string().swap(bytes);
+        return failedLoad(name, "out-of-memory",
+            "not enough memory to read '" + name + "' (" + std::to_string(got) + " bytes read)");
+    }
+    if (bytes.size() > maxBytes)
+        return failedLoad(name, "input-too-large",
+            tooLargeMessage("it holds more than " + std::to_string(maxBytes) + " bytes", maxBytes));
+    return parsePipeline(bytes, name);
 }
 
 std::string serializePipeline(const Pipeline &p)

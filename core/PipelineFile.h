@@ -4,6 +4,7 @@
 #include "Diagnostic.h"
 #include "Pipeline.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,16 +16,22 @@ namespace splitscope {
 // Loading never throws and never crashes on bad input: every problem becomes a
 // Diagnostic naming the file, the JSON path (of the element itself: `units[1].input_params[1]`,
 // indexes counted in the document) and the line:column, the column counted in Unicode code
-// points (JsonReader.h). Codes:
-//   errors   io, json-syntax, wrong-type, wrong-format, missing-key, missing-name,
-//            empty-name, duplicate-unit, duplicate-key, empty-pipeline,
-//            out-of-range (a number larger than a double can hold)
+// points (JsonReader.h). A diagnostic about one name of a list or map points at that
+// name (`units[0].output_params[3]`), not at the list. Codes:
+//   errors   io (cannot read, or not a file that can be read: a folder, a device),
+//            input-too-large (above kMaxPipelineBytes), out-of-memory, json-syntax,
+//            wrong-type, wrong-format, missing-key, missing-name, empty-name,
+//            duplicate-unit, duplicate-key (anywhere, also inside unknown keys' values),
+//            empty-pipeline, out-of-range (a number larger than a double can hold)
 //   warnings string-as-list (the DiffSynth trailing-comma pitfall), unknown-key,
-//            unknown-model, duplicate-model, duplicate-output, control-character (a
-//            unit's name, param, argument or model name holding one; at the field)
-//   info     external-input (a param read but produced by no unit), no-loss
+//            unknown-model, duplicate-model, duplicate-output, control-character (the
+//            pipeline's, a unit's, a param's, an argument's, a model's or the loss's
+//            name holding one)
+//   info     external-input (a param read but produced by no unit), no-loss; neither
+//            is given when the document has errors
 // With any error, `pipeline` is empty. A value with a wrong type gets that one error,
-// not others about the same value ("empty", "missing").
+// not others about the same value ("empty", "missing"); malformed JSON gets only the
+// syntax error.
 //
 // Names must not be empty: unit, model (both forms), param (list elements, posi/nega
 // values, loss inputs), posi/nega argument keys and onload model names. The training
@@ -40,8 +47,22 @@ struct LoadResult {
     bool ok() const { return pipeline.has_value(); }
 };
 
+// Documents larger than this are refused (input-too-large), from files before they are
+// read and from pipes once this much has come: loading takes about three times the
+// document's size in memory. It is far above any real pipeline: the ten DiffSynth
+// examples take 2 to 14 KB, and a random 10^6-unit pipeline (3 reads and 2 writes per
+// unit, as saved) takes 308 MB, and about 1 GB of memory to load.
+constexpr std::size_t kMaxPipelineBytes = std::size_t(1) << 30; // 1 GiB
+
 LoadResult parsePipeline(std::string_view text, const std::string &fileName = {});
+// Reads a regular file, a pipe (a FIFO, /dev/stdin, <(...)), a socket or a terminal;
+// a folder, another kind of device (/dev/zero) or a file above kMaxPipelineBytes is
+// an error naming `path`, with nothing read.
 LoadResult loadPipelineFile(const std::string &path);
+// The same from a descriptor that is already open (0 for standard input), read to its
+// end; `name` names it in diagnostics. The descriptor stays open. `maxBytes` is the size
+// limit (tests pass a small one to reach it through a pipe).
+LoadResult loadPipelineDescriptor(int fd, const std::string &name, std::size_t maxBytes = kMaxPipelineBytes);
 
 std::string serializePipeline(const Pipeline &pipeline);
 // Atomic (AtomicFile.h); false with `error` naming the path on failure.

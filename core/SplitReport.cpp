@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "SplitReport.h"
 
-#include "JsonReader.h"
-
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -42,14 +40,37 @@ const char *ruleName(Reason::Rule rule)
     return "none";
 }
 
+// A DOT string for text that Graphviz shows: `"` and `\` escaped, and each line break
+// written as DOT's own `\n`. Graphviz reads a backslash as the start of its escapes
+// (`\n`, `\l`, `\N`, ...), so a backslash of the text is doubled. Names reach here through
+// printableName, which writes their control characters as the reports and the app
+// show them (a newline as the two characters `\n`); the line breaks left are the label's.
+std::string dotQuote(std::string_view text)
+{
+    std::string out = "\"";
+    out.reserve(text.size() + 2);
+    for (const char c : text) {
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+// The node's label: its name, then its models and its stochastic mark on lines of their own.
 std::string unitLabelForDot(const PipelineGraph &graph, UnitId u)
 {
-    std::string label = graph.unitName(u);
+    std::string label = unitLabel(graph, u);
     const Span<ModelId> models = graph.unitModels(u);
     if (!models.empty()) {
         label += "\n[";
         for (std::size_t i = 0; i < models.size(); ++i)
-            label += (i ? ", " : "") + graph.modelName(models[i]);
+            label += (i ? ", " : "") + modelLabel(graph, models[i]);
         label += "]";
     }
     if (graph.isStochastic(u))
@@ -155,6 +176,55 @@ std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysi
     return doc.dump(1);
 }
 
+std::string verificationSummary(const Split &split, const Verification &verification)
+{
+    std::size_t x0 = 0, c1 = 0, c2 = 0;
+    for (const auto &viol : verification.violations) {
+        switch (viol.condition) {
+        case ConditionViolation::Condition::X0: ++x0; break;
+        case ConditionViolation::Condition::C1: ++c1; break;
+        case ConditionViolation::Condition::C2: ++c2; break;
+        }
+    }
+    std::string out;
+    if (x0)
+        out += "X0 " + std::to_string(x0) + " violation(s), ";
+    else if (split.mode == SplitMode::Given) // the seed and safe splits hold it by construction
+        out += "X0 holds, ";
+    out += "C1 " + (c1 ? std::to_string(c1) + " violation(s)" : std::string("holds")) + ", C2 "
+        + (c2 ? std::to_string(c2) + " violation(s)" : std::string("holds")) + ", "
+        + (verification.hazards.empty() ? std::string("no hazards")
+                                        : std::to_string(verification.hazards.size()) + " hazard(s)");
+    return out;
+}
+
+std::vector<std::string> verificationFindings(const PipelineGraph &graph, const Verification &verification)
+{
+    std::vector<std::string> lines;
+    for (const auto &viol : verification.violations) {
+        if (viol.condition == ConditionViolation::Condition::X0)
+            lines.push_back("X0: " + unitLabel(graph, viol.from) + " calls " + modelLabel(graph, viol.model)
+                + ", which needs gradients, but is in stage one, which runs once without gradients");
+        else if (viol.condition == ConditionViolation::Condition::C1)
+            lines.push_back("C1: " + unitLabel(graph, viol.to) + " (stage one) reads " + paramLabel(graph, viol.param)
+                + " from " + unitLabel(graph, viol.from) + " (stage two)");
+        else
+            lines.push_back("C2: " + paramLabel(graph, viol.param) + " is first read in stage two by "
+                + unitLabel(graph, viol.from) + ", which rewrites it, but its later rewriter "
+                + unitLabel(graph, viol.to) + " is in stage one");
+    }
+    for (const Hazard &h : verification.hazards) {
+        const std::string reader = h.reader == graph.lossId() ? "the loss" : unitLabel(graph, h.reader);
+        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : unitLabel(graph, u); };
+        std::string line = hazardKindName(h.kind);
+        if (h.kind != h.mechanism)
+            line += std::string(" (") + hazardKindName(h.mechanism) + ")";
+        lines.push_back(line + ": " + reader + " reads " + paramLabel(graph, h.param) + "; one-stage training gives it "
+            + prod(h.expected) + "'s value, two-stage gives it " + prod(h.actual) + "'s");
+    }
+    return lines;
+}
+
 std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysis)
 {
     const Split &s = analysis.split;
@@ -213,44 +283,9 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
             << (c.producer == kNoUnit ? std::string("external input") : unitLabel(graph, c.producer)) << "\n";
     }
 
-    out << "\nVerification: ";
-    std::size_t x0 = 0, c1 = 0, c2 = 0;
-    for (const auto &viol : v.violations) {
-        switch (viol.condition) {
-        case ConditionViolation::Condition::X0: ++x0; break;
-        case ConditionViolation::Condition::C1: ++c1; break;
-        case ConditionViolation::Condition::C2: ++c2; break;
-        }
-    }
-    if (x0)
-        out << "X0 " << x0 << " violation(s), ";
-    else if (s.mode == SplitMode::Given) // the seed and safe splits hold it by construction
-        out << "X0 holds, ";
-    out << "C1 " << (c1 ? std::to_string(c1) + " violation(s)" : std::string("holds")) << ", C2 "
-        << (c2 ? std::to_string(c2) + " violation(s)" : std::string("holds")) << ", "
-        << (v.hazards.empty() ? std::string("no hazards") : std::to_string(v.hazards.size()) + " hazard(s)") << "\n";
-    for (const auto &viol : v.violations) {
-        if (viol.condition == ConditionViolation::Condition::X0)
-            out << "  X0: " << unitLabel(graph, viol.from) << " calls " << modelLabel(graph, viol.model)
-                << ", which needs gradients, but is in stage one, which runs once without gradients\n";
-        else if (viol.condition == ConditionViolation::Condition::C1)
-            out << "  C1: " << unitLabel(graph, viol.to) << " (stage one) reads " << paramLabel(graph, viol.param)
-                << " from " << unitLabel(graph, viol.from) << " (stage two)\n";
-        else
-            out << "  C2: " << paramLabel(graph, viol.param) << " is first read in stage two by "
-                << unitLabel(graph, viol.from) << ", which rewrites it, but its later rewriter "
-                << unitLabel(graph, viol.to) << " is in stage one\n";
-    }
-    for (const Hazard &h : v.hazards) {
-        const std::string reader = h.reader == graph.lossId() ? "the loss" : unitLabel(graph, h.reader);
-        auto prod = [&](UnitId u) { return u == kNoUnit ? std::string("the external input") : unitLabel(graph, u); };
-        out << "  " << hazardKindName(h.kind);
-        if (h.kind != h.mechanism)
-            out << " (" << hazardKindName(h.mechanism) << ")";
-        out << ": " << reader << " reads " << paramLabel(graph, h.param)
-            << "; one-stage training gives it " << prod(h.expected) << "'s value, two-stage gives it " << prod(h.actual)
-            << "'s\n";
-    }
+    out << "\nVerification: " << verificationSummary(s, v) << "\n";
+    for (const std::string &line : verificationFindings(graph, v))
+        out << "  " << line << "\n";
     if (!v.hazards.empty() && s.mode != SplitMode::Safe)
         out << "  The safe split (--mode safe) removes these hazards.\n";
     for (const UnitId u : v.frozenRandomness) {
@@ -279,25 +314,26 @@ std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis
     auto id = [&](UnitId u) { return u == graph.lossId() ? std::string("loss") : "u" + std::to_string(u); };
     std::string models;
     for (const auto &m : s.models)
-        models += (models.empty() ? "" : ", ") + m;
-    out << "digraph " << jsonQuote(graph.pipelineName()) << " {\n";
+        models += (models.empty() ? "" : ", ") + printableName(m);
+    const std::string pipelineName = printableName(graph.pipelineName());
+    out << "digraph " << dotQuote(pipelineName) << " {\n";
     out << "  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label="
-        << jsonQuote(graph.pipelineName() + ": " + splitModeName(s.mode) + " split, training "
+        << dotQuote(pipelineName + ": " + splitModeName(s.mode) + " split, training "
                + (models.empty() ? "nothing" : models))
         << "];\n";
     out << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11];\n";
     out << "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#495057\"];\n";
     for (UnitId u = 0; u < n; ++u) {
-        out << "  " << id(u) << " [label=" << jsonQuote(unitLabelForDot(graph, u))
+        out << "  " << id(u) << " [label=" << dotQuote(unitLabelForDot(graph, u))
             << ", fillcolor=\"" << (s.isTrained(u) ? kStageTwoColor : kStageOneColor) << "\"";
         if (x0.count(u))
             out << ", peripheries=2";
         if (hazardReaders.count(u))
             out << ", color=\"" << kHazardColor << "\", penwidth=3";
-        out << ", tooltip=" << jsonQuote(s.isTrained(u) ? describeReason(graph, s, u) : "stage one (cached)") << "];\n";
+        out << ", tooltip=" << dotQuote(s.isTrained(u) ? describeReason(graph, s, u) : "stage one (cached)") << "];\n";
     }
     if (options.showLoss) {
-        out << "  loss [label=" << jsonQuote("loss: " + graph.unitName(graph.lossId()))
+        out << "  loss [label=" << dotQuote("loss: " + unitLabel(graph, graph.lossId()))
             << ", shape=ellipse, fillcolor=\"" << kLossColor << "\"";
         if (hazardReaders.count(graph.lossId()))
             out << ", color=\"" << kHazardColor << "\", penwidth=3";
@@ -309,7 +345,7 @@ std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis
         std::map<UnitId, std::string> labels;
         for (const auto &e : graph.inEdges(t)) {
             std::string &label = labels[e.source];
-            label += (label.empty() ? "" : "\n") + graph.paramName(e.param);
+            label += (label.empty() ? "" : "\n") + paramLabel(graph, e.param);
         }
         for (const auto &[src, label] : labels) {
             out << "  " << id(src) << " -> " << id(t) << " [";
@@ -319,7 +355,7 @@ std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis
                 first = false;
             };
             if (options.edgeLabels)
-                attr("label=" + jsonQuote(label));
+                attr("label=" + dotQuote(label));
             if (t == graph.lossId())
                 attr("style=dashed");
             if (hazardEdges.count({src, t}))

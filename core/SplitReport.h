@@ -36,8 +36,16 @@ std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysi
 // A report for people.
 std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysis);
 
+// The verification as the report sums it up: "C1 holds, C2 1 violation(s), 2 hazard(s)"
+// (X0 too for a given partition, or when it is broken).
+std::string verificationSummary(const Split &split, const Verification &verification);
+// One line per broken condition and per hazard, as the report lists them
+// ("write-after-read: C reads p; one-stage training gives it A's value, two-stage gives it B's").
+std::vector<std::string> verificationFindings(const PipelineGraph &graph, const Verification &verification);
+
 // Graphviz DOT of the unit graph colored by stage (stage one blue, stage two orange),
-// X0 with a double border, hazards in red, data edges labeled with their params.
+// X0 with a double border, hazards in red, data edges labeled with their params. Names
+// are shown as the reports show them (printableName: a newline as `\n`, NUL as `\u0000`).
 struct DotOptions {
     bool edgeLabels = true;
     bool showLoss = true;

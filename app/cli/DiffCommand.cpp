@@ -4,6 +4,7 @@
 #include "ArgParser.h"
 #include "Commands.h"
 #include "PipelineSource.h"
+#include "StandardStreams.h"
 
 #include "core/SplitReport.h"
 
@@ -54,7 +55,7 @@ int runDiff(const Args &args)
     p.option("format", "text|json", "output format (default text)");
     p.flag("help", "show this help");
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-        std::printf("%s", p.usage("splitscope-cli diff").c_str());
+        writeOut(p.usage("splitscope-cli diff"));
         return kExitOk;
     }
     auto usage = [&](const std::string &message) { return p.usageError("diff", message); };
@@ -63,10 +64,10 @@ int runDiff(const Args &args)
     const std::string format = p.valueOr("format", "text");
     if (format != "text" && format != "json")
         return usage("--format: '" + format + "' is not one of text, json");
-    const LoadResult loaded = loadPipelineArgument(p.positionals().front());
+    const LoadResult loaded = loadPipelineArgument(p.positionals().front(), "diff");
     printDiagnostics(loaded.diagnostics, false);
     if (!loaded.ok())
-        return kExitUsage;
+        return loadFailureStatus(loaded.diagnostics);
     const Pipeline &pipeline = *loaded.pipeline;
     const PipelineGraph graph(pipeline);
     Side a, b;
@@ -93,18 +94,19 @@ int runDiff(const Args &args)
                 {"stage_in_b", m.trainedInB ? "two" : "one"}, {"why", m.why}});
         }
         doc["moved"] = std::move(moved);
-        std::printf("%s\n", doc.dump(1).c_str());
+        writeOut(doc.dump(1) + "\n");
         return kExitOk;
     }
     // "side a" / "side b", as the flags name them: a bare A or B reads like a unit name.
-    std::printf("%s: side a = %s; side b = %s\n", pipeline.name.c_str(), a.label().c_str(), b.label().c_str());
-    std::printf("%zu unit(s) in stage two in both, %zu in stage one in both, %zu moved\n", diff.sameTrained,
+    printOut("%s: side a = %s; side b = %s\n", printableName(pipeline.name).c_str(), a.label().c_str(),
+        b.label().c_str());
+    printOut("%zu unit(s) in stage two in both, %zu in stage one in both, %zu moved\n", diff.sameTrained,
         diff.sameCached, diff.moved.size());
     for (const MovedUnit &m : diff.moved) {
-        std::printf("\n%s: stage %s in side a, stage %s in side b\n", graph.unitName(m.unit).c_str(), m.trainedInB ? "one" : "two",
-            m.trainedInB ? "two" : "one");
+        printOut("\n%s: stage %s in side a, stage %s in side b\n", unitLabel(graph, m.unit).c_str(),
+            m.trainedInB ? "one" : "two", m.trainedInB ? "two" : "one");
         for (const auto &line : m.why)
-            std::printf("  %s\n", line.c_str());
+            printOut("  %s\n", line.c_str());
     }
     return kExitOk;
 }

@@ -4,6 +4,7 @@
 
 #include "ArgParser.h"
 #include "PipelineSource.h"
+#include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
 #include "core/PipelineFile.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <sys/stat.h>
 
 namespace splitscope::cli {
 
@@ -57,22 +59,42 @@ void printSummary(const importer::ImportedPipeline &imported, const std::string 
         imported.className.c_str(), to.c_str(), p.units.size(), p.models.size(), stochastic);
 }
 
-// When SOURCE is a folder, the importer reads its .py files (or those of its
-// diffsynth/pipelines/): an --output onto one of them would replace a source.
-std::string outputIsAFolderSource(const std::string &output, const std::string &source)
+// The .py files an import of the folder SOURCE reads, as the importer finds them
+// (DiffSynthImporter.h): those of the folder, or of its diffsynth/pipelines/ in a
+// DiffSynth-Studio checkout. Empty when SOURCE is not a folder.
+std::vector<std::string> folderSources(const std::string &source)
 {
     namespace fs = std::filesystem;
+    std::vector<std::string> files;
     std::error_code ec;
-    if (!fs::is_directory(source, ec) || !fs::is_regular_file(output, ec) || fs::path(output).extension() != ".py")
-        return {};
-    const fs::path folder = fs::canonical(fs::absolute(output, ec).parent_path(), ec);
-    if (ec)
-        return {};
-    for (const fs::path &read : {fs::path(source), fs::path(source) / "diffsynth" / "pipelines"}) {
-        std::error_code readEc;
-        if (fs::exists(read, readEc) && fs::canonical(read, readEc) == folder && !readEc)
-            return "--output: '" + output + "' is one of the .py files read from '" + source
-                + "'; writing would overwrite it";
+    if (!fs::is_directory(source, ec))
+        return files;
+    fs::path folder(source);
+    if (fs::is_directory(folder / "diffsynth" / "pipelines", ec))
+        folder /= fs::path("diffsynth") / "pipelines";
+    fs::directory_iterator it(folder, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::error_code entryError;
+        if (it->path().extension() == ".py" && it->is_regular_file(entryError))
+            files.push_back(it->path().string());
+    }
+    return files;
+}
+
+// Writing `output` would replace one of the .py files the folder SOURCE reads: the same
+// file by any name (a symbolic link to it, a hard link). The usage error's message, or
+// an empty string. (A file SOURCE is outputPathProblem's.)
+std::string outputIsAFolderSource(const std::string &flag, const std::string &output, const std::string &source,
+    const std::vector<std::string> &sources)
+{
+    struct stat out {};
+    if (::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode))
+        return {}; // a new file, or a device: no source is replaced
+    for (const std::string &file : sources) {
+        struct stat in {};
+        if (::stat(file.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return "--" + flag + ": '" + output + "' is one of the .py files read from '" + source + "' ('" + file
+                + "'); writing would overwrite it";
     }
     return {};
 }
@@ -95,10 +117,10 @@ int runImportDiffSynth(const Args &rawArgs)
     p.flag("help", "show this help");
     const Args args = expandShortFlags(rawArgs);
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-        std::printf("%s", p.usage("splitscope-cli import-diffsynth").c_str());
-        std::printf("\nWarnings name what the reader could not resolve (file:line: computed arguments, unknown base\n"
-                    "classes, units built in loops); nothing is left out without one. Exit status: 0 imported,\n"
-                    "1 could not write, 2 bad input (nothing imported, or errors in some files).\n");
+        writeOut(p.usage("splitscope-cli import-diffsynth"));
+        writeOut("\nWarnings name what the reader could not resolve (file:line: computed arguments, unknown base\n"
+                 "classes, units built in loops); nothing is left out without one. Exit status: 0 imported,\n"
+                 "1 could not write, 2 bad input (nothing imported, or errors in some files).\n");
         return kExitOk;
     }
     if (!p.parse(args))
@@ -107,10 +129,12 @@ int runImportDiffSynth(const Args &rawArgs)
         return p.usageError("import-diffsynth", "--output writes one pipeline and --output-dir one file per pipeline; give only one");
     if (const auto v = p.value("output"); v && v->empty())
         return p.usageError("import-diffsynth", "--output needs a file name");
+    const std::string &source = p.positionals().front();
+    const std::vector<std::string> sources = folderSources(source);
     if (const auto v = p.value("output")) {
-        if (const std::string problem = outputPathProblem("output", *v, p.positionals().front()); !problem.empty())
+        if (const std::string problem = outputPathProblem("output", *v, source); !problem.empty())
             return p.usageError("import-diffsynth", problem);
-        if (const std::string problem = outputIsAFolderSource(*v, p.positionals().front()); !problem.empty())
+        if (const std::string problem = outputIsAFolderSource("output", *v, source, sources); !problem.empty())
             return p.usageError("import-diffsynth", problem);
     }
     if (const auto v = p.value("output-dir"); v && v->empty())
@@ -119,13 +143,32 @@ int runImportDiffSynth(const Args &rawArgs)
     importer::ImportOptions options;
     options.pipelineClass = p.valueOr("pipeline", "");
     options.lossName = p.valueOr("loss", importer::kDefaultLoss);
-    const importer::ImportResult result = importer::importDiffSynthPath(p.positionals().front(), options);
+    importer::ImportResult result = importer::importDiffSynthPath(source, options);
+    for (Diagnostic &d : result.diagnostics) {
+        // A finding about the whole import names no file: it is about SOURCE, and a
+        // class that --pipeline names and SOURCE lacks is the flag's.
+        if (d.file.empty())
+            d.file = source;
+        if (d.code == "unknown-pipeline-class")
+            d.message = "--pipeline: " + d.message;
+    }
     printDiagnostics(result.diagnostics, p.has("verbose"));
     const bool errors = hasErrors(result.diagnostics);
     if (result.pipelines.empty())
         return kExitUsage;
 
     if (const auto dir = p.value("output-dir")) {
+        // Every file's name is known before the first write: one that is a source by another
+        // name (DIR/NAME.json -> SOURCE/NAME.py, DIR being SOURCE or not) refuses the whole import.
+        std::vector<std::string> paths;
+        for (const importer::ImportedPipeline &imported : result.pipelines) {
+            paths.push_back((std::filesystem::path(*dir) / (imported.pipeline.name + ".json")).string());
+            std::string problem = outputPathProblem("output-dir", paths.back(), source);
+            if (problem.empty())
+                problem = outputIsAFolderSource("output-dir", paths.back(), source, sources);
+            if (!problem.empty())
+                return p.usageError("import-diffsynth", problem + "; nothing was written");
+        }
         std::error_code ec;
         std::filesystem::create_directories(*dir, ec);
         if (ec) {
@@ -134,11 +177,12 @@ int runImportDiffSynth(const Args &rawArgs)
             return kExitFailure;
         }
         int status = errors ? kExitUsage : kExitOk;
-        for (const importer::ImportedPipeline &imported : result.pipelines) {
+        for (std::size_t i = 0; i < result.pipelines.size(); ++i) {
+            const importer::ImportedPipeline &imported = result.pipelines[i];
             std::string text;
             if (!serializeChecked(imported, text))
                 return kExitFailure;
-            const std::string path = (std::filesystem::path(*dir) / (imported.pipeline.name + ".json")).string();
+            const std::string &path = paths[i];
             std::string error;
             if (!writeFileAtomically(path, text, &error)) {
                 std::fprintf(stderr, "splitscope-cli import-diffsynth: --output-dir: %s\n", error.c_str());
@@ -169,7 +213,7 @@ int runImportDiffSynth(const Args &rawArgs)
         }
         printSummary(imported, *out);
     } else {
-        std::fwrite(text.data(), 1, text.size(), stdout);
+        writeOut(text);
         printSummary(imported, "standard output");
     }
     return errors ? kExitUsage : kExitOk;

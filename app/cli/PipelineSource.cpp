@@ -4,6 +4,7 @@
 #include "ArgParser.h"
 #include "Commands.h"
 #include "ExtraCommands.h"
+#include "StandardStreams.h"
 #include "resources/Examples.h"
 
 #include "core/PipelineGraph.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace splitscope::cli {
 
@@ -44,18 +46,53 @@ bool calledByAUnit(const Pipeline &pipeline, const std::string &model)
 
 } // namespace
 
-LoadResult loadPipelineArgument(const std::string &argument)
+std::string pipelineArgumentName(const std::string &argument)
 {
+    return argument == "-" ? std::string("<stdin>") : argument;
+}
+
+int loadFailureStatus(const Diagnostics &diagnostics)
+{
+    const bool outOfMemory = std::any_of(
+        diagnostics.begin(), diagnostics.end(), [](const Diagnostic &d) { return d.code == "out-of-memory"; });
+    return outOfMemory ? kExitFailure : kExitUsage;
+}
+
+LoadResult loadPipelineArgument(const std::string &argument, const std::string &command)
+{
+    // `-` is standard input, as for most tools (a file named `-` is `./-`).
+    if (argument == "-" && standardInputWasClosed()) {
+        LoadResult closed;
+        Diagnostic d;
+        d.code = "io";
+        d.file = pipelineArgumentName(argument);
+        d.message = "cannot read standard input: it is closed";
+        closed.diagnostics.push_back(std::move(d));
+        return closed;
+    }
+    if (argument == "-")
+        return loadPipelineDescriptor(STDIN_FILENO, pipelineArgumentName(argument));
     struct stat st {};
     const bool exists = ::stat(argument.c_str(), &st) == 0;
     // Only a bare name can be a built-in pipeline; a path is looked up as a file alone.
     const bool mayBeBuiltin = argument.find('/') == std::string::npos;
-    if (!exists && mayBeBuiltin) {
+    // A folder cannot be read as a pipeline, so one of the same name (an output folder
+    // named after the model, say) does not hide a built-in pipeline; the note says so.
+    const bool folder = exists && S_ISDIR(st.st_mode);
+    if ((!exists || folder) && mayBeBuiltin) {
+        std::string json;
         if (const BuiltinExample *example = findBuiltinExample(argument))
-            return parsePipeline(example->json, "<built-in " + argument + ">");
-        const std::string json = extraBuiltinPipelineJson(argument);
-        if (!json.empty())
+            json = example->json;
+        else
+            json = extraBuiltinPipelineJson(argument);
+        if (!json.empty()) {
+            if (folder)
+                std::fprintf(stderr,
+                    "splitscope-cli %s: note: '%s' here is a folder, not a pipeline file; reading the built-in "
+                    "pipeline of that name\n",
+                    command.c_str(), argument.c_str());
             return parsePipeline(json, "<built-in " + argument + ">");
+        }
     }
     LoadResult result = loadPipelineFile(argument);
     if (!exists && mayBeBuiltin && !result.diagnostics.empty()) {
@@ -112,6 +149,18 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
         if (!checkNames(flags.trainableModels, names))
             return false;
         fromFlags.insert(fromFlags.end(), names.begin(), names.end());
+        // DiffSynth splits the value at commas and finds no model for an empty piece, so
+        // training goes on without it: the same here, but said. ("" alone means none.)
+        const std::size_t pieces = static_cast<std::size_t>(std::count(v->begin(), v->end(), ',')) + 1;
+        if (!v->empty() && names.empty())
+            std::fprintf(stderr,
+                "splitscope-cli %s: warning: --%s: '%s' names no model, so none is trained in full (write \"\" "
+                "to say so)\n",
+                command.c_str(), flags.trainableModels.c_str(), v->c_str());
+        else if (!v->empty() && names.size() < pieces)
+            std::fprintf(stderr, "splitscope-cli %s: warning: --%s: '%s' has an empty entry, which names no model; "
+                                 "it is ignored\n",
+                command.c_str(), flags.trainableModels.c_str(), v->c_str());
     }
     for (const std::string &m : config.modelsRequiringBackward()) {
         if (calledByAUnit(pipeline, m))
@@ -139,9 +188,11 @@ std::string outputPathProblem(const std::string &flag, const std::string &output
         return "--" + flag + ": empty file name";
     struct stat out {};
     struct stat in {};
-    if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode) && ::stat(input.c_str(), &in) == 0
-        && out.st_dev == in.st_dev && out.st_ino == in.st_ino)
-        return "--" + flag + ": '" + output + "' is the input file '" + input + "'; writing would overwrite it";
+    const bool inputIsAFile = input == "-" ? ::fstat(STDIN_FILENO, &in) == 0 : ::stat(input.c_str(), &in) == 0;
+    if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode) && inputIsAFile && out.st_dev == in.st_dev
+        && out.st_ino == in.st_ino)
+        return "--" + flag + ": '" + output + "' is the input file "
+            + (input == "-" ? std::string("(standard input)") : "'" + input + "'") + "; writing would overwrite it";
     return {};
 }
 

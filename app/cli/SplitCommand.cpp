@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "ExtraCommands.h"
 #include "PipelineSource.h"
+#include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
 #include "core/NameSuggestion.h"
@@ -17,20 +18,40 @@ namespace splitscope::cli {
 
 namespace {
 
-bool writeOutput(const std::string &text, const std::optional<std::string> &path)
+// Standard output (checked at exit, StandardStreams.h), or the --output file; the text
+// ends with a line break either way.
+bool writeOutput(const std::string &command, const std::string &text, const std::optional<std::string> &path)
 {
     if (!path) {
-        std::fwrite(text.data(), 1, text.size(), stdout);
+        writeOut(text);
         if (!text.empty() && text.back() != '\n')
-            std::fputc('\n', stdout);
+            writeOut("\n");
         return true;
     }
     std::string error;
     if (!writeFileAtomically(*path, !text.empty() && text.back() == '\n' ? text : text + "\n", &error)) {
-        std::fprintf(stderr, "splitscope-cli: --output: %s\n", error.c_str());
+        std::fprintf(stderr, "splitscope-cli %s: --output: %s\n", command.c_str(), error.c_str());
         return false;
     }
     return true;
+}
+
+// Why --check fails, on stderr: the output may be an explanation or a file, neither of
+// which shows the verification.
+void reportFailedCheck(const PipelineGraph &graph, const SplitAnalysis &analysis, bool explained)
+{
+    constexpr std::size_t kMaxListed = 10; // findings listed before "... and N more"
+    std::fprintf(stderr, "splitscope-cli split: --check: the split fails verification: %s\n",
+        verificationSummary(analysis.split, analysis.verification).c_str());
+    const std::vector<std::string> findings = verificationFindings(graph, analysis.verification);
+    for (std::size_t i = 0; i < findings.size() && i < kMaxListed; ++i)
+        std::fprintf(stderr, "  %s\n", findings[i].c_str());
+    if (findings.size() > kMaxListed)
+        std::fprintf(stderr, "  ... and %zu more\n", findings.size() - kMaxListed);
+    if (explained)
+        std::fprintf(stderr, "  (the whole report: the same 'splitscope-cli split' without --explain)\n");
+    else if (findings.size() > kMaxListed)
+        std::fprintf(stderr, "  (the text and JSON reports list them all)\n");
 }
 
 } // namespace
@@ -59,7 +80,7 @@ int runSplit(const Args &args)
     p.flag("verbose", "also print informational diagnostics (external inputs)");
     p.flag("help", "show this help");
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-        std::printf("%s", p.usage("splitscope-cli split").c_str());
+        writeOut(p.usage("splitscope-cli split"));
         return kExitOk;
     }
     if (!p.parse(args))
@@ -80,10 +101,10 @@ int runSplit(const Args &args)
             return p.usageError("split", problem);
     }
 
-    const LoadResult loaded = loadPipelineArgument(p.positionals().front());
+    const LoadResult loaded = loadPipelineArgument(p.positionals().front(), "split");
     printDiagnostics(loaded.diagnostics, p.has("verbose"));
     if (!loaded.ok())
-        return kExitUsage;
+        return loadFailureStatus(loaded.diagnostics);
     const Pipeline &pipeline = *loaded.pipeline;
     const PipelineGraph graph(pipeline);
 
@@ -135,10 +156,12 @@ int runSplit(const Args &args)
     } else {
         out = splitToText(graph, analysis);
     }
-    if (!writeOutput(out, p.value("output")))
+    if (!writeOutput("split", out, p.value("output")))
         return kExitFailure;
-    if (p.has("check") && (!analysis.verification.hazardFree() || !analysis.verification.satisfiesConditions()))
+    if (p.has("check") && (!analysis.verification.hazardFree() || !analysis.verification.satisfiesConditions())) {
+        reportFailedCheck(graph, analysis, explanation.has_value());
         return kExitHazards;
+    }
     return kExitOk;
 }
 
@@ -149,21 +172,22 @@ int runValidate(const Args &args)
     p.flag("quiet", "print nothing; only the exit status tells (0 valid, 2 invalid)");
     p.flag("help", "show this help");
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-        std::printf("%s", p.usage("splitscope-cli validate").c_str());
+        writeOut(p.usage("splitscope-cli validate"));
         return kExitOk;
     }
     if (!p.parse(args))
         return p.usageError("validate", p.error());
-    const LoadResult loaded = loadPipelineArgument(p.positionals().front());
+    const std::string &argument = p.positionals().front();
+    const LoadResult loaded = loadPipelineArgument(argument, "validate");
     if (!p.has("quiet")) {
         for (const Diagnostic &d : loaded.diagnostics)
-            std::printf("%s\n", d.toString().c_str());
-        std::printf("%s: %zu error(s), %zu warning(s), %zu note(s)%s\n", p.positionals().front().c_str(),
+            printOut("%s\n", d.toString().c_str());
+        printOut("%s: %zu error(s), %zu warning(s), %zu note(s)%s\n", pipelineArgumentName(argument).c_str(),
             countSeverity(loaded.diagnostics, Severity::Error), countSeverity(loaded.diagnostics, Severity::Warning),
             countSeverity(loaded.diagnostics, Severity::Info),
             loaded.ok() ? (", " + std::to_string(loaded.pipeline->units.size()) + " units").c_str() : "");
     }
-    return loaded.ok() ? kExitOk : kExitUsage;
+    return loaded.ok() ? kExitOk : loadFailureStatus(loaded.diagnostics);
 }
 
 int runExamples(const Args &args)
@@ -173,7 +197,7 @@ int runExamples(const Args &args)
     p.option("output", "FILE", "write the example to FILE");
     p.flag("help", "show this help");
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-        std::printf("%s", p.usage("splitscope-cli examples").c_str());
+        writeOut(p.usage("splitscope-cli examples"));
         return kExitOk;
     }
     if (!p.parse(args))
@@ -189,10 +213,10 @@ int runExamples(const Args &args)
             return std::find(executable.begin(), executable.end(), name) != executable.end();
         };
         for (const auto &e : builtinExamples())
-            std::printf("%s%s\n", e.name.c_str(), isExecutable(e.name) ? " (executable)" : "");
+            printOut("%s%s\n", e.name.c_str(), isExecutable(e.name) ? " (executable)" : "");
         for (const auto &name : executable) {
             if (!findBuiltinExample(name))
-                std::printf("%s (executable)\n", name.c_str());
+                printOut("%s (executable)\n", name.c_str());
         }
         return kExitOk;
     }
@@ -210,7 +234,7 @@ int runExamples(const Args &args)
         return p.usageError("examples", "no built-in pipeline named '" + name + "'"
                 + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
     }
-    return writeOutput(json, p.value("output")) ? kExitOk : kExitFailure;
+    return writeOutput("examples", json, p.value("output")) ? kExitOk : kExitFailure;
 }
 
 } // namespace splitscope::cli

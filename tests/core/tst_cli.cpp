@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // splitscope-cli split / validate / examples as a user runs them: exit statuses,
 // messages on stderr that name what is wrong, and the JSON schema.
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
@@ -8,6 +9,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <functional>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -23,15 +26,34 @@ struct Run {
     QByteArray err;
 };
 
-Run cli(const QStringList &args, const QByteArray &input = {})
+// Runs `program`; `setup` may redirect its streams or set its working folder first.
+Run runProgram(const QString &program, const QStringList &args, const QByteArray &input = {},
+    const std::function<void(QProcess &)> &setup = {})
 {
     QProcess p;
-    p.start(QStringLiteral(SPLITSCOPE_CLI), args);
-    p.write(input);
+    if (setup)
+        setup(p);
+    p.start(program, args);
+    if (!input.isEmpty())
+        p.write(input);
     p.closeWriteChannel();
     p.waitForFinished(60000);
     return Run{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
         p.readAllStandardError()};
+}
+
+Run cli(const QStringList &args, const QByteArray &input = {})
+{
+    return runProgram(QStringLiteral(SPLITSCOPE_CLI), args, input);
+}
+
+// The command line run by /bin/sh after `shellPrefix` (say `ulimit -v 100000;` or a
+// redirection on exec), for what QProcess cannot set up.
+Run cliInShell(const QString &shellPrefix, const QStringList &args, const QString &execRedirection = {})
+{
+    return runProgram(QStringLiteral("/bin/sh"),
+        QStringList({"-c", shellPrefix + " exec \"$0\" \"$@\" " + execRedirection, QStringLiteral(SPLITSCOPE_CLI)})
+            + args);
 }
 
 QStringList strings(const QJsonValue &v)
@@ -43,6 +65,26 @@ QStringList strings(const QJsonValue &v)
 }
 
 const QString kExamples = QStringLiteral(SPLITSCOPE_EXAMPLES_DIR);
+
+// AddressSanitizer (the fuzzing build instruments everything) reserves terabytes of
+// address space up front, so a program built with it cannot start under `ulimit -v`.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// `ulimit -v KIB;` for cliInShell, or nothing where the limit cannot apply.
+QString addressSpaceLimit(int kib)
+{
+    return kAddressSanitizer ? QString() : QString("ulimit -v %1;").arg(kib);
+}
 
 struct stat lstatOf(const QString &path)
 {
@@ -82,6 +124,20 @@ private Q_SLOTS:
     void badPipelineFile();
     void validateAndExamples();
     void diffCommand();
+    void failedStandardOutputFails_data();
+    void failedStandardOutputFails();
+    void closedStandardOutput();
+    void unreadableInputsAreRefused();
+    void memoryRunningOutIsAFailureNotAnAbort();
+    void standardInput();
+    void explainGivenPartitionNamesViolations();
+    void failedCheckSaysWhy();
+    void modelNamedTwiceOrEmpty();
+    void outputErrorsNameTheCommand();
+    void helpAndVersion();
+    void folderNamedLikeABuiltin();
+    void importWritesNoSourceThroughALink();
+    void importUnknownPipelineClass();
 };
 
 void TestCli::jsonSchema()
@@ -464,6 +520,338 @@ void TestCli::diffCommand()
     QVERIFY(configs.out.contains("1 unit(s) in stage two in both, 3 in stage one in both, 6 moved"));
     QVERIFY(configs.out.contains("QwenImageUnit_EntityControl: stage two in side a, stage one in side b"));
     QCOMPARE(cli({"diff", "qwen_image", "--mode-a", "quick"}).status, 2);
+}
+
+void TestCli::failedStandardOutputFails_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("command");
+    QTest::newRow("split") << QStringList({"split", "qwen_image"}) << "split";
+    QTest::newRow("split json") << QStringList({"split", "qwen_image", "--format", "json"}) << "split";
+    QTest::newRow("split dot") << QStringList({"split", "qwen_image", "--format", "dot"}) << "split";
+    QTest::newRow("split --check with hazards") << QStringList({"split", "counterexample_write_after_read", "--check"})
+                                                << "split";
+    QTest::newRow("split help") << QStringList({"split", "--help"}) << "split";
+    QTest::newRow("examples NAME") << QStringList({"examples", "wan_video"}) << "examples";
+    QTest::newRow("examples") << QStringList({"examples"}) << "examples";
+    QTest::newRow("diff json") << QStringList({"diff", "qwen_image", "--format", "json"}) << "diff";
+    QTest::newRow("diff text") << QStringList({"diff", "qwen_image"}) << "diff";
+    QTest::newRow("validate") << QStringList({"validate", "wan_video"}) << "validate";
+    QTest::newRow("help") << QStringList({"help"}) << "";
+    QTest::newRow("version") << QStringList({"--version"}) << "";
+}
+
+void TestCli::failedStandardOutputFails()
+{
+    // /dev/full takes nothing: every command that writes to standard output must fail
+    // with 1 and say so, rather than exit 0 with its output lost or cut short.
+    QFETCH(QStringList, args);
+    QFETCH(QString, command);
+    const Run r = runProgram(QStringLiteral(SPLITSCOPE_CLI), args, {},
+        [](QProcess &p) { p.setStandardOutputFile(QStringLiteral("/dev/full")); });
+    QCOMPARE(r.status, 1);
+    const QString prefix = command.isEmpty() ? QString("splitscope-cli") : "splitscope-cli " + command;
+    QVERIFY2(QString::fromUtf8(r.err).contains(prefix + ": cannot write standard output: No space left on device"),
+        r.err.constData());
+}
+
+void TestCli::closedStandardOutput()
+{
+    // `>&-`: nothing can be written, which is a failure, not a silent success...
+    const Run closed = cliInShell({}, {"split", "qwen_image"}, ">&-");
+    QCOMPARE(closed.status, 1);
+    QVERIFY2(closed.err.contains("splitscope-cli split: cannot write standard output: it is closed"),
+        closed.err.constData());
+    // ...and the file an --output opens must not take descriptor 1 and get text meant for it.
+    QTemporaryDir dir;
+    const QString out = dir.filePath("split.txt");
+    const Run toFile = cliInShell({}, {"split", "qwen_image", "--output", out}, ">&-");
+    QCOMPARE(toFile.status, 0);
+    QVERIFY(toFile.err.isEmpty());
+    QVERIFY(readAll(out).startsWith("Pipeline qwen_image: 10 units"));
+}
+
+void TestCli::unreadableInputsAreRefused()
+{
+    // A device that never ends was read until memory ran out (std::bad_alloc, an abort).
+    const Run zero = cliInShell(addressSpaceLimit(1000000), {"validate", "/dev/zero"});
+    QCOMPARE(zero.status, 2);
+    QVERIFY2(zero.out.contains(
+                 "/dev/zero: error: cannot read '/dev/zero': it is a character device, not a regular file or a pipe"),
+        zero.out.constData());
+    const Run zeroSplit = cli({"split", "/dev/zero"});
+    QCOMPARE(zeroSplit.status, 2);
+    QVERIFY(zeroSplit.err.contains("/dev/zero: error: cannot read '/dev/zero': it is a character device"));
+    // Above the size limit (a sparse file: no disk used), refused unread, naming the file.
+    QTemporaryDir dir;
+    const QString big = dir.filePath("big.json");
+    QFile f(big);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QVERIFY(f.resize(qint64(1536) << 20));
+    f.close();
+    const Run huge = cliInShell(addressSpaceLimit(1000000), {"split", big});
+    QCOMPARE(huge.status, 2);
+    QVERIFY2(huge.err.contains((big + ": error: the file has 1610612736 bytes; pipeline descriptions above 1073741824 "
+                                      "bytes (1 GiB) are refused")
+                                   .toUtf8()),
+        huge.err.constData());
+    // A folder that is not a built-in's name.
+    const Run folder = cli({"validate", dir.path()});
+    QCOMPARE(folder.status, 2);
+    QVERIFY(folder.out.contains(("cannot read '" + dir.path() + "': it is a folder, not a pipeline file").toUtf8()));
+}
+
+void TestCli::memoryRunningOutIsAFailureNotAnAbort()
+{
+    // A valid 200,000-unit pipeline (15 MB) under address-space limits from "cannot load
+    // it" to "cannot write its JSON": each run ends with 1 and a message, never with an
+    // abort (134) from std::bad_alloc, even where a destructor runs out.
+    if (kAddressSanitizer)
+        QSKIP("built with AddressSanitizer, which cannot run under ulimit -v");
+    QTemporaryDir dir;
+    const QString path = dir.filePath("big.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"format": "splitscope.pipeline/1", "name": "big", "units": [)");
+    constexpr int kUnits = 200000;
+    for (int i = 0; i < kUnits; ++i)
+        f.write(QString(R"(%1{"name": "u%2", "input_params": ["p%3"], "output_params": ["p%2"]})")
+                    .arg(i ? ", " : "")
+                    .arg(i)
+                    .arg(i - 1)
+                    .toUtf8());
+    f.write("]}");
+    f.close();
+    int failures = 0;
+    for (const int kib : {60000, 150000, 200000, 250000, 300000}) {
+        const Run r = cliInShell(addressSpaceLimit(kib), {"split", path, "--format", "json"}, ">/dev/null");
+        QVERIFY2(r.status == 0 || r.status == 1,
+            qPrintable(QString("ulimit -v %1: status %2: %3").arg(kib).arg(r.status).arg(QString::fromUtf8(r.err))));
+        if (r.status == 1) {
+            ++failures;
+            QVERIFY2(r.err.contains("splitscope-cli split: not enough memory to finish"), r.err.constData());
+        }
+    }
+    QVERIFY(failures > 0);
+}
+
+void TestCli::standardInput()
+{
+    // `-` reads standard input (it used to be looked up as a built-in name: "Did you mean ...").
+    const QByteArray doc = readAll(kExamples + "/counterexample_write_after_read.json");
+    const Run v = cli({"validate", "-"}, doc);
+    QCOMPARE(v.status, 0);
+    QVERIFY2(v.out.contains("<stdin>: 0 error(s), 0 warning(s)"), v.out.constData());
+    QVERIFY(!v.err.contains("Did you mean"));
+    const Run split = cli({"split", "-", "--format", "json"}, doc);
+    QCOMPARE(split.status, 0);
+    QCOMPARE(strings(QJsonDocument::fromJson(split.out).object()["v1"]), QStringList({"C"}));
+    const Run bad = cli({"validate", "-"}, "{\n \"units\": 3");
+    QCOMPARE(bad.status, 2);
+    QVERIFY2(bad.out.contains("<stdin>:2:"), bad.out.constData());
+    // An --output onto the file that standard input reads is refused like one onto a named input.
+    QTemporaryDir dir;
+    const QString input = dir.filePath("p.json");
+    QVERIFY(QFile::copy(kExamples + "/counterexample_write_after_read.json", input));
+    const Run same = runProgram(QStringLiteral(SPLITSCOPE_CLI), {"split", "-", "--output", input}, {},
+        [&input](QProcess &p) { p.setStandardInputFile(input); });
+    QCOMPARE(same.status, 2);
+    QVERIFY2(same.err.contains(("--output: '" + input + "' is the input file (standard input)").toUtf8()),
+        same.err.constData());
+    QCOMPARE(readAll(input), doc);
+    const Run closed = cliInShell({}, {"validate", "-"}, "<&-");
+    QCOMPARE(closed.status, 2);
+    QVERIFY2(closed.out.contains("<stdin>: error: cannot read standard input: it is closed"), closed.out.constData());
+    // A device as standard input is refused like a device named as a file.
+    const Run zero = runProgram(QStringLiteral(SPLITSCOPE_CLI), {"validate", "-"}, {},
+        [](QProcess &p) { p.setStandardInputFile(QStringLiteral("/dev/zero")); });
+    QCOMPARE(zero.status, 2);
+    QVERIFY2(zero.out.contains("<stdin>: error: cannot read '<stdin>': it is a character device"),
+        zero.out.constData());
+}
+
+void TestCli::explainGivenPartitionNamesViolations()
+{
+    // B reads p from A, which the partition puts in stage two: a C1 violation the
+    // explanation used to leave out ("nothing in stage two reads p" alone).
+    const Run r = cli({"split", "counterexample_write_after_read", "--stage-two", "A", "--explain", "B"});
+    QCOMPARE(r.status, 0);
+    QCOMPARE(QString::fromUtf8(r.out),
+        QString("B runs in stage one (computed once and cached), because:\n"
+                "- the given partition puts it there;\n"
+                "- it reads p from A, which the partition puts in stage two: that breaks C1 (stage one runs first, "
+                "so B would not get that value);\n"
+                "- it writes p; nothing in stage two reads p.\n"));
+    const Run a = cli({"split", "counterexample_write_after_read", "--stage-two", "A", "--explain", "A"});
+    QVERIFY2(a.out.contains("- it writes p, which B reads in stage one: that breaks C1"), a.out.constData());
+}
+
+void TestCli::failedCheckSaysWhy()
+{
+    // The explanation does not show the verification: stderr says why --check fails.
+    const Run r = cli({"split", "counterexample_write_after_read", "--check", "--explain", "C"});
+    QCOMPARE(r.status, 3);
+    QCOMPARE(QString::fromUtf8(r.err),
+        QString("splitscope-cli split: --check: the split fails verification: C1 holds, C2 holds, 1 hazard(s)\n"
+                "  write-after-read: C reads p; one-stage training gives it A's value, two-stage gives it B's\n"
+                "  (the whole report: the same 'splitscope-cli split' without --explain)\n"));
+    QVERIFY(r.out.contains("- a hazard (write-after-read): it reads p"));
+    // Broken conditions too, whatever the format.
+    const Run given =
+        cli({"split", "counterexample_write_after_read", "--stage-two", "A", "--check", "--format", "json"});
+    QCOMPARE(given.status, 3);
+    QVERIFY2(given.err.contains("--check: the split fails verification: X0 1 violation(s), C1 2 violation(s), C2 "
+                                "holds, no hazards\n  X0: C calls dit"),
+        given.err.constData());
+    // A split that passes says nothing.
+    QCOMPARE(cli({"split", "counterexample_write_after_read", "--mode", "safe", "--check"}).err, QByteArray());
+}
+
+void TestCli::modelNamedTwiceOrEmpty()
+{
+    const Run twice = cli({"split", "qwen_image", "--trainable_models", "vae,vae", "--format", "json"});
+    QCOMPARE(twice.status, 0);
+    QCOMPARE(strings(QJsonDocument::fromJson(twice.out).object()["models_require_backward"]),
+        QStringList({"vae", "dit"}));
+    // Trained in full and as the LoRA base (dit): named once, its note printed once.
+    const Run both = cli({"split", "qwen_image", "--trainable_models", "vae,dit"});
+    QCOMPARE(both.status, 0);
+    QVERIFY2(both.out.contains("Models requiring backward: vae, dit\n"), both.out.constData());
+    QCOMPARE(both.err.count("note: model 'dit' is listed in qwen_image but no unit calls it"), 1);
+    // An empty entry, or blanks alone, name no model: ignored (as DiffSynth does), with a warning.
+    const Run empty = cli({"split", "qwen_image", "--trainable_models", "vae,,text_encoder", "--format", "json"});
+    QCOMPARE(empty.status, 0);
+    QVERIFY2(empty.err.contains("splitscope-cli split: warning: --trainable_models: 'vae,,text_encoder' has an empty "
+                                "entry, which names no model; it is ignored"),
+        empty.err.constData());
+    QCOMPARE(strings(QJsonDocument::fromJson(empty.out).object()["models_require_backward"]),
+        QStringList({"vae", "text_encoder", "dit"}));
+    const Run blank = cli({"diff", "qwen_image", "--trainable_models-b", " "});
+    QCOMPARE(blank.status, 0);
+    QVERIFY2(blank.err.contains("splitscope-cli diff: warning: --trainable_models-b: ' ' names no model, so none is "
+                                "trained in full"),
+        blank.err.constData());
+}
+
+void TestCli::outputErrorsNameTheCommand()
+{
+    const Run split = cli({"split", "qwen_image", "--output", "/nonexistent/dir/x.txt"});
+    QCOMPARE(split.status, 1);
+    QVERIFY2(split.err.startsWith("splitscope-cli split: --output: cannot create a temporary file beside "
+                                  "'/nonexistent/dir/x.txt'"),
+        split.err.constData());
+    const Run examples = cli({"examples", "krea2", "--output", "/nonexistent/dir/x.json"});
+    QCOMPARE(examples.status, 1);
+    QVERIFY2(examples.err.startsWith("splitscope-cli examples: --output: "), examples.err.constData());
+}
+
+void TestCli::helpAndVersion()
+{
+    // `help split` is `split --help`, not the general usage.
+    const Run help = cli({"help", "split"});
+    QCOMPARE(help.status, 0);
+    QVERIFY2(help.out.startsWith("usage: splitscope-cli split PIPELINE [flags]"), help.out.constData());
+    QCOMPARE(help.out, cli({"split", "--help"}).out);
+    const Run unknown = cli({"help", "splt"});
+    QCOMPARE(unknown.status, 2);
+    QVERIFY(unknown.err.contains("unknown command 'splt' (did you mean 'split'?)"));
+    // As the GUI's `splitscope --version`.
+    const Run version = cli({"--version"});
+    QCOMPARE(version.status, 0);
+    QCOMPARE(QString::fromUtf8(version.out), QString("splitscope-cli %1\n").arg(SPLITSCOPE_VERSION));
+}
+
+void TestCli::folderNamedLikeABuiltin()
+{
+    // A folder is no pipeline file: one named like a built-in pipeline (an output folder
+    // named after the model, say) does not hide it ("Is a directory"); a note says so.
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("qwen_image"));
+    QVERIFY(QDir(dir.path()).mkdir("mine"));
+    const auto inDir = [&dir](QProcess &p) { p.setWorkingDirectory(dir.path()); };
+    const Run builtin = runProgram(QStringLiteral(SPLITSCOPE_CLI), {"split", "qwen_image"}, {}, inDir);
+    QCOMPARE(builtin.status, 0);
+    QVERIFY(builtin.out.startsWith("Pipeline qwen_image: 10 units"));
+    QCOMPARE(QString::fromUtf8(builtin.err),
+        QString("splitscope-cli split: note: 'qwen_image' here is a folder, not a pipeline file; reading the built-in "
+                "pipeline of that name\n"));
+    // With a / it is a path, and a folder of no built-in's name is said to be a folder.
+    const Run path = runProgram(QStringLiteral(SPLITSCOPE_CLI), {"split", "./qwen_image"}, {}, inDir);
+    QCOMPARE(path.status, 2);
+    QVERIFY2(path.err.contains("cannot read './qwen_image': it is a folder, not a pipeline file"),
+        path.err.constData());
+    const Run mine = runProgram(QStringLiteral(SPLITSCOPE_CLI), {"validate", "mine"}, {}, inDir);
+    QCOMPARE(mine.status, 2);
+    QVERIFY2(mine.out.contains("mine: error: cannot read 'mine': it is a folder, not a pipeline file"),
+        mine.out.constData());
+}
+
+void TestCli::importWritesNoSourceThroughALink()
+{
+#ifndef SPLITSCOPE_IMPORTER_FIXTURES
+    QSKIP("splitscope-cli is built without the DiffSynth importer");
+#else
+    QTemporaryDir dir;
+    const QString source = dir.filePath("f3");
+    QVERIFY(QDir().mkpath(source));
+    const QDir fixtures(QStringLiteral(SPLITSCOPE_IMPORTER_FIXTURES) + "/folder");
+    for (const QString &name : fixtures.entryList({"*.py"}, QDir::Files))
+        QVERIFY(QFile::copy(fixtures.filePath(name), source + "/" + name));
+    const QByteArray beta = readAll(source + "/beta_video.py");
+    const QByteArray alpha = readAll(source + "/alpha_image.py");
+
+    // out3/beta_video.json -> ../f3/beta_video.py: writing it would replace the source.
+    const QString out = dir.filePath("out3");
+    QVERIFY(QDir().mkpath(out));
+    QVERIFY(::symlink("../f3/beta_video.py", (out + "/beta_video.json").toLocal8Bit().constData()) == 0);
+    const Run linked = cli({"import-diffsynth", source, "--output-dir", out});
+    QCOMPARE(linked.status, 2);
+    const QString refused = "splitscope-cli import-diffsynth: --output-dir: '" + out
+        + "/beta_video.json' is one of the .py files read from '" + source + "' ('" + source
+        + "/beta_video.py'); writing would overwrite it; nothing was written";
+    QVERIFY2(linked.err.contains(refused.toUtf8()),
+        linked.err.constData());
+    QCOMPARE(readAll(source + "/beta_video.py"), beta);
+    QCOMPARE(QDir(out).entryList(QDir::Files | QDir::System), QStringList({"beta_video.json"})); // nothing else written
+
+    // --output-dir the source folder itself, where alpha_image.json links to alpha_image.py.
+    QVERIFY(::symlink("alpha_image.py", (source + "/alpha_image.json").toLocal8Bit().constData()) == 0);
+    const Run same = cli({"import-diffsynth", source, "--output-dir", source});
+    QCOMPARE(same.status, 2);
+    QVERIFY2(same.err.contains("/alpha_image.json' is one of the .py files read from"), same.err.constData());
+    QCOMPARE(readAll(source + "/alpha_image.py"), alpha);
+    QVERIFY(!QFile::exists(source + "/beta_video.json"));
+
+    // A hard link is the same file by another name; -o is checked the same way.
+    const QString hardLink = dir.filePath("hard.json");
+    QVERIFY(::link((source + "/beta_video.py").toLocal8Bit().constData(), hardLink.toLocal8Bit().constData()) == 0);
+    const Run hard = cli({"import-diffsynth", source, "--pipeline", "AlphaImagePipeline", "-o", hardLink});
+    QCOMPARE(hard.status, 2);
+    QVERIFY2(hard.err.contains("hard.json' is one of the .py files read from"), hard.err.constData());
+    QCOMPARE(readAll(source + "/beta_video.py"), beta);
+
+    // Without links the folder imports as before, into the source folder too.
+    QVERIFY(QFile::remove(source + "/alpha_image.json"));
+    QCOMPARE(cli({"import-diffsynth", source, "--output-dir", source}).status, 0);
+    QVERIFY(QFile::exists(source + "/alpha_image.json"));
+    QCOMPARE(readAll(source + "/alpha_image.py"), alpha);
+#endif
+}
+
+void TestCli::importUnknownPipelineClass()
+{
+#ifndef SPLITSCOPE_IMPORTER_FIXTURES
+    QSKIP("splitscope-cli is built without the DiffSynth importer");
+#else
+    // The error names the folder and the flag (it used to be a bare "error: ...").
+    const QString folder = QStringLiteral(SPLITSCOPE_IMPORTER_FIXTURES) + "/folder";
+    const Run r = cli({"import-diffsynth", folder, "--pipeline", "NoSuch"});
+    QCOMPARE(r.status, 2);
+    QVERIFY2(r.err.startsWith((folder + ": error: --pipeline: no pipeline class named 'NoSuch'; found: "
+                                        "AlphaImagePipeline, BetaVideoPipeline, BetaVideoEditPipeline")
+                                  .toUtf8()),
+        r.err.constData());
+#endif
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -61,6 +61,9 @@ private Q_SLOTS:
     void updateChainsInJson();
     void longUpdateChainShortened();
     void givenPartitionBreakingX0();
+    void givenPartitionBreakingC1();
+    void givenPartitionBreakingC2();
+    void hazardAtAStageTwoRead();
     void randomExplanations();
     void namesWithControlCharacters();
 };
@@ -299,6 +302,63 @@ void TestExplain::givenPartitionBreakingX0()
         QVERIFY(c.condition != ConditionViolation::Condition::X0);
 }
 
+void TestExplain::givenPartitionBreakingC1()
+{
+    // A: x->p in stage two, B and C (which calls dit) read p in stage one.
+    const Pipeline p = example("counterexample_write_after_read");
+    const PipelineGraph g(p);
+    const Split given = givenSplit(g, {"A"}, nullptr, {"dit"});
+    QCOMPARE(toQt(explainUnit(g, given, g.findUnit("B")).lines),
+        QStringList({"B runs in stage one (computed once and cached), because:", "- the given partition puts it there;",
+            "- it reads p from A, which the partition puts in stage two: that breaks C1 (stage one runs first, so B "
+            "would not get that value);",
+            "- it writes p; nothing in stage two reads p."}));
+    QCOMPARE(toQt(explainUnit(g, given, g.findUnit("A")).lines),
+        QStringList({"A runs in stage two (trained every step). Chain of reasons:",
+            "1. A is listed in stage two by the given partition.", "What the verifier reports at A:",
+            "- it writes p, which C reads in stage one: that breaks C1 (stage one runs first, so C would not get this "
+            "value);",
+            "- it writes p, which B reads in stage one: that breaks C1 (stage one runs first, so B would not get this "
+            "value)."}));
+}
+
+void TestExplain::givenPartitionBreakingC2()
+{
+    // F reads and rewrites p first in stage two; its later rewriter L stays in stage one.
+    Pipeline p;
+    p.name = "c2";
+    p.units = {unit("F", {"p"}, {"p"}, {"dit"}), unit("L", {"q"}, {"p"})};
+    const PipelineGraph g(p);
+    const Split given = givenSplit(g, {"F"}, nullptr, {"dit"});
+    const Verification v = verifySplit(g, given);
+    QCOMPARE(v.violations.size(), std::size_t(1));
+    QCOMPARE(v.violations.front().condition, ConditionViolation::Condition::C2);
+    const QStringList f = toQt(explainUnit(g, given, g.findUnit("F")).lines);
+    QVERIFY2(f.contains("- it is the first stage-two reader of p and rewrites it, but the later rewriter L is in stage "
+                        "one: that breaks C2;"),
+        qPrintable(f.join('\n')));
+    const QStringList l = toQt(explainUnit(g, given, g.findUnit("L")).lines);
+    QVERIFY2(l.contains("- it rewrites p after F, which reads it first in stage two and rewrites it: that breaks C2 "
+                        "(DiffSynth's update rule puts every later rewriter in stage two);"),
+        qPrintable(l.join('\n')));
+}
+
+void TestExplain::hazardAtAStageTwoRead()
+{
+    // The seed split of the write-after-read counterexample: C's read of p is a hazard,
+    // which its explanation says (it used to give the X0 reason alone).
+    const Pipeline p = example("counterexample_write_after_read");
+    const PipelineGraph g(p);
+    QCOMPARE(toQt(explainUnit(g, computeSeedSplit(g, {"dit"}), g.findUnit("C")).lines),
+        QStringList({"C runs in stage two (trained every step). Chain of reasons:",
+            "1. X0: C calls dit, which needs gradients, so it runs in stage two.", "What the verifier reports at C:",
+            "- a hazard (write-after-read): it reads p; one-stage training gives it A's value, two-stage gives it "
+            "B's."}));
+    // The safe split has none, and says none.
+    const Explanation safe = explainUnit(g, computeSafeSplit(g, {"dit"}), g.findUnit("C"));
+    QCOMPARE(safe.lines.size(), std::size_t(2));
+}
+
 void TestExplain::randomExplanations()
 {
     // On random pipelines: every stage-two chain starts at a unit of X0 and each step's
@@ -321,6 +381,24 @@ void TestExplain::randomExplanations()
             const Verification v = verifySplit(g, s);
             for (UnitId u = 0; u < g.unitCount(); ++u) {
                 const Explanation e = explainUnit(g, s, u);
+                // Each hazard at the unit's reads, and each broken C1/C2 that involves it, is named once.
+                std::size_t problemsNamed = 0, problems = 0;
+                for (const auto &line : e.lines) {
+                    for (const char *phrase : {"- a hazard (", "that breaks C1", "that breaks C2"})
+                        problemsNamed += line.find(phrase) != std::string::npos ? 1 : 0;
+                }
+                for (const Hazard &h : v.hazards)
+                    problems += h.reader == u ? 1 : 0;
+                for (const ConditionViolation &c : v.violations)
+                    problems += c.condition != ConditionViolation::Condition::X0 && (c.from == u || c.to == u) ? 1 : 0;
+                if (problemsNamed != problems)
+                    QFAIL(qPrintable(QString("seed %1, %2 split, unit %3: the explanation names %4 hazard(s) at its "
+                                             "reads and broken conditions, the verifier finds %5")
+                                         .arg(seed)
+                                         .arg(splitModeName(mode))
+                                         .arg(QString::fromStdString(g.unitName(u)))
+                                         .arg(problemsNamed)
+                                         .arg(problems)));
                 if (s.isTrained(u) && mode == SplitMode::Given) {
                     QCOMPARE(e.path, std::vector<UnitId>{u});
                     continue;
@@ -376,6 +454,21 @@ void TestExplain::namesWithControlCharacters()
     // JSON keeps the names themselves (its own escapes).
     const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(splitToJson(g, a))).object();
     QCOMPARE(doc["x0"].toArray()[0].toString(), QString("Enc\nA"));
+    // DOT shows them as the reports do: Graphviz reads `\n` as a line break and drops the
+    // backslash of `\u`, so the backslash of an escape is doubled. Its own line breaks
+    // (before the models) stay `\n`; a backslash in a name is doubled too, or `\N` would
+    // show the node's id.
+    Pipeline q = p;
+    q.name = std::string("ctl\x01", 4);
+    q.units[1].name = "B\\N";
+    q.loss = LossSpec{"L\n", std::nullopt, false, {}};
+    const PipelineGraph gq(q);
+    const std::string dot = splitToDot(gq, analyzeSplit(gq, {"dit"}, SplitMode::Seed));
+    for (const char *expected : {R"(digraph "ctl\\u0001" {)", R"(label="ctl\\u0001: seed split, training dit")",
+             R"(u0 [label="Enc\\nA\n[dit]")", R"(u1 [label="B\\N")", R"(u0 -> u1 [label="emb")",
+             R"(loss [label="loss: L\\n")"})
+        QVERIFY2(dot.find(expected) != std::string::npos, (std::string(expected) + " not in\n" + dot).c_str());
+    QVERIFY(dot.find(std::string(1, '\0')) == std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestExplain)

@@ -132,6 +132,11 @@ void TestJsonReader::invalid_data()
     QTest::newRow("missing colon") << QByteArray("{\"a\" 1}") << 1 << 6 << "':' expected after member name \"a\"";
     QTest::newRow("trailing comma in object") << QByteArray("{\"a\": 1,\n}") << 2 << 1 << "trailing comma before '}'";
     QTest::newRow("missing comma") << QByteArray("[1\n 2]") << 2 << 2 << "',' or ']' expected";
+    // Line breaks as editors count them: a lone CR (classic Mac OS) is one, CR LF is one.
+    QTest::newRow("missing comma after CR") << QByteArray("[1\r 2]") << 2 << 2 << "',' or ']' expected";
+    QTest::newRow("missing comma after CR LF") << QByteArray("[1\r\n 2]") << 2 << 2 << "',' or ']' expected";
+    QTest::newRow("mixed line breaks") << QByteArray("[1,\r\r\n\n\r  2 3]") << 5 << 5 << "',' or ']' expected";
+    QTest::newRow("CR at the end") << QByteArray("[1,\r") << 2 << 1 << "unexpected end of input";
     QTest::newRow("unclosed array") << QByteArray("[1, 2") << 1 << 6 << "unexpected end of input, ']' expected";
     QTest::newRow("raw newline in string") << QByteArray("[\"a\nb\"]") << 1 << 4 << "line break inside a string";
     QTest::newRow("tab in string") << QByteArray("[\"a\tb\"]") << 1 << 4 << "control character";

@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 using namespace splitscope;
 
 namespace {
@@ -76,6 +78,11 @@ private Q_SLOTS:
     void hundredThousandKeysLoadInLinearTime();
     void modelsAsStringKeepsItsForm();
     void emptyTrainingFieldsMeanNone();
+    void notesOnlyForDocumentsThatLoad();
+    void devicesAndFoldersAreNotRead();
+    void oversizedInputIsRefusedUnread();
+    void pipesAreReadUpToTheLimit();
+    void modelsRequiringBackwardOnce();
 };
 
 void TestPipelineFile::examplesRoundTripByteForByte_data()
@@ -144,8 +151,9 @@ void TestPipelineFile::badInput_data()
         "units[0].output_params", 5, 43, "write (\"noise\",) there and a list here");
     row("unknown key", doc(R"([{"name": "A", "colour": 1}])"), "unknown-key", W, "units[0].colour", 5, 26,
         "unknown key \"colour\"");
-    row("unknown model", doc(R"([{"name": "A", "onload_model_names": ["text_encoder"]}])"), "unknown-model", W,
-        "units[0].onload_model_names", 5, 48, "calls model \"text_encoder\", which \"models\" does not list (dit, vae)");
+    row("unknown model", doc(R"([{"name": "A", "onload_model_names": ["dit", "text_encoder"]}])"), "unknown-model", W,
+        "units[0].onload_model_names[1]", 5, 56,
+        "calls model \"text_encoder\", which \"models\" does not list (dit, vae)");
     row("unknown training model", doc(std::string("[") + kUnitA + "]", ",\n \"training\": {\"lora_base_model\": \"unet\"}"),
         "unknown-model", W, "training.lora_base_model", 6, 34, "model \"unet\" is not listed in \"models\" (dit, vae)");
 }
@@ -271,15 +279,20 @@ void TestPipelineFile::exactDiagnostics_data()
     const std::string unitP = std::string("[") + kUnitP + "]";
 
     // Paths name the entry's index in the document, also after an entry that is no unit.
+    // Notes (external inputs) describe a pipeline that loads: none after an error.
     row("json index after a non-object unit",
         oneLine(R"([7, {"name": "A", "onload_model_names": ["te"]}, {"name": "B", "input_params": ["x"]}, {"name": "A"}])"),
         {"bad.json:1:86: error: units[0]: a unit object expected, found a number",
             "bad.json:1:181: error: units[3].name: duplicate unit name \"A\" (first used by units[1] at line 1); the split "
             "and the cache refer to units by name",
-            "bad.json:1:125: warning: units[1].onload_model_names: unit \"A\" calls model \"te\", which \"models\" does "
-            "not list (dit, vae)",
-            "bad.json:1:164: info: units[2].input_params: \"x\" is read (first by \"B\") but no unit produces it: an "
-            "external input from the dataset or the call"});
+            "bad.json:1:126: warning: units[1].onload_model_names[0]: unit \"A\" calls model \"te\", which \"models\" "
+            "does not list (dit, vae)"});
+    row("json index of a list element, after an element of a wrong type",
+        oneLine(R"([{"name": "A", "input_params": ["x"]}, {"name": "B", "input_params": [1, "x"],
+ "onload_model_names": ["dit", "te"]}])"),
+        {"bad.json:1:155: error: units[1].input_params[0]: a string expected, found a number",
+            "bad.json:2:32: warning: units[1].onload_model_names[1]: unit \"B\" calls model \"te\", which \"models\" "
+            "does not list (dit, vae)"});
 
     // Control characters in names: legal JSON, but most likely a mistake.
     row("control characters in names",
@@ -287,14 +300,31 @@ void TestPipelineFile::exactDiagnostics_data()
                 "\"output_params\": [\"o\"]}]"),
         {"bad.json:1:95: warning: units[0].name: the unit name \"A\\nB\" contains a control character, which no "
          "DiffSynth name has; reports and the app show it escaped, as here",
-            "bad.json:1:119: warning: units[0].input_params: the param name \"x\\u0000y\" contains a control character, "
-            "which no DiffSynth name has; reports and the app show it escaped, as here",
-            "bad.json:1:154: warning: units[0].input_params_posi: the argument name \"p\\tq\" contains a control "
+            "bad.json:1:120: warning: units[0].input_params[0]: the param name \"x\\u0000y\" contains a control "
             "character, which no DiffSynth name has; reports and the app show it escaped, as here",
-            "bad.json:1:119: info: units[0].input_params: \"x\\u0000y\" is read (first by \"A\\nB\") but no unit produces "
-            "it: an external input from the dataset or the call",
-            "bad.json:1:119: info: units[0].input_params: \"z\" is read (first by \"A\\nB\") but no unit produces it: an "
-            "external input from the dataset or the call"});
+            "bad.json:1:155: warning: units[0].input_params_posi[\"p\\tq\"]: the argument name \"p\\tq\" contains a "
+            "control character, which no DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:120: info: units[0].input_params[0]: \"x\\u0000y\" is read (first by \"A\\nB\") but no unit "
+            "produces it: an external input from the dataset or the call",
+            "bad.json:1:163: info: units[0].input_params_posi[\"p\\tq\"]: \"z\" is read (first by \"A\\nB\") but no "
+            "unit produces it: an external input from the dataset or the call"});
+    // The pipeline's, a model's and the loss's names too; and each name of a list at itself.
+    row("control characters in the pipeline, model and loss names",
+        R"({"format": "splitscope.pipeline/1", "name": "t\u0001", "models": ["d\tt"], "units": [{"name": "A", )"
+        R"("onload_model_names": ["d\tt"], "output_params": ["p", "q\n"]}], "loss": {"name": "L\n", "input_params": )"
+        R"(["p", "q\n"]}})",
+        {"bad.json:1:45: warning: name: the pipeline name \"t\\u0001\" contains a control character, which no "
+         "DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:67: warning: models[0]: the model name \"d\\tt\" contains a control character, which no "
+            "DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:155: warning: units[0].output_params[1]: the param name \"q\\n\" contains a control character, "
+            "which no DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:123: warning: units[0].onload_model_names[0]: the model name \"d\\tt\" contains a control "
+            "character, which no DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:182: warning: loss.name: the loss name \"L\\n\" contains a control character, which no "
+            "DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:211: warning: loss.input_params[1]: the param name \"q\\n\" contains a control character, "
+            "which no DiffSynth name has; reports and the app show it escaped, as here"});
 
     // Numbers beyond a double: one error naming the path, not "a number expected, found a number".
     row("number too large", oneLine(unitP, R"([{"name": "dit", "params": 1e999}])"),
@@ -309,16 +339,12 @@ void TestPipelineFile::exactDiagnostics_data()
 
     // Empty names: an error at the element itself.
     row("empty input param", oneLine(R"([{"name": "A"}, {"name": "B", "input_params": ["x", ""]}])"),
-        {"bad.json:1:137: error: units[1].input_params[1]: empty param name",
-            "bad.json:1:131: info: units[1].input_params: \"x\" is read (first by \"B\") but no unit produces it: an "
-            "external input from the dataset or the call"});
+        {"bad.json:1:137: error: units[1].input_params[1]: empty param name"});
     row("empty output param as a lone string", oneLine(R"([{"name": "A", "output_params": ""}])"),
         {"bad.json:1:117: error: units[0].output_params: empty param name"});
     row("empty posi key", oneLine(R"([{"name": "A", "input_params_posi": {"": "prompt"}}])"),
         {"bad.json:1:122: error: units[0].input_params_posi[\"\"]: empty key: the key names an argument of the unit's "
-         "process()",
-            "bad.json:1:86: info: units[0]: \"prompt\" is read (first by \"A\") but no unit produces it: an external "
-            "input from the dataset or the call"});
+         "process()"});
     row("empty posi value", oneLine(R"([{"name": "A", "input_params_posi": {"prompt": ""}}])"),
         {"bad.json:1:132: error: units[0].input_params_posi.prompt: empty param name"});
     row("empty nega value", oneLine(R"([{"name": "A", "input_params_nega": {"prompt": ""}}])"),
@@ -350,6 +376,29 @@ void TestPipelineFile::exactDiagnostics_data()
         oneLine(unitP, R"(["dit", "vae"])", R"(, "training": {"lora_base_model": null, "trainable_models": ["dit"]})"),
         {"bad.json:1:184: error: training.trainable_models: a comma-separated string of model names such as \"dit,vae\" "
          "(or null) expected, found a list"});
+
+    // Malformed JSON gets the syntax error alone, whatever its first value is.
+    row("malformed list", "[1,",
+        {"bad.json:1:4: error: malformed JSON: unexpected end of input, a value was expected"});
+    row("list with garbage after it", "[1] x",
+        {"bad.json:1:5: error: malformed JSON: unexpected 'x' after the end of the document"});
+
+    // Line breaks as editors count them: a lone CR (classic Mac OS) and CR LF are one each.
+    row("CR line breaks",
+        "{\r \"format\": \"splitscope.pipeline/1\",\r \"name\": \"t\",\r \"units\": [{\"name\": \"A\", "
+        "\"output_params\": [3]}]\r}",
+        {"bad.json:4:44: error: units[0].output_params[0]: a string expected, found a number"});
+    row("CR LF line breaks",
+        "{\r\n \"format\": \"splitscope.pipeline/1\",\r\n \"name\": \"t\",\r\n \"units\": [{\"name\": \"A\", "
+        "\"output_params\": [3]}]\r\n}",
+        {"bad.json:4:44: error: units[0].output_params[0]: a string expected, found a number"});
+
+    // A repeated key is an error inside a kept (unknown) value too: saving would lose one.
+    row("repeated key in a unit's unknown key", oneLine(R"([{"name": "A", "colour": {"k": 1, "k": 2}}])"),
+        {"bad.json:1:119: error: units[0].colour.k: the key \"k\" appears twice in the same object"});
+    row("repeated key deep in a top-level unknown key",
+        oneLine(unitP, R"(["dit", "vae"])", R"(, "x": [1, {"a": {"k\n": 1, "k\n": [2]}}])"),
+        {"bad.json:1:152: error: x[1].a[\"k\\n\"]: the key \"k\\n\" appears twice in the same object"});
 
     // Encodings other than UTF-8 are named.
     row("utf-16 little-endian", "\xff\xfe{\x00",
@@ -433,10 +482,13 @@ void TestPipelineFile::hundredThousandKeysLoadInLinearTime()
     for (int i = 0; i < kKeys; ++i)
         outputs += "\"o" + std::to_string(i) + "\", ";
     outputs += "\"o7\"]";
-    const LoadResult out = parsePipeline(oneLine("[{\"name\": \"A\", \"output_params\": " + outputs + "}]"), "bad.json");
+    const std::string outText = oneLine("[{\"name\": \"A\", \"output_params\": " + outputs + "}]");
+    const LoadResult out = parsePipeline(outText, "bad.json");
     QVERIFY(out.ok());
     QCOMPARE(printed(out.diagnostics),
-        QStringList({"bad.json:1:117: warning: units[0].output_params: unit \"A\" lists output \"o7\" twice"}));
+        QStringList({QString("bad.json:1:%1: warning: units[0].output_params[%2]: unit \"A\" lists output \"o7\" twice")
+                         .arg(outText.rfind("\"o7\"") + 1)
+                         .arg(kKeys)}));
     qInfo("three documents of %d keys loaded in %lld ms", kKeys, static_cast<long long>(timer.elapsed()));
 }
 
@@ -457,6 +509,93 @@ void TestPipelineFile::modelsAsStringKeepsItsForm()
     vae.name = "vae";
     two.models.push_back(vae);
     QVERIFY(serializePipeline(two).find("\"models\": [") != std::string::npos);
+}
+
+void TestPipelineFile::notesOnlyForDocumentsThatLoad()
+{
+    // After errors, notes (no loss, external inputs) would describe a pipeline that is not there.
+    const char *withAnError = R"({"format": "splitscope.pipeline/1", "name": "t", "units": )"
+                              R"([{"name": "A", "input_params": ["x"], "output_params": 5}]})";
+    for (const char *text : {"{}", "[1]", "[1,", withAnError}) {
+        const LoadResult r = parsePipeline(text, "bad.json");
+        QVERIFY(!r.ok());
+        QVERIFY2(countSeverity(r.diagnostics, Severity::Info) == 0, text);
+    }
+    // A document that loads keeps them.
+    const LoadResult ok = parsePipeline(oneLine(R"([{"name": "A", "input_params": ["x"]}])"), "ok.json");
+    QVERIFY(ok.ok());
+    QVERIFY(findCode(ok.diagnostics, "no-loss"));
+    QVERIFY(findCode(ok.diagnostics, "external-input"));
+}
+
+void TestPipelineFile::devicesAndFoldersAreNotRead()
+{
+    // /dev/zero never ends: read, it filled memory until std::bad_alloc.
+    const LoadResult zero = loadPipelineFile("/dev/zero");
+    QCOMPARE(printed(zero.diagnostics),
+        QStringList(
+            {"/dev/zero: error: cannot read '/dev/zero': it is a character device, not a regular file or a pipe"}));
+    QTemporaryDir dir;
+    const LoadResult folder = loadPipelineFile(dir.path().toStdString());
+    QCOMPARE(printed(folder.diagnostics),
+        QStringList({dir.path() + ": error: cannot read '" + dir.path() + "': it is a folder, not a pipeline file"}));
+    QCOMPARE(folder.diagnostics.front().code, std::string("io"));
+}
+
+void TestPipelineFile::oversizedInputIsRefusedUnread()
+{
+    // A sparse file: above the limit in size, nothing on disk, and never read.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("huge.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QVERIFY(f.resize(static_cast<qint64>(kMaxPipelineBytes) + 1));
+    f.close();
+    QElapsedTimer timer;
+    timer.start();
+    const LoadResult r = loadPipelineFile(path.toStdString());
+    QVERIFY(timer.elapsed() < 1000);
+    QCOMPARE(printed(r.diagnostics),
+        QStringList({path + ": error: the file has 1073741825 bytes; pipeline descriptions above 1073741824 bytes "
+                            "(1 GiB) are refused (a 10^6-unit pipeline takes about 300 MB)"}));
+    QCOMPARE(r.diagnostics.front().code, std::string("input-too-large"));
+    // Below the limit the same file is read (ten NUL bytes: no JSON).
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QVERIFY(f.resize(10));
+    f.close();
+    QVERIFY(findCode(loadPipelineFile(path.toStdString()).diagnostics, "json-syntax"));
+}
+
+void TestPipelineFile::pipesAreReadUpToTheLimit()
+{
+    const std::string text = oneLine(std::string("[") + kUnitP + "]");
+    auto throughAPipe = [&text](std::size_t maxBytes) {
+        int fds[2];
+        if (::pipe(fds) != 0)
+            return LoadResult{};
+        // The text fits the pipe's buffer, so one thread can write it all, then read.
+        const bool written = ::write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size());
+        ::close(fds[1]);
+        LoadResult r = written ? loadPipelineDescriptor(fds[0], "<stdin>", maxBytes) : LoadResult{};
+        ::close(fds[0]);
+        return r;
+    };
+    QVERIFY(throughAPipe(kMaxPipelineBytes).ok());
+    QVERIFY(throughAPipe(text.size()).ok());
+    const LoadResult tooLong = throughAPipe(text.size() - 1);
+    QCOMPARE(printed(tooLong.diagnostics),
+        QStringList({QString("<stdin>: error: it holds more than %1 bytes; pipeline descriptions above %1 bytes are "
+                             "refused (a 10^6-unit pipeline takes about 300 MB)")
+                         .arg(text.size() - 1)}));
+}
+
+void TestPipelineFile::modelsRequiringBackwardOnce()
+{
+    // Named twice, or trained in full and as the LoRA base: needs gradients once, in first-named order.
+    TrainingConfig config;
+    config.trainableModels = "vae,vae, dit,,text_encoder";
+    config.loraBaseModel = "dit";
+    QCOMPARE(config.modelsRequiringBackward(), (std::vector<std::string>{"vae", "dit", "text_encoder"}));
 }
 
 void TestPipelineFile::emptyTrainingFieldsMeanNone()
