@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "PythonExpression.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -46,6 +47,9 @@ bool canStartExpression(const Token &t)
     }
 }
 
+// CPython's message for `[a, b for b in c]`.
+constexpr const char *kUnparenthesizedTarget = "did you forget parentheses around the comprehension target?";
+
 bool isClosingBracket(const char *op)
 {
     return std::string_view(op) == ")" || std::string_view(op) == "]" || std::string_view(op) == "}";
@@ -78,6 +82,34 @@ bool isPythonKeyword(std::string_view word)
             return true;
     }
     return false;
+}
+
+StringsError checkAdjacentStrings(const std::vector<Token> &tokens, std::size_t first, std::size_t last)
+{
+    // Where CPython's parser stands when it reads them: at the next token, or just past the
+    // last literal when the line ends there.
+    const auto after = [&](std::string message) {
+        const Token &next = tokens[std::min(last, tokens.size() - 1)];
+        if (last < tokens.size() && next.kind != TokenKind::Newline && next.kind != TokenKind::Indent
+            && next.kind != TokenKind::Dedent && next.kind != TokenKind::EndOfInput)
+            return StringsError{std::move(message), next.line, next.column};
+        return StringsError{std::move(message), tokens[last - 1].endLine, tokens[last - 1].endColumn};
+    };
+    for (std::size_t i = first; i < last; ++i) {
+        const Token &t = tokens[i];
+        // CPython checks that a literal is not mixed with bytes after it decodes it, before
+        // it parses it when it is an f-string.
+        const bool mixed = t.bytes != tokens[first].bytes;
+        if (mixed && t.fString)
+            return after("cannot mix bytes and nonbytes literals");
+        if (t.literalError == LiteralError::AtLiteral)
+            return {t.text, t.line, t.column};
+        if (t.literalError == LiteralError::AfterLiterals)
+            return after(t.text);
+        if (mixed)
+            return after("cannot mix bytes and nonbytes literals");
+    }
+    return {};
 }
 
 int ExprArena::add(Expr expr)
@@ -169,6 +201,17 @@ int ExpressionParser::fail(const std::string &message, bool describeToken)
     return -1;
 }
 
+int ExpressionParser::failAt(int line, int column, const std::string &message, bool complete)
+{
+    if (m_error.empty()) {
+        m_error = message;
+        m_errorLine = line;
+        m_errorColumn = column;
+        m_errorComplete = complete;
+    }
+    return -1;
+}
+
 int ExpressionParser::makeNode(ExprKind kind, const Token &at, std::string text)
 {
     Expr e;
@@ -209,7 +252,7 @@ int ExpressionParser::parseArguments()
     const Token &open = peek();
     if (!expectOperator("("))
         return -1;
-    return arguments(makeNode(ExprKind::Constant, open, "..."));
+    return arguments(makeNode(ExprKind::Constant, open, "..."), true);
 }
 
 int ExpressionParser::failTooDeep()
@@ -265,7 +308,7 @@ int ExpressionParser::namedExpression()
         return -1;
     if (peek().isOperator(":=")) {
         if (m_arena.at(target).kind != ExprKind::Name)
-            return fail("invalid syntax: the target of ':=' must be a name");
+            return fail("the target of ':=' must be a name");
         ++m_pos;
         const int value = test();
         if (value < 0)
@@ -527,25 +570,18 @@ int ExpressionParser::atom()
         return makeNode(ExprKind::Number, t, t.text);
     case TokenKind::String: {
         // Adjacent literals are one string ("a" "b" == "ab"), all bytes or none.
+        const std::size_t first = m_pos;
         const int node = makeNode(ExprKind::String, t);
-        bool mixed = false;
         while (peek().kind == TokenKind::String && !atEnd()) {
             Expr &e = m_arena.at(node);
             e.text += peek().text;
             e.fString = e.fString || peek().fString;
             e.bytes = e.bytes || peek().bytes;
-            mixed = mixed || peek().bytes != t.bytes;
             ++m_pos;
         }
-        if (mixed) {
-            if (m_error.empty()) {
-                // CPython reports it just past the last literal.
-                m_error = "cannot mix bytes and nonbytes literals";
-                m_errorLine = m_tokens[m_pos - 1].endLine;
-                m_errorColumn = m_tokens[m_pos - 1].endColumn;
-            }
-            return -1;
-        }
+        const StringsError problem = checkAdjacentStrings(m_tokens, first, m_pos);
+        if (!problem.message.empty())
+            return failAt(problem.line, problem.column, problem.message, true);
         return node;
     }
     case TokenKind::Operator:
@@ -596,12 +632,35 @@ int ExpressionParser::display(const char *close, ExprKind kind)
 {
     const Token &open = m_tokens[m_pos - 1];
     std::vector<int> items;
+    const Token *firstItem = nullptr; // where CPython puts an error about the elements
     bool sawComma = false;
     while (!peek().isOperator(close)) {
+        if (sawComma && kind == ExprKind::List && startsComprehension())
+            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
+        if (kind == ExprKind::Tuple && items.empty() && peek().isOperator("**")) {
+            // `(**a)`: CPython names it; anything else after "(**" is just not an expression.
+            const std::size_t stars = m_pos;
+            ++m_pos;
+            if (test() < 0)
+                return -1;
+            const Token &at = m_tokens[stars];
+            if (peek().isOperator(")"))
+                return failAt(at.line, at.column, "cannot use double starred expression here", true);
+            m_pos = stars;
+            return fail("expected an expression");
+        }
+        const std::size_t start = m_pos;
         const int item = starredOrNamed();
         if (item < 0)
             return -1;
-        if (items.empty() && !sawComma && (peek().isName("for") || peek().isName("async"))) {
+        const Expr &element = m_arena.at(item);
+        if (!firstItem)
+            firstItem = &startOf(start, item);
+        if (startsComprehension() && (!items.empty() || sawComma) && kind == ExprKind::List)
+            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
+        if (items.empty() && !sawComma && startsComprehension()) {
+            if (element.kind == ExprKind::Starred)
+                return failAt(element.line, element.column, "iterable unpacking cannot be used in comprehension", true);
             if (!comprehensionTail())
                 return -1;
             if (!expectOperator(close))
@@ -618,6 +677,10 @@ int ExpressionParser::display(const char *close, ExprKind kind)
     if (!expectOperator(close))
         return -1;
     if (kind == ExprKind::Tuple && !sawComma && items.size() == 1) {
+        const Expr &only = m_arena.at(items.front());
+        // `(*a)` is neither a tuple (no comma) nor a parenthesized expression.
+        if (only.kind == ExprKind::Starred)
+            return failAt(only.line, only.column, "cannot use starred expression here", true);
         // (x) is x itself; remember the parentheses: ("noise") is a string, not a tuple.
         m_arena.at(items.front()).parenthesized = true;
         return items.front();
@@ -634,16 +697,23 @@ int ExpressionParser::dictOrSet()
         return makeNode(ExprKind::Dict, open);
     bool isDict = false;
     std::vector<int> items;
+    const Token *firstItem = nullptr; // where CPython puts an error about the elements
     bool first = true;
     while (!peek().isOperator("}")) {
+        const std::size_t start = m_pos;
+        if (!first && !isDict && startsComprehension())
+            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
         if (peek().isOperator("**")) {
             if (!first && !isDict)
                 return fail("'**' inside a set display");
+            const Token &stars = peek();
             isDict = true;
             ++m_pos;
             const int mapping = binary(0);
             if (mapping < 0)
                 return -1;
+            if (first && startsComprehension())
+                return failAt(stars.line, stars.column, "dict unpacking cannot be used in dict comprehension", true);
             items.push_back(-1);
             items.push_back(mapping);
         } else if (peek().isOperator("*")) {
@@ -654,6 +724,8 @@ int ExpressionParser::dictOrSet()
             const int inner = binary(0);
             if (inner < 0)
                 return -1;
+            if (first && startsComprehension())
+                return failAt(star.line, star.column, "iterable unpacking cannot be used in comprehension", true);
             const int item = makeNode(ExprKind::Starred, star, "*");
             m_arena.at(item).items.push_back(inner);
             items.push_back(item);
@@ -666,6 +738,9 @@ int ExpressionParser::dictOrSet()
             if (isDict) {
                 if (!expectOperator(":"))
                     return -1;
+                const Token &star = peek();
+                if (star.isOperator("*"))
+                    return failAt(star.line, star.column, "cannot use a starred expression in a dictionary value", true);
                 const int value = test();
                 if (value < 0)
                     return -1;
@@ -674,7 +749,7 @@ int ExpressionParser::dictOrSet()
             } else {
                 items.push_back(key);
             }
-            if (first && (peek().isName("for") || peek().isName("async"))) {
+            if (first && startsComprehension()) {
                 if (!comprehensionTail() || !expectOperator("}"))
                     return -1;
                 const int node = makeNode(ExprKind::Comprehension, open, isDict ? "dict" : "set");
@@ -682,6 +757,10 @@ int ExpressionParser::dictOrSet()
                 return node;
             }
         }
+        if (first && !isDict)
+            firstItem = &startOf(start, items.back());
+        else if (!isDict && startsComprehension())
+            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
         first = false;
         if (!acceptOperator(","))
             break;
@@ -691,6 +770,16 @@ int ExpressionParser::dictOrSet()
     const int node = makeNode(isDict ? ExprKind::Dict : ExprKind::Set, open);
     m_arena.at(node).items = std::move(items);
     return node;
+}
+
+bool ExpressionParser::startsComprehension() const
+{
+    return peek().isName("for") || peek().isName("async");
+}
+
+const Token &ExpressionParser::startOf(std::size_t start, int node) const
+{
+    return m_arena.at(node).parenthesized && start + 1 < m_last ? m_tokens[start + 1] : m_tokens[start];
 }
 
 // for TARGETS in ITER [if COND]... [for ...]...
@@ -729,8 +818,9 @@ bool ExpressionParser::comprehensionTail()
     return true;
 }
 
-int ExpressionParser::arguments(int callee)
+int ExpressionParser::arguments(int callee, bool classBases)
 {
+    static const std::string kGenerator = "a generator expression must be parenthesized unless it is the only argument";
     const Token &open = m_tokens[m_pos - 1];
     const int call = makeNode(ExprKind::Call, open);
     m_arena.at(call).line = m_arena.at(callee).line;
@@ -739,10 +829,9 @@ int ExpressionParser::arguments(int callee)
     bool first = true;
     bool sawKeyword = false;    // name=value
     bool sawDoubleStar = false; // **mapping
-    bool sawGenerator = false;  // f(x for x in y): the only argument
+    // A generator among other arguments is reported at its element, where CPython puts it:
+    // when another argument precedes it (f(a, x for x in y)) or a comma follows it.
     while (!peek().isOperator(")")) {
-        if (sawGenerator)
-            return fail("a generator expression must be parenthesized unless it is the only argument", false);
         if (peek().isOperator("*") || peek().isOperator("**")) {
             const Token &star = peek();
             if (star.text == "*" && sawDoubleStar)
@@ -751,6 +840,12 @@ int ExpressionParser::arguments(int callee)
             const int inner = test();
             if (inner < 0)
                 return -1;
+            // f(*a for a in b) reads as a call of a generator, which cannot start with '*';
+            // a class's bases have no such form (the `for` is just unexpected there).
+            if (star.text == "*" && startsComprehension() && !first)
+                return failAt(star.line, star.column, kGenerator);
+            if (star.text == "*" && startsComprehension() && !classBases)
+                return failAt(star.line, star.column, "iterable unpacking cannot be used in comprehension", true);
             if (star.text == "**") {
                 sawDoubleStar = true;
                 m_arena.at(call).keywords.emplace_back("**", inner);
@@ -762,30 +857,36 @@ int ExpressionParser::arguments(int callee)
         } else if (peek().kind == TokenKind::Name && peek(1).isOperator("=")) {
             if (isPythonKeyword(peek().text))
                 return fail("'" + peek().text + "' is a keyword and cannot be an argument name", false);
-            const std::string name = peek().text;
+            const Token &name = peek();
             m_pos += 2;
             const int value = test();
             if (value < 0)
                 return -1;
+            if (startsComprehension())
+                return failAt(name.line, name.column, "maybe you meant '==' or ':=' instead of '='");
             sawKeyword = true;
-            m_arena.at(call).keywords.emplace_back(name, value);
+            m_arena.at(call).keywords.emplace_back(name.text, value);
         } else {
-            if (sawKeyword || sawDoubleStar)
-                return fail(sawDoubleStar ? "positional argument follows keyword argument unpacking"
-                                          : "positional argument follows keyword argument",
-                    false);
+            const std::size_t start = m_pos;
             const int value = namedExpression();
             if (value < 0)
                 return -1;
-            if (peek().isName("for") || peek().isName("async")) {
+            if (startsComprehension()) {
+                const Token &element = startOf(start, value);
                 if (!first)
-                    return fail("a generator expression must be parenthesized unless it is the only argument", false);
+                    return failAt(element.line, element.column, kGenerator);
                 if (!comprehensionTail())
                     return -1;
+                if (peek().isOperator(","))
+                    return failAt(element.line, element.column, kGenerator);
                 const int node = makeNode(ExprKind::Comprehension, m_tokens[m_pos - 1], "generator");
                 m_arena.at(node).items.push_back(value);
                 m_arena.at(call).items.push_back(node);
-                sawGenerator = true;
+            } else if (sawKeyword || sawDoubleStar) {
+                const Token &at = m_tokens[start];
+                return failAt(at.line, at.column,
+                    sawDoubleStar ? "positional argument follows keyword argument unpacking"
+                                  : "positional argument follows keyword argument");
             } else {
                 m_arena.at(call).items.push_back(value);
             }
@@ -794,8 +895,6 @@ int ExpressionParser::arguments(int callee)
         if (!acceptOperator(","))
             break;
     }
-    if (sawGenerator && m_pos > 0 && m_tokens[m_pos - 1].isOperator(","))
-        return fail("a generator expression must be parenthesized unless it is the only argument", false);
     return expectOperator(")") ? call : -1;
 }
 

@@ -63,13 +63,26 @@ private:
 // or an argument name. Soft keywords (match, case, type, _) are names.
 bool isPythonKeyword(std::string_view word);
 
+// Adjacent string literals tokens[first, last), `last` being the token after them: the
+// error CPython's parser reports when it reads them as one string, in its order (a literal
+// it refuses, Token::literalError; bytes mixed with str), with where it reports it; an
+// empty message when there is none.
+struct StringsError {
+    std::string message;
+    int line = 0;
+    int column = 0;
+};
+StringsError checkAdjacentStrings(const std::vector<Token> &tokens, std::size_t first, std::size_t last);
+
 // Parses Python 3 expressions (the full expression grammar: lambda, conditional,
 // boolean, comparison, bitwise, arithmetic, power, await, calls with keyword and
 // star arguments, subscripts and slices, attribute access, tuple/list/set/dict
 // displays, comprehensions, walrus, yield inside parentheses) from a token range.
 // What Python's parser refuses is an error: a keyword as a name, attribute or argument
 // name, a positional argument after a keyword one or after `**`, a generator argument
-// next to others, two expressions without a comma between them.
+// next to others, two expressions without a comma between them, a starred expression in
+// parentheses alone (`(*a)`), as a dict value or as a comprehension's element, and a string
+// literal it refuses (checkAdjacentStrings).
 //
 // Never throws; on a syntax error returns -1 with error() and the token where it
 // happened. Nesting deeper than kMaxExpressionDepth is an error, so no input can
@@ -97,6 +110,9 @@ public:
 
     std::size_t position() const { return m_pos; }
     const std::string &error() const { return m_error; }
+    // Whether error() is a whole message, as CPython words it ("cannot use starred expression
+    // here"), rather than what is wrong in an "invalid syntax" ("expected ')' before 'b'").
+    bool errorIsComplete() const { return m_errorComplete; }
     int errorLine() const { return m_errorLine; }
     int errorColumn() const { return m_errorColumn; }
 
@@ -107,6 +123,9 @@ private:
     bool expectOperator(const char *op);
     // `message`, followed by where: " before 'x'" (unless !describeToken) or " at the end ...".
     int fail(const std::string &message, bool describeToken = true);
+    // `message` at `line`:`column`, where CPython puts it (not where the parser stands);
+    // `complete`: CPython's own message, not a detail of "invalid syntax" (errorIsComplete()).
+    int failAt(int line, int column, const std::string &message, bool complete = false);
     int failTooDeep();
     int makeNode(ExprKind kind, const Token &at, std::string text = {});
 
@@ -125,12 +144,16 @@ private:
     int power();
     int primary();
     int atom();
-    int arguments(int callee);
+    int arguments(int callee, bool classBases = false); // classBases: no generator argument at all
     int subscript(int object);
     int sliceItem();
     int display(const char *close, ExprKind kind);
     int dictOrSet();
     bool comprehensionTail();
+    bool startsComprehension() const; // at `for` or `async for`
+    // Where the expression `node` read from token `start` begins for CPython, which puts
+    // errors about it there: inside its parentheses when it has them ((x) is x).
+    const Token &startOf(std::size_t start, int node) const;
 
     struct DepthGuard;
 
@@ -141,6 +164,7 @@ private:
     int m_depth = 0;
     bool m_tooDeep = false;
     std::string m_error;
+    bool m_errorComplete = false;
     int m_errorLine = 0;
     int m_errorColumn = 0;
 };

@@ -273,6 +273,9 @@ public:
     explicit SyntaxChecker(const std::vector<Token> &tokens) : m_tokens(tokens) {}
 
     const SyntaxIssue &issue() const { return m_issue; }
+    // What CPython's compiler refuses once the parser accepted the file (checkUnstarred);
+    // it counts only when issue() found nothing.
+    const SyntaxIssue &compilerIssue() const { return m_compilerIssue; }
 
     // `parent`: the compound statement whose block this is (nullptr at the top level).
     void checkBlock(const std::vector<Statement> &body, const Statement *parent)
@@ -405,6 +408,12 @@ private:
         expectEnd(i, last);
     }
 
+    void reportParserError(const ExpressionParser &parser)
+    {
+        m_issue.report(parser.errorIsComplete() ? parser.error() : "invalid syntax: " + parser.error(),
+            parser.errorLine(), parser.errorColumn());
+    }
+
     // An expression from `i` (moved past it); -1 on a syntax error (reported) or one nested too deeply.
     int expression(std::size_t &i, std::size_t last, Form form, bool walrus = false)
     {
@@ -419,7 +428,7 @@ private:
                                         : parser.parseList();
         if (e < 0) {
             if (!parser.tooDeep())
-                m_issue.report("invalid syntax: " + parser.error(), parser.errorLine(), parser.errorColumn());
+                reportParserError(parser);
             return -1;
         }
         if (!walrus && form == Form::List) {
@@ -443,9 +452,24 @@ private:
             ++i;
             return expression(i, last, Form::One) >= 0;
         }
-        if (i < last && !m_tokens[i].isOperator("="))
-            return expression(i, last, Form::List) >= 0;
+        if (i < last && !m_tokens[i].isOperator("=")) {
+            const int value = expression(i, last, Form::List);
+            checkUnstarred(value, false);
+            return value >= 0;
+        }
         return true;
+    }
+
+    // CPython's compiler takes a starred expression only in a tuple, a list, a set or a
+    // call's arguments; its parser lets one through alone as a statement or a value
+    // (`x = *a`, `return *a`), and as a target (`*a = b`, `for *a in b`). `e` < 0: nothing.
+    void checkUnstarred(int e, bool target)
+    {
+        if (e < 0 || m_arena.at(e).kind != ExprKind::Starred)
+            return;
+        m_compilerIssue.report(target ? "starred assignment target must be in a list or tuple"
+                                      : "can't use starred expression here",
+            m_arena.at(e).line, m_arena.at(e).column);
     }
 
     // The value after '=' (or an augmented operator): a yield expression or an expression list.
@@ -497,7 +521,9 @@ private:
         case ExprKind::Subscript: return true;
         case ExprKind::Starred:
             if (kind != Target::Assign) {
-                m_issue.report(std::string(verb) + "starred", x.line, x.column);
+                m_issue.report(kind == Target::Augmented ? "'starred' is an illegal expression for augmented assignment"
+                                                         : std::string(verb) + "starred",
+                    x.line, x.column);
                 return false;
             }
             return checkTarget(x.items.front(), kind);
@@ -575,9 +601,11 @@ private:
             const int targets = expression(i, in, Form::List);
             if (targets < 0 || !expectEnd(i, in) || !checkTarget(targets, Target::Assign))
                 return;
+            checkUnstarred(targets, true);
             i = in + 1;
-            if (expression(i, last, Form::List) >= 0)
-                expectEnd(i, last);
+            const int iterable = expression(i, last, Form::List);
+            if (iterable >= 0 && expectEnd(i, last))
+                checkUnstarred(iterable, false);
         } else if (k == "with") {
             checkWithItems(i, last);
         } else if (k == "except") {
@@ -637,7 +665,7 @@ private:
                 ExpressionParser parser(m_tokens, i, last, m_arena);
                 if (parser.parseArguments() < 0) {
                     if (!parser.tooDeep())
-                        m_issue.report("invalid syntax: " + parser.error(), parser.errorLine(), parser.errorColumn());
+                        reportParserError(parser);
                     return;
                 }
                 // A call takes a lone generator expression (`f(x for x in y)`); a class's
@@ -829,11 +857,12 @@ private:
     {
         const Token &t = m_tokens[i];
         if (t.kind == TokenKind::String) {
-            bool mixed = false;
-            for (; i < last && m_tokens[i].kind == TokenKind::String; ++i)
-                mixed = mixed || m_tokens[i].bytes != t.bytes;
-            if (mixed) {
-                failAfter(m_tokens[i - 1], "cannot mix bytes and nonbytes literals"); // where CPython puts it
+            const std::size_t first = i;
+            while (i < last && m_tokens[i].kind == TokenKind::String)
+                ++i;
+            const StringsError problem = checkAdjacentStrings(m_tokens, first, i);
+            if (!problem.message.empty()) {
+                m_issue.report(problem.message, problem.line, problem.column);
                 return false;
             }
             return true;
@@ -1020,9 +1049,15 @@ private:
                 return;
             if (i < last && m_tokens[i].isName("as")) {
                 ++i;
+                // `as *a` passes CPython's grammar (a star_target); its compiler refuses it.
+                const Token &star = m_tokens[i < last ? i : last - 1];
+                if (star.isOperator("*"))
+                    ++i;
                 const int target = expression(i, last, Form::One);
                 if (target < 0 || !checkTarget(target, Target::Assign))
                     return;
+                if (star.isOperator("*"))
+                    m_compilerIssue.report("starred assignment target must be in a list or tuple", star.line, star.column);
             }
             if (i >= last)
                 return;
@@ -1136,8 +1171,12 @@ private:
             }
             if (k == "return") {
                 ++i;
-                if (i < last && expression(i, last, Form::List) < 0)
-                    return;
+                if (i < last) {
+                    const int value = expression(i, last, Form::List);
+                    if (value < 0)
+                        return;
+                    checkUnstarred(value, false);
+                }
                 expectEnd(i, last);
                 return;
             }
@@ -1220,8 +1259,10 @@ private:
         int e = expression(i, last, Form::List);
         if (e < 0)
             return;
-        if (i >= last)
+        if (i >= last) {
+            checkUnstarred(e, false);
             return;
+        }
         const Token &op = m_tokens[i];
         if (op.isOperator("=")) {
             while (i < last && m_tokens[i].isOperator("=")) {
@@ -1231,11 +1272,13 @@ private:
                 }
                 if (!checkTarget(e, Target::Assign))
                     return;
+                checkUnstarred(e, true);
                 ++i;
                 e = assignedValue(i, last);
                 if (e == -1)
                     return;
             }
+            checkUnstarred(e, false);
             expectEnd(i, last);
             return;
         }
@@ -1247,8 +1290,10 @@ private:
                 return;
             if (i < last && m_tokens[i].isOperator("=")) {
                 ++i;
-                if (assignedValue(i, last) == -1)
+                const int value = assignedValue(i, last);
+                if (value == -1)
                     return;
+                checkUnstarred(value, false);
             }
             expectEnd(i, last);
             return;
@@ -1257,7 +1302,9 @@ private:
             if (!checkTarget(e, Target::Augmented))
                 return;
             ++i;
-            if (assignedValue(i, last) != -1)
+            const int value = assignedValue(i, last);
+            checkUnstarred(value, false);
+            if (value != -1)
                 expectEnd(i, last);
             return;
         }
@@ -1364,8 +1411,30 @@ private:
     const std::vector<Token> &m_tokens;
     ExprArena m_arena; // one statement's expressions
     SyntaxIssue m_issue;
+    SyntaxIssue m_compilerIssue;
     int m_patternDepth = 0; // patterns nested in the case being checked
 };
+
+// A string literal CPython's parser refuses that the checker did not read (one inside
+// type parameters, or in an expression nested past its depth limit): with the rest of the
+// file valid, the first one is the error.
+SyntaxIssue refusedLiteral(const std::vector<Token> &tokens)
+{
+    SyntaxIssue issue;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].kind != TokenKind::String || tokens[i].literalError == LiteralError::None)
+            continue;
+        std::size_t first = i, last = i + 1;
+        while (first > 0 && tokens[first - 1].kind == TokenKind::String)
+            --first;
+        while (last < tokens.size() && tokens[last].kind == TokenKind::String)
+            ++last;
+        const StringsError problem = checkAdjacentStrings(tokens, first, last);
+        issue.report(problem.message, problem.line, problem.column);
+        break;
+    }
+    return issue;
+}
 
 // inspect.cleandoc: strip the first line, dedent the rest by their common indentation,
 // drop blank lines at both ends.
@@ -1465,6 +1534,10 @@ std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::s
     SyntaxIssue issue = reader.issue();
     if (checker.issue().found())
         issue.report(checker.issue().message, checker.issue().line, checker.issue().column);
+    if (!issue.found())
+        issue = refusedLiteral(module->m_tokens);
+    if (!issue.found())
+        issue = checker.compilerIssue(); // CPython compiles only what parsed
     if (issue.found()) {
         // As for a tokenizer error: Python would not run the file, so nothing in it is read.
         module->m_syntaxError = issue.message;

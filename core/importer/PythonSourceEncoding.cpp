@@ -191,7 +191,9 @@ DecodedSource decodePythonSource(std::string_view bytes)
             cookie.line, cookieColumn);
     }
     switch (encodingOf(normal)) {
-    case Encoding::Utf8: return result;
+    case Encoding::Utf8:
+        result.decodeWholeFile = normal != "utf-8";
+        return result;
     case Encoding::Latin1: {
         // Each byte is the code point of the same value.
         result.text.reserve(bytes.size() + static_cast<std::size_t>(std::count_if(

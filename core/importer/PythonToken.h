@@ -19,6 +19,13 @@ enum class TokenKind {
     EndOfInput, // always the last token
 };
 
+// A string literal CPython's parser refuses, and where it reports it (Token::literalError).
+enum class LiteralError : unsigned char {
+    None,
+    AtLiteral,     // at the literal: "bytes can only contain ASCII literal characters"
+    AfterLiterals, // where its parser stands then: at the token after the adjacent literals
+};
+
 struct Token {
     TokenKind kind = TokenKind::EndOfInput;
     // Name, Number, Operator: the source text. String: the value with escapes decoded
@@ -32,6 +39,9 @@ struct Token {
     int endColumn = 0;
     bool fString = false; // f"..." (its value depends on run time)
     bool bytes = false;   // b"..." (not a str)
+    // String: CPython's parser refuses it (invalid UTF-8, a non-ASCII character in bytes, a
+    // single '}' in an f-string, ...), and `text` is then its message instead of the value.
+    LiteralError literalError = LiteralError::None;
     // Name: non-ASCII, and Python's NFKC normalization of names (PEP 3131) may make it
     // another name ("ﬁle" is "file"); `text` is the name as written (see PythonIdentifier.h).
     bool nfkcMayChange = false;

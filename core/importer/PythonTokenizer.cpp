@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 
 namespace splitscope::importer {
@@ -38,6 +39,32 @@ int hexValue(char c)
     return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
 }
 
+// Reads UTF-8 a byte at a time as CPython's decoder does: whether each byte continues the
+// character before it, or starts another (a character, or a sequence the decoder rejects).
+class Utf8Sequence {
+public:
+    bool continues(unsigned char byte)
+    {
+        if (m_remaining > 0 && byte >= m_low && byte <= m_high) {
+            --m_remaining;
+            m_low = 0x80;
+            m_high = 0xBF;
+            return true;
+        }
+        // A lead byte announces its continuation bytes; the second one's range excludes
+        // overlong forms, surrogates and values past U+10FFFF.
+        m_remaining = byte < 0xC2 || byte > 0xF4 ? 0 : byte < 0xE0 ? 1 : byte < 0xF0 ? 2 : 3;
+        m_low = byte == 0xE0 ? 0xA0 : byte == 0xF0 ? 0x90 : 0x80;
+        m_high = byte == 0xED ? 0x9F : byte == 0xF4 ? 0x8F : 0xBF;
+        return false;
+    }
+
+private:
+    int m_remaining = 0;
+    unsigned char m_low = 0x80;
+    unsigned char m_high = 0xBF;
+};
+
 // Operators and delimiters, longest first so that the first match is the longest.
 constexpr std::array<std::string_view, 47> kOperators = {
     "**=", "//=", ">>=", "<<=", "...",
@@ -63,24 +90,8 @@ public:
             m_decoded = std::move(decoded.text);
             m_src = m_decoded;
         }
-        if (const std::size_t bad = findInvalidUtf8(m_src); bad != std::string_view::npos) {
-            // Line and column (in code points, as everywhere) of the first bad byte;
-            // \n, \r\n and \r end lines, as in consumeNewline().
-            int line = 1, column = 1;
-            for (std::size_t i = 0; i < bad; ++i) {
-                const char c = m_src[i];
-                if (c == '\n' || (c == '\r' && (i + 1 >= m_src.size() || m_src[i + 1] != '\n'))) {
-                    ++line;
-                    column = 1;
-                } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80
-                    && !(i < 3 && m_src.substr(0, 3) == "\xEF\xBB\xBF")) {
-                    ++column;
-                }
-            }
-            failAt(line, column,
-                "the file is not valid UTF-8 here (Python reads source as UTF-8)");
+        if (decoded.decodeWholeFile && !checkWholeFileUtf8(decoded.encoding))
             return finish();
-        }
         // A UTF-8 byte order mark is allowed at the very start, as in Python.
         if (m_src.substr(0, 3) == "\xEF\xBB\xBF")
             m_pos = m_lineStart = 3;
@@ -136,18 +147,53 @@ private:
         int column;
     };
 
+    // A cookie that names UTF-8 otherwise than "utf-8" makes CPython decode the whole file
+    // before it tokenizes: the first invalid sequence, a comment's too, is an error. Its
+    // message counts positions in the file as CPython's tokenizer holds it ("\r\n" read as
+    // "\n", a newline added at the end when there is none); the error is put where it is.
+    bool checkWholeFileUtf8(const std::string &encoding)
+    {
+        const std::size_t bad = findInvalidUtf8(m_src);
+        if (bad == std::string_view::npos)
+            return true;
+        int line = 1, column = 1;
+        std::size_t position = 0;
+        for (std::size_t i = 0; i < bad; ++i) {
+            const char c = m_src[i];
+            if (c == '\r' && i + 1 < m_src.size() && m_src[i + 1] == '\n')
+                continue; // counted with its '\n'
+            ++position;
+            if (c == '\n' || c == '\r') {
+                ++line;
+                column = 1;
+            } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+                ++column;
+            }
+        }
+        std::string tail(m_src.substr(bad));
+        if (m_src.back() != '\n' && m_src.back() != '\r')
+            tail += '\n';
+        failAt(line, column, utf8DecodeError(tail, nullptr, position) + " (the coding cookie '" + encoding
+                + "' makes Python decode the whole file first, comments included)");
+        return false;
+    }
+
     // 1-based column of `pos` on the current line, in code points (as the JSON reader
-    // counts them): UTF-8 continuation bytes do not count. Tokens come in order, so
-    // the count carries on from the previous call instead of rescanning the line.
+    // counts them): UTF-8 continuation bytes do not count. Invalid UTF-8 (in a comment or
+    // a string) counts as Python counts it once it decodes the line, one character for each
+    // sequence its decoder rejects (U+FFFD), so that the columns after it are still Python's.
+    // Tokens come in order, so the count carries on from the previous call instead of
+    // rescanning the line.
     int column(std::size_t pos)
     {
         if (m_columnLineStart != m_lineStart || pos < m_columnPos) {
             m_columnLineStart = m_lineStart;
             m_columnPos = m_lineStart;
             m_columnContinuations = 0;
+            m_columnSequence = Utf8Sequence();
         }
         for (; m_columnPos < pos && m_columnPos < m_src.size(); ++m_columnPos) {
-            if ((static_cast<unsigned char>(m_src[m_columnPos]) & 0xC0) == 0x80)
+            if (m_columnSequence.continues(static_cast<unsigned char>(m_src[m_columnPos])))
                 ++m_columnContinuations;
         }
         return static_cast<int>(pos - m_lineStart - m_columnContinuations) + 1;
@@ -279,6 +325,12 @@ private:
         while (end < m_src.size() && continuesNameRun(static_cast<unsigned char>(m_src[end])))
             ++end;
         const std::string_view word = m_src.substr(start, end - start);
+        // Invalid UTF-8: CPython decodes the run before it checks its characters, and puts
+        // the decoder's error at the run's last character.
+        if (std::string message = utf8DecodeError(word); !message.empty()) {
+            failAt(m_line, column(end) - 1, "(unicode error) " + message);
+            return;
+        }
         // "a€b", "x = «1»", and a byte order mark past the start of the file (U+FEFF,
         // an invisible character): CPython names the first character that cannot be in a name.
         const IdentifierCheck check = checkIdentifier(word);
@@ -424,23 +476,18 @@ private:
         const int col = column(start);
         const char quote = m_src[m_pos];
         const bool triple = m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote;
-        m_pos += triple ? 3 : 1;
+        m_string.reset(m_src.substr(m_pos, triple ? 3 : 1));
+        m_pos += m_string.closing.size();
+        const std::size_t body = m_pos;
         std::string value;
-        // An f-string's replacement fields, innermost last: inside a field's expression a
-        // quote starts a nested string (Python 3.12 allows even the enclosing quote there),
-        // so it does not end the f-string.
-        struct Field {
-            int brackets = 0;  // ( [ { open in the field's expression
-            bool spec = false; // in its format spec (after a top-level ':')
-        };
-        std::vector<Field> fields;
         while (true) {
             if (m_pos >= m_src.size()) {
-                failAt(line, col, triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
+                failUnterminated(line, col,
+                    triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
                 return;
             }
             const char c = m_src[m_pos];
-            if (format && c != '\\' && c != '\n' && c != '\r' && readFormatCharacter(c, fields, value))
+            if (format && c != '\\' && c != '\n' && c != '\r' && readFormatCharacter(c, value))
                 continue;
             if (c == quote) {
                 if (!triple) {
@@ -455,7 +502,7 @@ private:
                 ++m_pos;
             } else if (c == '\n' || c == '\r') {
                 if (!triple) {
-                    failAt(line, col, "unterminated string literal (a newline inside a single-quoted string)");
+                    failUnterminated(line, col, "unterminated string literal (a newline inside a single-quoted string)");
                     return;
                 }
                 consumeNewline();
@@ -465,16 +512,27 @@ private:
                     ++m_pos;
                     continue; // reported as unterminated on the next round
                 }
+                if (format && m_string.inExpression()) {
+                    m_string.problems.note(m_pos, "f-string expression part cannot include a backslash",
+                        LiteralError::AfterLiterals);
+                }
+                const char next = m_src[m_pos + 1];
                 if (raw) {
-                    // Raw strings keep the backslash; it still stops the next quote ending the string.
+                    // A raw string keeps its backslashes; one still pairs with a backslash or
+                    // the quote after it (r"\\", r"\"" do not end there) and joins lines. What
+                    // else follows is read as usual: in an f-string a brace is still a brace
+                    // (rf"\{{" is "\{", rf"\{x}" a backslash and a field).
                     value += c;
                     ++m_pos;
-                    if (m_src[m_pos] == '\n' || m_src[m_pos] == '\r') {
+                    if (next == '\n' || next == '\r') {
                         consumeNewline();
                         value += '\n';
-                    } else {
-                        value += m_src[m_pos++];
+                    } else if (next == '\\' || next == quote) {
+                        value += next;
+                        ++m_pos;
                     }
+                } else if (format && next == 'N' && !m_string.inExpression()) {
+                    readNamedEscape(value, quote);
                 } else if (!readEscape(value, bytes)) {
                     return;
                 }
@@ -483,33 +541,75 @@ private:
                 ++m_pos;
             }
         }
-        push(TokenKind::String, std::move(value), line, col);
+        const std::size_t bodyEnd = m_pos - m_string.closing.size();
+        if (format && !m_string.fields.empty()) {
+            // A quote ended it inside a format spec (f"{x:"): the field never closed.
+            m_string.problems.note(bodyEnd, "f-string: expecting '}'", LiteralError::AfterLiterals);
+        }
+        checkLiteralText(body, bodyEnd, raw, format, bytes);
+        const LiteralProblems &problems = m_string.problems;
+        push(TokenKind::String, problems.found() ? problems.message : std::move(value), line, col);
         markEnd();
         m_tokens.back().fString = format;
         m_tokens.back().bytes = bytes;
+        m_tokens.back().literalError = problems.where;
+    }
+
+    // A string that does not end. An f-string may yet end for Python 3.11, at the first
+    // closing quote inside a replacement field, where Python 3.12 reads a nested string
+    // (f"{"): its parser then reports the f-string after it ("f-string: expecting '}'").
+    // Otherwise the string is reported where it starts.
+    void failUnterminated(int line, int col, const std::string &message)
+    {
+        if (m_string.end311 == std::string_view::npos) {
+            failAt(line, col, message);
+            return;
+        }
+        LiteralProblems &problems = m_string.problems;
+        problems.note(m_string.end311 - m_string.closing.size(), "f-string: expecting '}'",
+            LiteralError::AfterLiterals);
+        if (problems.where == LiteralError::AtLiteral) {
+            failAt(line, col, problems.message);
+            return;
+        }
+        // Where CPython's parser stands after the string: its next token.
+        m_pos = m_string.end311;
+        m_line = m_string.end311Line;
+        m_lineStart = m_string.end311LineStart;
+        while (m_pos < m_src.size() && (m_src[m_pos] == ' ' || m_src[m_pos] == '\t' || m_src[m_pos] == '\f'))
+            ++m_pos;
+        fail(problems.message);
     }
 
     // One character of an f-string at m_pos, read for its replacement fields; false when
     // it is ordinary text (or the closing quote) for readString to read.
-    template <typename Fields>
-    bool readFormatCharacter(char c, Fields &fields, std::string &value)
+    bool readFormatCharacter(char c, std::string &value)
     {
-        const bool literal = fields.empty() || fields.back().spec;
-        if (literal) {
-            if (c == '{') {
-                if (fields.empty() && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '{') {
-                    value += "{{";
-                    m_pos += 2;
-                    return true;
-                }
-                fields.push_back({});
+        auto &fields = m_string.fields;
+        if (!m_string.inExpression()) {
+            // Literal text, or a format spec, where '{' opens a nested field and '}' ends the field.
+            const char next = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
+            if (c == '{' && fields.empty() && next == '{') {
+                value += "{{";
+                m_pos += 2;
+            } else if (c == '{') {
+                value += c;
+                ++m_pos;
+                openField();
             } else if (c == '}' && !fields.empty()) {
                 fields.pop_back();
+                value += c;
+                ++m_pos;
+            } else if (c == '}' && next == '}') {
+                value += "}}";
+                m_pos += 2;
+            } else if (c == '}') {
+                m_string.problems.note(m_pos, "f-string: single '}' is not allowed", LiteralError::AfterLiterals);
+                value += c;
+                ++m_pos;
             } else {
                 return false;
             }
-            value += c;
-            ++m_pos;
             return true;
         }
         auto &field = fields.back();
@@ -528,10 +628,55 @@ private:
                 fields.pop_back();
         } else if (c == ':' && field.brackets == 0) {
             field.spec = true;
+        } else if (static_cast<unsigned char>(c) >= 0x80) {
+            checkFieldUtf8();
         }
         value += c;
         ++m_pos;
         return true;
+    }
+
+    // Just past a field's '{': "{}", "{!r}", "{:x}" and "{=}" lack the expression CPython wants first.
+    void openField()
+    {
+        m_string.fields.emplace_back();
+        std::size_t k = m_pos;
+        while (k < m_src.size() && std::string_view(" \t\f\n\r").find(m_src[k]) != std::string_view::npos)
+            ++k;
+        if (k >= m_src.size())
+            return;
+        const char c = m_src[k];
+        const char next = k + 1 < m_src.size() ? m_src[k + 1] : '\0';
+        if (c == '}') {
+            m_string.problems.note(m_pos - 1, "f-string: empty expression not allowed", LiteralError::AfterLiterals);
+        } else if (c == ':' || ((c == '!' || c == '=') && next != '=')) {
+            m_string.problems.note(m_pos - 1, std::string("f-string: expression required before '") + c + "'",
+                LiteralError::AfterLiterals);
+        }
+    }
+
+    // "\N{name}" in an f-string's text, m_pos at the backslash: its braces are the escape's,
+    // not a field's. As CPython, a character after "\N" other than '{' is taken with it.
+    void readNamedEscape(std::string &value, char quote)
+    {
+        const auto ordinary = [&](std::size_t at) {
+            return at < m_src.size() && std::string_view("\n\r\\").find(m_src[at]) == std::string_view::npos
+                && m_src[at] != quote;
+        };
+        value += "\\N";
+        m_pos += 2;
+        if (!ordinary(m_pos))
+            return;
+        const bool braced = m_src[m_pos] == '{';
+        value += m_src[m_pos++];
+        if (!braced)
+            return;
+        while (ordinary(m_pos)) {
+            const char c = m_src[m_pos++];
+            value += c;
+            if (c == '}')
+                return;
+        }
     }
 
     // A string inside an f-string's replacement field, copied as written (m_pos is at its quote).
@@ -540,10 +685,12 @@ private:
         const char quote = m_src[m_pos];
         const bool triple = m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote;
         const std::size_t length = triple ? 3 : 1;
+        m_string.noteEnd311(m_src, m_pos, m_line, m_lineStart);
         value.append(m_src.substr(m_pos, length));
         m_pos += length;
         while (m_pos < m_src.size()) {
             const char c = m_src[m_pos];
+            m_string.noteEnd311(m_src, m_pos, m_line, m_lineStart);
             if (c == quote && (!triple || (m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote))) {
                 value.append(m_src.substr(m_pos, length));
                 m_pos += length;
@@ -560,9 +707,59 @@ private:
                 value += c;
                 ++m_pos;
             }
+            if (static_cast<unsigned char>(m_src[m_pos]) >= 0x80)
+                checkFieldUtf8();
             value += m_src[m_pos];
             ++m_pos;
         }
+    }
+
+    // At a non-ASCII byte of a replacement field: CPython compiles the field's expression
+    // on its own, and reports invalid UTF-8 in it at the f-string. Checked once per run of
+    // non-ASCII bytes, from its first.
+    void checkFieldUtf8()
+    {
+        if (m_pos > 0 && static_cast<unsigned char>(m_src[m_pos - 1]) >= 0x80)
+            return;
+        std::size_t end = m_pos;
+        while (end < m_src.size() && static_cast<unsigned char>(m_src[end]) >= 0x80)
+            ++end;
+        std::size_t bad = 0;
+        const std::string message = utf8DecodeError(m_src.substr(m_pos, end - m_pos), &bad);
+        if (!message.empty())
+            m_string.problems.note(m_pos + bad, "f-string: (unicode error) " + message, LiteralError::AtLiteral);
+    }
+
+    // What CPython's parser finds in a literal's text, source bytes [body, bodyEnd): a bytes
+    // literal holds ASCII only; the rest must be valid UTF-8, the message counting positions
+    // from where CPython starts decoding (the whole text when it has no escapes to decode,
+    // else the run of non-ASCII bytes, as always in an f-string).
+    void checkLiteralText(std::size_t body, std::size_t bodyEnd, bool raw, bool format, bool bytes)
+    {
+        const std::string_view text = m_src.substr(body, bodyEnd - body);
+        const auto high = [&](std::size_t at) { return static_cast<unsigned char>(text[at]) >= 0x80; };
+        if (bytes) {
+            for (std::size_t at = 0; at < text.size(); ++at) {
+                if (high(at)) {
+                    m_string.problems.note(body + at, "bytes can only contain ASCII literal characters",
+                        LiteralError::AtLiteral);
+                    return;
+                }
+            }
+            return;
+        }
+        const std::size_t bad = findInvalidUtf8(text);
+        if (bad == std::string_view::npos)
+            return;
+        std::size_t first = 0, last = text.size();
+        if (format || (!raw && text.find('\\') != std::string_view::npos)) {
+            for (first = bad; first > 0 && high(first - 1); --first) {
+            }
+            for (last = bad; last < text.size() && high(last); ++last) {
+            }
+        }
+        m_string.problems.note(body + bad, "(unicode error) " + utf8DecodeError(text.substr(first, last - first)),
+            LiteralError::AfterLiterals);
     }
 
     // m_pos is at the backslash of an escape in a non-raw string.
@@ -712,6 +909,58 @@ private:
         return result;
     }
 
+    // The first problem CPython's parser finds in the string literal being read, by source offset.
+    struct LiteralProblems {
+        std::size_t at = std::string_view::npos;
+        std::string message;
+        LiteralError where = LiteralError::None;
+        bool found() const { return where != LiteralError::None; }
+        void note(std::size_t offset, std::string text, LiteralError kind)
+        {
+            if (offset >= at)
+                return;
+            at = offset;
+            message = std::move(text);
+            where = kind;
+        }
+    };
+
+    // The string literal readString is reading.
+    struct StringState {
+        struct Field {
+            int brackets = 0;  // ( [ { open in the field's expression
+            bool spec = false; // in its format spec (after a top-level ':')
+        };
+        std::string_view closing; // its quote, or three
+        // An f-string's replacement fields, innermost last. Inside a field's expression a
+        // quote starts a nested string (Python 3.12 allows even the enclosing quote there),
+        // so it does not end the f-string.
+        std::vector<Field> fields;
+        // Python 3.11 ends a string at its first closing quote, even one that starts or is in
+        // a nested string: just past it, and the line it is on (npos: none in a field).
+        std::size_t end311 = std::string_view::npos;
+        int end311Line = 0;
+        std::size_t end311LineStart = 0;
+        LiteralProblems problems;
+
+        void reset(std::string_view quotes)
+        {
+            closing = quotes;
+            fields.clear();
+            end311 = std::string_view::npos;
+            problems = LiteralProblems();
+        }
+        bool inExpression() const { return !fields.empty() && !fields.back().spec; }
+        void noteEnd311(std::string_view source, std::size_t pos, int line, std::size_t lineStart)
+        {
+            if (end311 == std::string_view::npos && source.compare(pos, closing.size(), closing) == 0) {
+                end311 = pos + closing.size();
+                end311Line = line;
+                end311LineStart = lineStart;
+            }
+        }
+    };
+
     std::string_view m_src;
     std::string m_decoded; // the source re-encoded as UTF-8 when it is not UTF-8 (m_src views it)
     std::size_t m_pos = 0;
@@ -720,11 +969,13 @@ private:
     std::size_t m_columnLineStart = 0; // column(): the line, position and count it reached
     std::size_t m_columnPos = 0;
     std::size_t m_columnContinuations = 0;
+    Utf8Sequence m_columnSequence;
     bool m_atLineStart = true;
     std::vector<int> m_indents{0};
     std::vector<int> m_altIndents{0}; // the same levels with a tab counted as one column
     std::vector<Open> m_brackets;
     std::vector<Token> m_tokens;
+    StringState m_string;
     bool m_failed = false;
     std::string m_error;
     int m_errorLine = 0;
@@ -740,43 +991,71 @@ void appendUtf8(std::string &out, unsigned long cp)
     splitscope::appendUtf8(out, static_cast<std::uint32_t>(cp));
 }
 
-std::size_t findInvalidUtf8(std::string_view text)
+namespace {
+
+// The first invalid UTF-8 sequence in `bytes` as CPython's decoder delimits it: from `start`
+// to `end` (exclusive), and why.
+struct Utf8Error {
+    std::size_t start = std::string_view::npos;
+    std::size_t end = 0;
+    const char *reason = nullptr;
+};
+
+Utf8Error firstUtf8Error(std::string_view bytes)
 {
     std::size_t i = 0;
-    while (i < text.size()) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        std::size_t length = 0;
-        unsigned long cp = 0;
+    while (i < bytes.size()) {
+        const unsigned char c = static_cast<unsigned char>(bytes[i]);
         if (c < 0x80) {
             ++i;
             continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            length = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            length = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            length = 4;
-            cp = c & 0x07;
-        } else {
-            return i;
         }
-        if (i + length > text.size())
-            return i;
-        for (std::size_t k = 1; k < length; ++k) {
-            const unsigned char cc = static_cast<unsigned char>(text[i + k]);
-            if ((cc & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (cc & 0x3F);
+        // The length a lead byte announces; 0x80-0xC1 (continuations, overlong two-byte
+        // forms) and 0xF5-0xFF (past U+10FFFF) start nothing.
+        const std::size_t length = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
+        if (length == 0)
+            return {i, i + 1, "invalid start byte"};
+        // The second byte's range excludes overlong forms, surrogates and values past U+10FFFF.
+        const unsigned char low = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        const unsigned char high = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        std::size_t k = 1;
+        for (; k < length && i + k < bytes.size(); ++k) {
+            const unsigned char b = static_cast<unsigned char>(bytes[i + k]);
+            if (k == 1 ? (b < low || b > high) : (b & 0xC0) != 0x80)
+                return {i, i + k, "invalid continuation byte"};
         }
-        // Overlong forms, surrogates and values past U+10FFFF are invalid UTF-8.
-        const unsigned long minimum = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
-        if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
+        if (k < length)
+            return {i, bytes.size(), "unexpected end of data"};
         i += length;
     }
-    return std::string_view::npos;
+    return {};
+}
+
+} // namespace
+
+std::size_t findInvalidUtf8(std::string_view text)
+{
+    return firstUtf8Error(text).start;
+}
+
+std::string utf8DecodeError(std::string_view bytes, std::size_t *at, std::size_t firstPosition)
+{
+    const Utf8Error e = firstUtf8Error(bytes);
+    if (at)
+        *at = e.start;
+    if (e.start == std::string_view::npos)
+        return {};
+    // UnicodeDecodeError's own wording (lower-case hex, as Python prints it).
+    char text[160];
+    const std::size_t position = firstPosition + e.start;
+    if (e.end == e.start + 1) {
+        std::snprintf(text, sizeof text, "'utf-8' codec can't decode byte 0x%02x in position %zu: %s",
+            static_cast<unsigned>(static_cast<unsigned char>(bytes[e.start])), position, e.reason);
+    } else {
+        std::snprintf(text, sizeof text, "'utf-8' codec can't decode bytes in position %zu-%zu: %s", position,
+            firstPosition + e.end - 1, e.reason);
+    }
+    return text;
 }
 
 TokenizeResult tokenizePython(std::string_view source)

@@ -18,9 +18,15 @@ namespace splitscope::importer {
 // backslash, and INDENT/DEDENT from leading whitespace (tabs to multiples of 8).
 //
 // The source is UTF-8, or Latin-1 or ASCII when a coding cookie says so
-// (PythonSourceEncoding.h; other encodings are refused). Names are checked as CPython
+// (PythonSourceEncoding.h; other encodings are refused). As for CPython's compile() (what
+// `import` uses), invalid UTF-8 is an error in a name, not in a comment. A string literal
+// CPython's parser refuses (invalid UTF-8, a non-ASCII character in bytes, an f-string's
+// single '}', empty or unclosed field, a backslash in a field's expression) is a token
+// with Token::literalError for the parser to report where CPython does. An f-string's
+// field may hold a string in the same quotes (Python 3.12). Names are checked as CPython
 // checks them (PEP 3131, PythonIdentifier.h) and kept as written. Errors are Python's:
-// an unterminated string, a bracket that does not match or never closes, inconsistent
+// an unterminated string (for an f-string Python 3.11 ends at a quote in a field, "f-string:
+// expecting '}'" where CPython reports it), invalid UTF-8 in a name, a bracket that does not match or never closes, inconsistent
 // dedent, a character that cannot be in a name or between tokens ("invalid character
 // '€' (U+20AC)"); the first one stops tokenizing and is reported with its line and
 // column (in characters). Limits keep hostile input harmless: nesting of
@@ -50,5 +56,11 @@ void appendUtf8(std::string &out, unsigned long codePoint);
 
 // Byte offset of the first invalid UTF-8 sequence in `text`, or npos when it is valid.
 std::size_t findInvalidUtf8(std::string_view text);
+
+// CPython's UTF-8 decoder on `bytes`: its first error as UnicodeDecodeError words it ("'utf-8'
+// codec can't decode byte 0xff in position 3: invalid start byte", the first byte of `bytes`
+// being position `firstPosition`), and where that sequence starts in `*at`; empty when
+// `bytes` is valid UTF-8.
+std::string utf8DecodeError(std::string_view bytes, std::size_t *at = nullptr, std::size_t firstPosition = 0);
 
 } // namespace splitscope::importer

@@ -614,11 +614,20 @@ void TestDiffSynthImporter::sourceEncodingsAndNames()
     QVERIFY(latin1.ok());
     QCOMPARE(briefs(latin1.pipelines.front().pipeline),
         QStringList{"Unit_Noise in=[height,width] posi=- nega=- out=[noise,bruit_\xC3\xA9] models=- stochastic"});
-    // Without the cookie the same bytes are not UTF-8: refused where the byte is.
+    // Without the cookie the same bytes are not UTF-8: the string is refused, reported after
+    // it with Python's decoder error, as CPython reports it.
     const ImportResult undeclared = importDiffSynthSource(pipeline, "tiny.py");
     QVERIFY(!undeclared.ok());
     QCOMPARE(QString::fromStdString(undeclared.diagnostics.front().toString()),
-        QString("tiny.py:9:44: error: Python syntax error: the file is not valid UTF-8 here (Python reads source as UTF-8)"));
+        QString("tiny.py:9:46: error: Python syntax error: (unicode error) 'utf-8' codec can't decode byte 0xe9 in "
+                "position 6: unexpected end of data"));
+    // In a comment they are no error: Python's compile(), which `import` uses, skips comments.
+    const std::string commented = std::string("# Copyright (c) Ren\xE9\n")
+        + pipeline.substr(0, pipeline.find("\"bruit")) + "),  # bruit_\xE9\n" + pipeline.substr(pipeline.find("        )\n"));
+    const ImportResult comment = importDiffSynthSource(commented, "tiny.py");
+    QVERIFY(comment.ok());
+    QCOMPARE(briefs(comment.pipelines.front().pipeline),
+        QStringList{"Unit_Noise in=[height,width] posi=- nega=- out=[noise] models=- stochastic"});
     // Columns in a Latin-1 file count characters: "é" is one, as in the UTF-8 file.
     const std::string broken = "# coding: iso-8859-1\n" + pipeline + "caf\xE9 = '\xE9t\xE9' $\n";
     QCOMPARE(QString::fromStdString(importDiffSynthSource(broken, "tiny.py").diagnostics.front().toString()),

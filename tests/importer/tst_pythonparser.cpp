@@ -224,8 +224,8 @@ void TestPythonParser::nestingLimit()
 
 void TestPythonParser::validModules_data()
 {
-    QTest::addColumn<QString>("source");
-    const auto row = [](const char *source) { QTest::newRow(source) << QString(source); };
+    QTest::addColumn<QByteArray>("source");
+    const auto row = [](const char *source) { QTest::newRow(source) << QByteArray(source); };
     // Valid Python 3 that the importer does not need to understand is accepted.
     row("x = 1; y = 2;\nif x: a = 1; b = 2\n");
     row("try:\n    pass\nexcept* A:\n    pass\nexcept* B:\n    pass\ntry:\n    pass\nexcept C:\n    pass\n");
@@ -256,11 +256,20 @@ void TestPythonParser::validModules_data()
         "try: pass\nexcept* E: pass\nfor x in *a, *b: pass\nelse: pass\nwhile 1: break\nelse: pass\n");
     row("x = f'{a!r:>{w}}' r'\\d' \"s\"\nx = rb'\\d' b\"s\"\nx = lambda: (yield)\nx = yield from y\nprint >>f, x\nprint(*a, sep='')\n"
         "f(*b, **{'a': 1}, c=2)\nf(x for x in y)\nx = a if b else lambda: c\nx = not a in b is not c\n");
+    // Starred expressions where CPython takes them.
+    row("x = *a, b\n*a, = b\n[*a] = b\nreturn *a, b\nfor x in *a, b: pass\nf(*a, *b)\na[*b] = c\nx: T = *a,\n"
+        "with a as (*b, c): pass\nclass A(*a): pass\n");
+    // Raw f-strings: a backslash escapes nothing, "\{{" is a backslash and a brace (pygments has them).
+    row("x = rf'(\\{{%)'\nx = Rf\"\\\\{x}\"\nx = fr'\\}}'\nx = f'\\{{'\nx = f'\\N{EM DASH}'\nx = f'{x!r:>{w}}'\n");
+    // CPython's compile() (what `import` uses) never decodes a comment.
+    QTest::newRow("invalid utf-8 in comments") << QByteArray("# caf\xE9\nx = 1  # \xFF\n# -*- coding: utf-8 -*-\n");
+    QTest::newRow("invalid utf-8 in comments after a utf-8 cookie")
+        << QByteArray("\xEF\xBB\xBF# coding: utf-8\n# \xFF\nx = '\xC3\xA9'  # \xC3\n");
 }
 
 void TestPythonParser::validModules()
 {
-    QFETCH(QString, source);
+    QFETCH(QByteArray, source);
     const auto m = module(source.toStdString());
     QVERIFY2(m->ok(), qPrintable(QString("%1:%2: %3").arg(m->syntaxErrorLine()).arg(m->syntaxErrorColumn())
                                      .arg(QString::fromStdString(m->syntaxError()))));
@@ -268,12 +277,12 @@ void TestPythonParser::validModules()
 
 void TestPythonParser::moduleSyntaxErrors_data()
 {
-    QTest::addColumn<QString>("source");
+    QTest::addColumn<QByteArray>("source");
     QTest::addColumn<QString>("message");
     QTest::addColumn<int>("line");
     QTest::addColumn<int>("column");
-    const auto row = [](const char *name, const char *source, const char *message, int line, int column) {
-        QTest::newRow(name) << QString(source) << QString(message) << line << column;
+    const auto row = [](const char *name, const QByteArray &source, const char *message, int line, int column) {
+        QTest::newRow(name) << source << QString::fromUtf8(message) << line << column;
     };
     // Indentation.
     row("unexpected indent", "a = [\n    1]\n    b = 2\n", "unexpected indent", 3, 5);
@@ -337,8 +346,65 @@ void TestPythonParser::moduleSyntaxErrors_data()
     // A class's bases are a call's arguments, less a lone generator expression.
     row("generator as bases", "class A(x for x in y): pass\n", "a generator expression cannot be a class's base", 1, 11);
     row("starred generator as bases", "class A(*a for a in b):\n    pass\n", "invalid syntax", 1, 12);
+    // A generator among other arguments: CPython puts the error at its element.
+    row("generator then an argument", "f(x for x in y, 1)\n", "a generator expression must be parenthesized", 1, 3);
+    row("generator after an argument", "f(1, x for x in y)\n", "a generator expression must be parenthesized", 1, 6);
+    row("generator, trailing comma on its line", "f(\n    x for x in y,\n)\n", "a generator expression must be parenthesized", 2, 5);
+    row("generator base, trailing comma", "class A(\n    x for x in y,\n):\n    pass\n",
+        "a generator expression must be parenthesized", 2, 5);
+    row("parenthesized generator element", "f((x) for x in y, 1)\n", "a generator expression must be parenthesized", 1, 4);
+    row("generator after a keyword argument", "f(k=1, x for x in y)\n", "a generator expression must be parenthesized", 1, 8);
+    row("starred generator after an argument", "f(a, *b for b in c)\n", "a generator expression must be parenthesized", 1, 6);
+    row("generator as a keyword value", "f(k=x for x in y)\n", "maybe you meant '==' or ':=' instead of '='", 1, 3);
     row("async generator as bases", "class A(x async for x in y): pass\n", "a generator expression cannot be a class's base", 1, 11);
     row("mixed bytes", "x = ('a'\n     b'b')\n", "cannot mix bytes and nonbytes literals", 2, 10);
+    row("mixed bytes before a space", "x = (\"a\" b\"b\" )\n", "cannot mix bytes and nonbytes literals", 1, 15);
+    // String literals CPython's parser refuses: reported where its parser stands after the
+    // literals (bytes: at the literal), in order with the file's other syntax errors, after
+    // the tokenizer's.
+    row("invalid utf-8 in a string", "x = \"caf\xE9\"\n",
+        "(unicode error) 'utf-8' codec can't decode byte 0xe9 in position 3: unexpected end of data", 1, 11);
+    row("invalid utf-8 in a docstring", "def f():\n    \"\"\"\n    \xFF\"\"\"\n",
+        "(unicode error) 'utf-8' codec can't decode byte 0xff in position 5: invalid start byte", 3, 9);
+    row("invalid utf-8 then a syntax error", "x = \"\xFF\" 1 2\n", "(unicode error) 'utf-8' codec can't decode byte 0xff", 1, 9);
+    row("a syntax error then invalid utf-8", "x = 1 2; y = \"\xFF\"\n", "unexpected '2'", 1, 7);
+    row("invalid utf-8 then a tokenizer error", "x = \"\xFF\"\n)\n", "unmatched ')'", 2, 1);
+    row("invalid utf-8 in a pattern", "match x:\n    case \"\xFF\":\n        pass\n", "(unicode error) 'utf-8' codec", 2, 13);
+    row("invalid utf-8 deeper than the checker reads", "x = " + QByteArray(160, '(') + "'\xFF'" + QByteArray(160, ')') + "\n",
+        "(unicode error) 'utf-8' codec can't decode byte 0xff", 1, 168);
+    row("invalid utf-8 in an f-string field", "x = f\"{'\xFF'}\"\n", "f-string: (unicode error) 'utf-8' codec", 1, 5);
+    row("non-ASCII in bytes", "x = b\"caf\xC3\xA9\"\n", "bytes can only contain ASCII literal characters", 1, 5);
+    row("non-ASCII in bytes, second literal", "x = (\"a\"\n     b\"\xC3\xA9\")\n", "bytes can only contain ASCII literal characters", 2, 6);
+    row("single brace in an f-string", "x = f\"a}\"\n", "f-string: single '}' is not allowed", 1, 10);
+    row("f-string brace after a raw backslash", "x = rf\"\\{\"\n", "f-string: expecting '}'", 1, 11);
+    // Starred expressions. The parser refuses one alone in parentheses, in a comprehension's
+    // element and as a dict value...
+    row("starred alone in parentheses", "x = (*a)\n", "cannot use starred expression here", 1, 6);
+    row("starred in parentheses as an argument", "print((*a))\n", "cannot use starred expression here", 1, 8);
+    row("delete starred in parentheses", "del (*a)\n", "cannot use starred expression here", 1, 6);
+    row("starred in a subscript's parentheses", "a[(*b)]\n", "cannot use starred expression here", 1, 4);
+    row("double starred in parentheses", "x = (**a)\n", "cannot use double starred expression here", 1, 6);
+    row("augmented starred", "*a += 1\n", "'starred' is an illegal expression for augmented assignment", 1, 1);
+    row("starred list element", "x = [*a for a in b]\n", "iterable unpacking cannot be used in comprehension", 1, 6);
+    row("starred generator argument", "f(*a for a in b)\n", "iterable unpacking cannot be used in comprehension", 1, 3);
+    row("starred set element", "x = {*a for a in b}\n", "iterable unpacking cannot be used in comprehension", 1, 6);
+    row("double starred dict element", "x = {**a for a in b}\n", "dict unpacking cannot be used in dict comprehension", 1, 6);
+    row("starred dict value", "x = {1: *a}\n", "cannot use a starred expression in a dictionary value", 1, 9);
+    row("tuple as a comprehension element", "x = [a, b for b in c]\n", "did you forget parentheses around the comprehension target?", 1, 6);
+    // ...and its compiler one outside a tuple, list, set or call arguments: reported when
+    // the grammar found nothing in the whole file, as CPython compiles only what parsed.
+    row("starred statement", "*a\n", "can't use starred expression here", 1, 1);
+    row("starred value", "x = *a\n", "can't use starred expression here", 1, 5);
+    row("starred value after targets", "x = y = *a\n", "can't use starred expression here", 1, 9);
+    row("starred target", "*a = b\n", "starred assignment target must be in a list or tuple", 1, 1);
+    row("starred return", "def f():\n    return *a\n", "can't use starred expression here", 2, 12);
+    row("starred yield", "def f():\n    x = yield *a\n", "can't use starred expression here", 2, 15);
+    row("starred annotated value", "x: int = *a\n", "can't use starred expression here", 1, 10);
+    row("starred augmented value", "x += *a\n", "can't use starred expression here", 1, 6);
+    row("starred for target", "for *a in b:\n    pass\n", "starred assignment target must be in a list or tuple", 1, 5);
+    row("starred iterable", "for a in *b:\n    pass\n", "can't use starred expression here", 1, 10);
+    row("starred with target", "with a as *b:\n    pass\n", "starred assignment target must be in a list or tuple", 1, 11);
+    row("grammar before compiler", "x = *a\ny = 1 2\n", "unexpected '2'", 2, 7);
     // Simple statements: one statement, targets that can be assigned, keywords never names.
     row("python 2 print", "x = 1\nprint \"hello\"\n", "Missing parentheses in call to 'print'. Did you mean print(...)?", 2, 1);
     row("two expressions", "x = 1 2\n", "unexpected '2'", 1, 7);
@@ -369,7 +435,7 @@ void TestPythonParser::moduleSyntaxErrors_data()
 
 void TestPythonParser::moduleSyntaxErrors()
 {
-    QFETCH(QString, source);
+    QFETCH(QByteArray, source);
     QFETCH(QString, message);
     QFETCH(int, line);
     QFETCH(int, column);

@@ -48,6 +48,8 @@ private Q_SLOTS:
     void positions();
     void errors_data();
     void errors();
+    void literalErrors_data();
+    void literalErrors();
     void limits();
     void utf8Helpers();
     void identifiers_data();
@@ -104,6 +106,13 @@ void TestPythonTokenizer::tokens_data()
     row("f-string fields", "f\"{d[\"k\"]} {a:{w}.2f} {{x}} {'q' + \"r\"!r}\" f'''{\n x}'''",
         "fSTR:\"{d[\"k\"]} {a:{w}.2f} {{x}} {'q' + \"r\"!r}\" fSTR:\"{\n x}\" NL END");
     row("raw keeps escaped quote", "r\"a\\\"b\"", "STR:\"a\\\"b\" NL END");
+    // In a raw f-string a backslash escapes nothing: a brace after it is still a brace
+    // ("\{{" is a backslash and a '{'); it only keeps a quote or a backslash from ending the
+    // string or pairing with another.
+    row("raw f-string backslashes", "rf'(\\{{%)' Rf\"\\\\{x}\" fr'\\}}' rf'\\{x}\\'' rF'\\\\'",
+        "fSTR:\"(\\{{%)\" fSTR:\"\\\\{x}\" fSTR:\"\\}}\" fSTR:\"\\{x}\\'\" fSTR:\"\\\\\" NL END");
+    // "\N{...}" in an f-string is a named character, not a replacement field.
+    row("named escape in an f-string", "f'\\N{EM DASH} {x}'", "fSTR:\"\\N{EM DASH} {x}\" NL END");
     row("escapes", "'\\n\\t\\\\\\'\\\"\\x41\\101\\u00e9\\U0001F600\\q\\N{DASH}'",
         "STR:\"\n\t\\'\"AAé\xF0\x9F\x98\x80\\q\\N{DASH}\" NL END");
     row("backslash newline in a string", "'ab\\\ncd'", "STR:\"abcd\" NL END");
@@ -115,6 +124,9 @@ void TestPythonTokenizer::tokens_data()
     row("names in other scripts", "\xCE\xB5\xCE\xBB = \xE6\xBC\xA2\xE5\xAD\x97 + a\xC2\xB7" "b + e\xCC\x81 + \xE2\x84\x98",
         "NAME:\xCE\xB5\xCE\xBB OP:= NAME:\xE6\xBC\xA2\xE5\xAD\x97 OP:+ NAME:a\xC2\xB7" "b OP:+ NAME:e\xCC\x81 OP:+ NAME:\xE2\x84\x98 NL END");
     row("non-ASCII inside strings and comments", "x = '\xE2\x82\xAC \xC2\xA0'  # \xE2\x82\xAC\n", "NAME:x OP:= STR:\"\xE2\x82\xAC \xC2\xA0\" NL END");
+    // CPython's compile(), which `import` uses, never decodes a comment.
+    row("invalid utf-8 in comments", "# caf\xE9\nx = 1  # \xFF\xFE\n# \xC3", "NAME:x OP:= NUM:1 NL END");
+    row("invalid utf-8 in comments after a utf-8 cookie", "# -*- coding: utf-8 -*-\n# \xFF\nx = 1\n", "NAME:x OP:= NUM:1 NL END");
     // A coding cookie (PEP 263) declaring Latin-1: é (byte 0xE9) is read as U+00E9.
     row("latin-1 cookie", "# -*- coding: latin-1 -*-\ncaf\xE9 = '\xE9t\xE9'\n",
         "NAME:caf\xC3\xA9 OP:= STR:\"\xC3\xA9t\xC3\xA9\" NL END");
@@ -218,7 +230,15 @@ void TestPythonTokenizer::errors_data()
     row("unknown encoding", "#!python\n# coding=klingon\n", "the file declares the source encoding 'klingon'", 2, 10);
     row("latin-1 after a byte order mark", "\xEF\xBB\xBF# coding: latin-1\nx = 1\n",
         "encoding problem: the file starts with a UTF-8 byte order mark but declares the encoding 'latin-1'", 1, 11);
-    row("a cookie after code does not count", "x = 0\n# coding: latin-1\ny = '\xE9'\n", "not valid UTF-8", 3, 6);
+    row("a cookie after code does not count", "x = 0\n# coding: latin-1\ny = \xE9\n",
+        "(unicode error) 'utf-8' codec can't decode byte 0xe9 in position 0: unexpected end of data", 3, 5);
+    // A UTF-8 cookie CPython's tokenizer does not spell "utf-8" makes it decode the whole
+    // file first: a comment's invalid UTF-8 is an error too, its position counted with
+    // "\r\n" as one character and a newline added at the end.
+    row("utf8 cookie: comments too", "# coding: utf8\n# \xFF\nx = 1\n",
+        "'utf-8' codec can't decode byte 0xff in position 17: invalid start byte (the coding cookie 'utf8'", 2, 3);
+    row("u8 cookie, crlf, no final newline", "# coding: u8\r\nx = 1  # \xC3",
+        "'utf-8' codec can't decode byte 0xc3 in position 22: invalid continuation byte", 2, 10);
     row("byte order mark between tokens", "x = \xEF\xBB\xBF" "1\n", "invalid non-printable character U+FEFF", 1, 5);
     row("inconsistent dedent", "if a:\n    b\n  c\n", "unindent does not match any outer indentation level", 3, 3);
     row("invalid character", "a = $b\n", "invalid character '$'", 1, 5);
@@ -226,10 +246,24 @@ void TestPythonTokenizer::errors_data()
     row("lone exclamation", "a ! b", "invalid character '!'", 1, 3);
     row("stray backslash", "a = \\ b\n", "unexpected character after the line continuation character", 1, 6);
     row("backslash at end", "a = \\", "unexpected end of file after the line continuation character", 1, 6);
-    row("invalid utf-8", "a = 1\nb = '\xff'\n", "not valid UTF-8", 2, 6);
-    row("overlong utf-8", "\xC0\xAF", "not valid UTF-8", 1, 1);
-    row("invalid utf-8 after a wide character", "x = 1\r\n\xC3\xA9 = '\xff'\n", "not valid UTF-8", 2, 6);
-    row("invalid utf-8 after a byte order mark", "\xEF\xBB\xBF\xff", "not valid UTF-8", 1, 1);
+    // Invalid UTF-8 outside strings and comments is in a name's run of characters:
+    // CPython's decoder error, at the run's last character.
+    row("invalid utf-8 in a name", "ab\xFF" "cd = 1\n", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 2: invalid start byte", 1, 5);
+    row("invalid utf-8 between tokens", "x = 1 \xFF\n", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 0", 1, 7);
+    row("invalid utf-8 before an invalid character", "\xE2\x82\xAC\xFF = 1\n", "can't decode byte 0xff in position 3", 1, 2);
+    row("truncated at the end of a name", "x = a\xC3", "can't decode byte 0xc3 in position 1: unexpected end of data", 1, 6);
+    row("overlong utf-8", "\xC0\xAF", "can't decode byte 0xc0 in position 0: invalid start byte", 1, 2); // two characters
+    row("invalid utf-8 after a wide character", "x = 1\r\n\xC3\xA9\xFF = 1\n", "can't decode byte 0xff in position 2", 2, 2);
+    row("invalid utf-8 after a byte order mark", "\xEF\xBB\xBF\xFF", "can't decode byte 0xff in position 0", 1, 1);
+    // Each sequence Python's decoder rejects is one column, as U+FFFD once it decodes the line.
+    row("columns after invalid utf-8", "x = '\xA0\xE2\x82' $\n", "invalid character '$'", 1, 10);
+    // An f-string Python 3.12 does not end (a quote in a field starts a nested string) ends
+    // at that quote for Python 3.11, whose parser reports it after the string.
+    row("f-string field never closed", "x = f\"{\"\n", "f-string: expecting '}'", 1, 9);
+    row("brace after a backslash", "x = F\" \\{\"  # c\n", "f-string: expecting '}'", 1, 13); // CPython: at the comment
+    row("triple-quoted field never closed", "x = f\"\"\"{\"\"\"\n", "f-string: expecting '}'", 1, 13);
+    row("an earlier problem in it", "x = f\"}{\"\n", "f-string: single '}' is not allowed", 1, 10);
+    row("invalid utf-8 in an earlier field", "x = f\"{'\xFF'}{\"\n", "f-string: (unicode error)", 1, 5);
     row("invalid character after a wide character", "x = '\xC3\xA9' $\n", "invalid character '$'", 1, 9);
     row("unterminated after a wide character", "\xE6\xBC\xA2 = 'x", "unterminated string literal", 1, 5);
     row("nul byte", QByteArray("a\0b", 3), "NUL byte", 1, 2);
@@ -251,6 +285,77 @@ void TestPythonTokenizer::errors()
     QCOMPARE(r.errorColumn, column);
     QVERIFY(!r.tokens.empty());
     QCOMPARE(r.tokens.back().kind, TokenKind::EndOfInput);
+}
+
+void TestPythonTokenizer::literalErrors_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QString>("message"); // empty when CPython's parser takes the literal
+    QTest::addColumn<bool>("atLiteral");  // reported at the literal, not after the literals
+    const auto row = [](const char *name, const QByteArray &source, const char *message = "", bool atLiteral = false) {
+        QTest::newRow(name) << source << QString::fromUtf8(message) << atLiteral;
+    };
+    // Invalid UTF-8 in a string: CPython's decoder error, positions counted from where it
+    // starts decoding (the literal's text, or each run of non-ASCII bytes when there are
+    // escapes to decode and always in an f-string).
+    row("invalid utf-8", "'\xFF'", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte");
+    row("position in the text", "'abc\xFF'", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 3: invalid start byte");
+    row("position in the run, with escapes", "'ab\\n\xC3\xA9\xFF'", "can't decode byte 0xff in position 2: invalid start byte");
+    row("raw: no escapes", "r'ab\\n\xFF'", "can't decode byte 0xff in position 4: invalid start byte");
+    row("truncated at the end", "'\xE2\x82'", "can't decode bytes in position 0-1: unexpected end of data");
+    row("truncated before ASCII", "'\xC3" "a'", "can't decode byte 0xc3 in position 0: invalid continuation byte");
+    row("truncated at a run's end", "'\\n\xC3" "a'", "can't decode byte 0xc3 in position 0: unexpected end of data");
+    row("encoded surrogate", "'\xED\xA0\x80'", "can't decode byte 0xed in position 0: invalid continuation byte");
+    row("past U+10FFFF", "u'\xF4\x90\x80\x80'", "can't decode byte 0xf4 in position 0: invalid continuation byte");
+    row("valid non-ASCII", "'caf\xC3\xA9 \xF0\x9F\x98\x80'");
+    // Bytes literals hold ASCII characters only, whatever their escapes make.
+    row("non-ASCII in bytes", "b'caf\xC3\xA9'", "bytes can only contain ASCII literal characters", true);
+    row("non-ASCII in raw bytes", "rb'\\\xC3\xA9'", "bytes can only contain ASCII literal characters", true);
+    row("invalid utf-8 in bytes", "B'\xFF'", "bytes can only contain ASCII literal characters", true);
+    row("bytes escapes", "b'\\xff\\303'");
+    // F-strings: a '}' is doubled or ends a field, a field has an expression, and (Python
+    // 3.11) its expression holds no backslash outside a nested string (Python 3.12 allows one there).
+    row("single '}'", "f'a}b'", "f-string: single '}' is not allowed");
+    row("doubled braces", "f'a}}b{{c'");
+    row("'}}' after a format spec", "f'{x:}}'", "f-string: single '}' is not allowed");
+    row("escaped '}'", "f'\\}'", "f-string: single '}' is not allowed");
+    row("raw: escaped '}'", "rf'\\}'", "f-string: single '}' is not allowed");
+    row("raw: doubled brace after a backslash", "rf'(\\{{%)'");
+    row("empty expression", "f'{ }'", "f-string: empty expression not allowed");
+    row("empty expression in a format spec", "f'{x:{}}'", "f-string: empty expression not allowed");
+    row("no expression before a conversion", "f'{!r}'", "f-string: expression required before '!'");
+    row("no expression before a format spec", "f'{ :x}'", "f-string: expression required before ':'");
+    row("fields", "f'{a != b} {x=} {x!r:>{w}} {d[\"k\"]:{\"w\"}}'");
+    row("named escapes", "f'\\N{LEFT CURLY BRACKET}{x}\\N{RIGHT CURLY BRACKET}'");
+    row("a named escape's braces", "f'\\N{EM DASH}}'", "f-string: single '}' is not allowed");
+    row("backslash in an expression", "f'{x\\n}'", "f-string expression part cannot include a backslash");
+    row("raw: backslash in an expression", "rf'{x\\n}'", "f-string expression part cannot include a backslash");
+    row("backslash in a nested string (Python 3.12)", "f'{\"\\n\".join(x)}'");
+    row("a quote in a format spec ends it", "f'{x:'", "f-string: expecting '}'");
+    row("the first problem", "f'}{}'", "f-string: single '}' is not allowed");
+    row("invalid utf-8 in f-string text", "f'{a}b\xFF'", "can't decode byte 0xff in position 0: invalid start byte");
+    // CPython compiles a field's expression on its own: the error names the f-string, at it.
+    row("invalid utf-8 in a field", "f'{\"\xFF\"}'",
+        "f-string: (unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte", true);
+    row("invalid utf-8 in a field's name", "f'{ab\xFF}'", "f-string: (unicode error)", true);
+}
+
+void TestPythonTokenizer::literalErrors()
+{
+    QFETCH(QByteArray, source);
+    QFETCH(QString, message);
+    QFETCH(bool, atLiteral);
+    // The tokenizer reads the literal; only the parser refuses it (tst_pythonparser: where).
+    const TokenizeResult r = tokenizePython(std::string_view(source.constData(), static_cast<std::size_t>(source.size())));
+    QVERIFY2(r.ok(), r.error.c_str());
+    QCOMPARE(r.tokens.front().kind, TokenKind::String);
+    const Token &literal = r.tokens.front();
+    if (message.isEmpty()) {
+        QCOMPARE(literal.literalError, LiteralError::None);
+        return;
+    }
+    QCOMPARE(literal.literalError, atLiteral ? LiteralError::AtLiteral : LiteralError::AfterLiterals);
+    QVERIFY2(QString::fromStdString(literal.text).contains(message), literal.text.c_str());
 }
 
 void TestPythonTokenizer::limits()
