@@ -13,6 +13,7 @@
 #include "core/RandomPipeline.h"
 #include "core/SplitReport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -45,6 +46,7 @@ private Q_SLOTS:
     void opensEachExample();
     void failedLoadKeepsThePipeline();
     void unknownExampleListsTheBuiltins();
+    void folderNamedLikeABuiltinDoesNotHideIt();
     void trainingChangesResplitAtOnce();
     void stageSignalsAreIdKeyed();
     void asyncResplitDropsStaleJobs();
@@ -132,6 +134,27 @@ void TestDocument::unknownExampleListsTheBuiltins()
     QVERIFY(!document.hasPipeline());
     const QString message = QString::fromStdString(document.diagnostics().front().message);
     QVERIFY2(message.contains(QStringLiteral("qwen_image")), qPrintable(message));
+}
+
+void TestDocument::folderNamedLikeABuiltinDoesNotHideIt()
+{
+    // A folder "qwen_image" in the current folder: the name still opens the built-in
+    // (a folder is not a pipeline file), as splitscope-cli reads it.
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("qwen_image")));
+    const QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir.path()));
+    SplitDocument document;
+    const bool opened = document.openSource(QStringLiteral("qwen_image"));
+    QDir::setCurrent(before);
+    QVERIFY(opened);
+    QCOMPARE(document.source().exampleName, QStringLiteral("qwen_image"));
+    // "./qwen_image" is the path: a folder, refused.
+    SplitDocument path;
+    QVERIFY(QDir::setCurrent(dir.path()));
+    const bool openedPath = path.openSource(QStringLiteral("./qwen_image"));
+    QDir::setCurrent(before);
+    QVERIFY(!openedPath);
 }
 
 void TestDocument::trainingChangesResplitAtOnce()

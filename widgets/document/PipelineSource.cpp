@@ -43,7 +43,9 @@ SourcedLoad loadBuiltinExample(const QString &name)
 SourcedLoad loadPipelineSource(const QString &argument)
 {
     const QFileInfo info(argument);
-    if (!info.exists() && !argument.contains(QLatin1Char('/'))
+    // A folder is not a pipeline file, so one named like a built-in does not hide it
+    // (as in splitscope-cli); "./NAME" is always the path.
+    if ((!info.exists() || info.isDir()) && !argument.contains(QLatin1Char('/'))
         && findBuiltinExample(argument.toStdString()) != nullptr)
         return loadBuiltinExample(argument);
     SourcedLoad load = loadPipelineFromFile(argument);
