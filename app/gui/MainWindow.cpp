@@ -216,6 +216,7 @@ void MainWindow::createDocks()
     m_run = new RunPanel(m_document, m_runController, this);
     m_monitor = new RunMonitor(m_runController, this);
     m_historyPanel = new RunHistoryPanel(m_runHistory, this);
+    m_run->setHistory(m_runHistory); // Resume after a restart: the history's last launch
     m_runningUnit = new RunningUnitMarker(m_runController, m_document, m_workspace->scene(), this);
 
     // Each dock joins its tab group as soon as it is added: docks side by side for a
@@ -379,7 +380,7 @@ void MainWindow::createActions()
     runMenu->addAction(tr("Compare &baseline vs split"), this, [this]() {
         showDock(QStringLiteral("RunHistoryDock"));
         if (!m_historyPanel->compareBaselineAndSplit())
-            statusBar()->showMessage(tr("Run the one-stage baseline and both stages first"), kStatusMessageMs);
+            statusBar()->showMessage(m_historyPanel->pairingProblem(), kStatusMessageMs);
     });
 
     // Help
@@ -439,7 +440,7 @@ void MainWindow::runFinished()
     const bool pair = session->outcome() == StageRun::Outcome::Finished
         && (session->kind() == RunKind::Baseline || session->kind() == RunKind::Both
             || session->kind() == RunKind::StageTwo);
-    if (pair && m_historyPanel->compareBaselineAndSplit())
+    if (pair && m_historyPanel->compareBaselineAndSplit(session->id()))
         statusBar()->showMessage(tr("%1: %2 · Run history compares it with the %3")
                                      .arg(runKindTitle(session->kind()), session->summary(),
                                          session->kind() == RunKind::Baseline ? tr("split") : tr("baseline")),
@@ -781,6 +782,8 @@ void MainWindow::readSettings()
     const QJsonObject run = QJsonDocument::fromJson(settings.value(QStringLiteral("run/settings")).toByteArray()).object();
     if (!run.isEmpty())
         m_run->setSettings(RunSettings::fromJson(run, RunPanel::defaultSettings()));
+    m_run->setTrainingChoices(
+        QJsonDocument::fromJson(settings.value(QStringLiteral("run/trainingChoices")).toByteArray()).object());
     QString error;
     if (!m_runHistory->open(RunHistory::defaultPath(), &error))
         statusBar()->showMessage(error, kStatusMessageMs);
@@ -803,6 +806,8 @@ void MainWindow::writeSettings() const
                                                                                      : QStringLiteral("auto"));
     settings.setValue(QStringLiteral("stepper/secondsPerStep"), m_stepper->secondsPerStep());
     settings.setValue(QStringLiteral("run/settings"), QJsonDocument(m_run->settings().toJson()).toJson(QJsonDocument::Compact));
+    settings.setValue(QStringLiteral("run/trainingChoices"),
+        QJsonDocument(m_run->trainingChoices()).toJson(QJsonDocument::Compact));
     if (!m_document->source().path.isEmpty())
         settings.setValue(QStringLiteral("lastPipeline"), m_document->source().path);
     else if (!m_document->source().exampleName.isEmpty())

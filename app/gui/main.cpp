@@ -5,6 +5,8 @@
 #include "StartupOptions.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/run/RunConfig.h"
+#include "widgets/run/RunPanel.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -97,6 +99,16 @@ int main(int argc, char **argv)
     if (const int status = printTextResult(parsed); status >= 0)
         return status;
     const splitscope::GuiOptions &options = parsed.options;
+    if (!options.runSettings.isEmpty()) {
+        // A wrong key, type or value is a bad input, as a file that is not JSON: a launch
+        // with the defaults in its place would train something else and look fine.
+        QStringList errors;
+        if (!splitscope::readRunSettingsFile(options.runSettings, splitscope::RunPanel::defaultSettings(), &errors)) {
+            for (const QString &error : errors)
+                std::fprintf(stderr, "splitscope: --run-settings: %s\n", qPrintable(error));
+            return kExitBadInput;
+        }
+    }
 
     splitscope::MainWindow window(!screenshot);
     splitscope::SplitDocument *document = window.document();

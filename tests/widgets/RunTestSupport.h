@@ -45,9 +45,11 @@ inline bool writeModelFiles(const QString &root, const ExecutablePipeline &pipel
     return true;
 }
 
-// A manifest.json as stage one writes it (core/engine/CacheManifest.cpp).
+// A manifest.json as stage one writes it (core/engine/CacheManifest.cpp), of the
+// split with `stageOneUnits` storing `cacheSet`.
 inline bool writeManifest(const QString &cacheDir, bool complete, const QStringList &modelsRequiringBackward,
-    const QString &mode = QStringLiteral("seed"), int samples = 4, int cached = 4)
+    const QString &mode = QStringLiteral("seed"), int samples = 4, int cached = 4,
+    const QStringList &stageOneUnits = {}, const QStringList &cacheSet = {})
 {
     QJsonArray shards;
     for (int first = 0; first < cached; first += 2)
@@ -56,14 +58,79 @@ inline bool writeManifest(const QString &cacheDir, bool complete, const QStringL
             {QStringLiteral("first"), first}, {QStringLiteral("count"), std::min(2, cached - first)},
             {QStringLiteral("bytes"), 1000}, {QStringLiteral("checksum"), QStringLiteral("00")}});
     const QJsonObject doc{{QStringLiteral("format"), QStringLiteral("splitscope.cache/1")},
-        {QStringLiteral("complete"), complete}, {QStringLiteral("task"), QStringLiteral("sft")},
+        {QStringLiteral("complete"), complete}, {QStringLiteral("pipeline"), QStringLiteral("tiny-qwen-image")},
+        {QStringLiteral("task"), QStringLiteral("sft")},
         {QStringLiteral("split"),
             QJsonObject{{QStringLiteral("mode"), mode},
                 {QStringLiteral("models_require_backward"), QJsonArray::fromStringList(modelsRequiringBackward)},
-                {QStringLiteral("stage_one_units"), QJsonArray()}}},
+                {QStringLiteral("stage_one_units"), QJsonArray::fromStringList(stageOneUnits)}}},
+        {QStringLiteral("cache_set"), QJsonArray::fromStringList(cacheSet)},
+        {QStringLiteral("cache_all_params"), false},
+        {QStringLiteral("settings"),
+            QJsonObject{{QStringLiteral("seed"), QStringLiteral("0")}, {QStringLiteral("cache_shard_size"), QStringLiteral("16")}}},
         {QStringLiteral("dataset"), QJsonObject{{QStringLiteral("samples"), samples}}},
         {QStringLiteral("shards"), shards}};
     return writeText(QDir(cacheDir).filePath(QStringLiteral("manifest.json")), QJsonDocument(doc).toJson());
+}
+
+// A stand-in for splitscope-cli in `dir`, for launches without LibTorch: each call
+// appends its arguments as one line to DIR/calls.txt and does what DIR/mode says:
+//   "ok" (or no file): a training stage writes epoch-0.safetensors, loss.csv and
+//       training_args.json into its --output_path; exit 0 with final loss 1.99973;
+//   "cancel": a training stage writes resume.safetensors too; exit 4 (cancelled);
+//   "wait": step 896 of 1600, then waits for SIGTERM and exits 4.
+// Returns the script's path ("" if it could not be written).
+inline QString writeFakeWorker(const QString &dir)
+{
+    const QString path = QDir(dir).filePath(QStringLiteral("fake-cli"));
+    const QByteArray script = R"sh(#!/bin/sh
+dir=$(dirname "$0")
+printf '%s
+' "$*" >> "$dir/calls.txt"
+mode=$(cat "$dir/mode" 2>/dev/null)
+out=""
+task=""
+prev=""
+for a in "$@"; do
+  [ "$prev" = "--output_path" ] && out="$a"
+  [ "$prev" = "--task" ] && task="$a"
+  prev="$a"
+done
+case "$task" in
+  *:data_process) ;;
+  *) mkdir -p "$out"
+     for f in epoch-0.safetensors loss.csv training_args.json; do echo "$task" > "$out/$f"; done
+     [ "$mode" = cancel ] && echo state > "$out/resume.safetensors" ;;
+esac
+case "$mode" in
+  cancel) echo '{"event":"done","time":0.1,"exit_status":4,"steps":3}'; exit 4 ;;
+  wait) trap 'echo "{"event":"done","time":1,"exit_status":4}"; exit 4' TERM
+        echo '{"event":"stage","time":0,"stage":"train","total_steps":1600,"epochs":1}'
+        echo '{"event":"step","time":0.1,"epoch":0,"step":896,"total_steps":1600,"loss":1.5}'
+        while :; do sleep 0.05; done ;;
+  *) echo '{"event":"done","time":0.1,"exit_status":0,"final_loss":1.99973,"steps":4}'; exit 0 ;;
+esac
+)sh";
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(script) != script.size())
+        return {};
+    file.close();
+    file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
+    return path;
+}
+
+inline bool setFakeWorkerMode(const QString &dir, const QByteArray &mode)
+{
+    return writeText(QDir(dir).filePath(QStringLiteral("mode")), mode);
+}
+
+// The fake worker's calls so far, one argument list a line.
+inline QStringList fakeWorkerCalls(const QString &dir)
+{
+    QFile file(QDir(dir).filePath(QStringLiteral("calls.txt")));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
 }
 
 // A configuration of the tiny pipeline with its folders under `root`.

@@ -11,6 +11,7 @@
 #include "widgets/run/RunFormat.h"
 #include "widgets/run/RunHistory.h"
 #include "widgets/run/RunHistoryModel.h"
+#include "widgets/run/RunHistoryPanel.h"
 #include "widgets/run/RunSession.h"
 
 #include "core/PipelineFile.h"
@@ -19,7 +20,9 @@
 #include <QAbstractItemModelTester>
 #include <QBrush>
 #include <QColor>
+#include <QLabel>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -74,9 +77,16 @@ void feed(StageRun &run, const QList<QByteArray> &lines)
 }
 
 // A finished session with a training stage whose numbers are given.
-std::shared_ptr<RunSession> finishedSession(RunKind kind, double seconds, qint64 peak, double loss, double epochSeconds)
+std::shared_ptr<RunSession> finishedSession(RunKind kind, double seconds, qint64 peak, double loss, double epochSeconds,
+    int epochs = 2, const QString &dataset = QStringLiteral("/w/data"))
 {
-    auto session = std::make_shared<RunSession>(kind, RunConfig{});
+    RunConfig config;
+    config.settings.epochs = epochs;
+    config.settings.datasetPath = dataset;
+    config.settings.outputPath = QStringLiteral("/w/out");
+    if (kind != RunKind::StageOne)
+        config.runFolder = QStringLiteral("/w/out/%1").arg(runFolderName(kind, QDateTime::currentDateTime()));
+    auto session = std::make_shared<RunSession>(kind, config);
     for (RunStage stage : stagesOf(kind)) {
         StageRun &run = session->addStage(stage);
         run.outcome = StageRun::Outcome::Finished;
@@ -106,8 +116,12 @@ private Q_SLOTS:
     void shellQuoting_data();
     void shellQuoting();
     void settingsJson();
+    void settingsFileIsChecked_data();
+    void settingsFileIsChecked();
+    void eachLaunchHasItsOwnFolder();
     void checksNameTheField();
     void cacheChecks();
+    void cacheOfTheSameSplitWhateverTheMode();
     void eventsFoldIntoAStage();
     void badLinesAreNotEvents_data();
     void badLinesAreNotEvents();
@@ -115,6 +129,7 @@ private Q_SLOTS:
     void historyPersistsAndRefusesToOverwrite();
     void historyModel();
     void comparison();
+    void baselinePairsOnlyWithTheSameTraining();
     void formats();
 };
 
@@ -184,10 +199,14 @@ void TestRunConfig::stageArguments()
     for (const char *absent : {"--num_epochs", "--dataset_repeat", "--learning_rate", "--lora_target_modules", "--resume"})
         QCOMPARE(flagValue(one, absent), QStringLiteral("<absent>"));
 
+    // A launch recorded before launches had folders of their own wrote to OUTPUT/two-stage.
+    QCOMPARE(flagValue(trainArguments(c, tiny(), RunStage::StageTwo, true), "--output_path"),
+        QStringLiteral("/w/out/two-stage"));
+    c.runFolder = QStringLiteral("/w/out/both-20250614-101500");
     const QStringList two = trainArguments(c, tiny(), RunStage::StageTwo, true);
     QCOMPARE(flagValue(two, "--task"), QStringLiteral("sft:train"));
     QCOMPARE(flagValue(two, "--dataset_base_path"), QStringLiteral("/w/cache"));
-    QCOMPARE(flagValue(two, "--output_path"), QStringLiteral("/w/out/two-stage"));
+    QCOMPARE(flagValue(two, "--output_path"), QStringLiteral("/w/out/both-20250614-101500"));
     QCOMPARE(flagValue(two, "--offload_models"),
         QStringLiteral("Qwen/Qwen-Image:text_encoder/model*.safetensors,Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors"));
     QCOMPARE(flagValue(two, "--num_epochs"), QStringLiteral("3"));
@@ -204,7 +223,7 @@ void TestRunConfig::stageArguments()
     const QStringList base = trainArguments(c, tiny(), RunStage::OneStage, false);
     QCOMPARE(flagValue(base, "--task"), QStringLiteral("sft"));
     QCOMPARE(flagValue(base, "--dataset_base_path"), QStringLiteral("/w/data"));
-    QCOMPARE(flagValue(base, "--output_path"), QStringLiteral("/w/out/one-stage"));
+    QCOMPARE(flagValue(base, "--output_path"), QStringLiteral("/w/out/both-20250614-101500"));
     QCOMPARE(flagValue(base, "--offload_models"), QStringLiteral("<absent>"));
     QCOMPARE(flagValue(base, "--split_mode"), QStringLiteral("<absent>"));
     QVERIFY(!base.contains("--resume"));
@@ -287,6 +306,114 @@ void TestRunConfig::settingsJson()
     QCOMPARE(cb.mode, SplitMode::Safe);
     QCOMPARE(cb.stageTwoModels, c.stageTwoModels);
     QVERIFY(cb.settings == c.settings);
+    QVERIFY(cb.settings.newFolderPerLaunch);
+    c.runFolder = QStringLiteral("/w/out/both-20250614-101500");
+    c.stageOneUnits = {QStringLiteral("A")};
+    c.cacheSet = {QStringLiteral("x")};
+    const RunConfig withFolder = RunConfig::fromJson(c.toJson());
+    QCOMPARE(withFolder.runFolder, c.runFolder);
+    QCOMPARE(withFolder.stageOneUnits, c.stageOneUnits);
+    QCOMPARE(withFolder.cacheSet, c.cacheSet);
+}
+
+void TestRunConfig::settingsFileIsChecked_data()
+{
+    // A --run-settings file with a wrong key trained with the defaults and exited 0.
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("error"); // "" when the file is fine
+    QTest::addRow("valid") << QByteArray(R"({"num_epochs": 3, "learning_rate": 0.005, "seed": 7, "allow_hazards": true})")
+                           << "";
+    QTest::addRow("epochs a string") << QByteArray(R"({"num_epochs": "abc"})")
+                                     << "num_epochs: must be a whole number from 1 to 100000, not the string \"abc\"";
+    QTest::addRow("negative learning rate") << QByteArray(R"({"learning_rate": -1})")
+                                            << "learning_rate: must be greater than 0, not -1";
+    QTest::addRow("learning rate a string") << QByteArray(R"({"learning_rate": "0.005"})")
+                                            << "learning_rate: must be a number such as 1e-4, not the string \"0.005\"";
+    QTest::addRow("misspelt key") << QByteArray(R"({"num_epoch": 1})") << "num_epoch: unknown key; did you mean num_epochs?";
+    QTest::addRow("unknown key") << QByteArray(R"({"colour": "red"})") << "colour: unknown key (the keys are ";
+    QTest::addRow("fraction") << QByteArray(R"({"lora_rank": 2.5})")
+                              << "lora_rank: must be a whole number from 1 to 4096, not 2.5";
+    QTest::addRow("zero epochs") << QByteArray(R"({"num_epochs": 0})") << "num_epochs: must be from 1 to 100000, not 0";
+    QTest::addRow("seed beyond the field") << QByteArray(R"({"seed": 123456789012})")
+                                           << "seed: must be from 0 to 2147483647, not 1.23457e+11";
+    QTest::addRow("flag a number") << QByteArray(R"({"allow_hazards": 1})") << "allow_hazards: must be true or false, not 1";
+    QTest::addRow("path a number") << QByteArray(R"({"output_path": 5})")
+                                   << "output_path: must be a string (a folder or a list), not 5";
+    QTest::addRow("not an object") << QByteArray("[1]") << "not a JSON object of settings";
+    QTest::addRow("not JSON") << QByteArray("{\"num_epochs\": ") << "not JSON (";
+}
+
+void TestRunConfig::settingsFileIsChecked()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rs.json"));
+    QVERIFY(writeText(path, json));
+    RunSettings defaults;
+    defaults.epochs = 9;
+    QStringList errors;
+    const std::optional<RunSettings> read = readRunSettingsFile(path, defaults, &errors);
+    if (error.isEmpty()) {
+        QVERIFY2(read, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(read->epochs, 3);
+        QCOMPARE(read->learningRate, 0.005);
+        QCOMPARE(read->seed, 7);
+        QVERIFY(read->allowHazards);
+        QCOMPARE(read->loraRank, defaults.loraRank); // not in the file: the default
+        return;
+    }
+    QVERIFY(!read);
+    QCOMPARE(errors.size(), 1);
+    // The message names the file and the key.
+    QVERIFY2(errors[0].startsWith(path + QStringLiteral(": ") + error), qPrintable(errors[0]));
+}
+
+void TestRunConfig::eachLaunchHasItsOwnFolder()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("output"));
+    const QDateTime when(QDate(2025, 6, 14), QTime(10, 15, 0));
+    QCOMPARE(runFolderName(RunKind::Both, when), QStringLiteral("both-20250614-101500"));
+    QCOMPARE(runFolderName(RunKind::StageTwo, when), QStringLiteral("stage-two-20250614-101500"));
+    // Two launches in the same second, and a folder someone made: never one that was there.
+    QString error;
+    const QString first = createRunFolder(out, RunKind::Baseline, when, &error);
+    QCOMPARE(first, QDir(out).filePath(QStringLiteral("baseline-20250614-101500")));
+    QVERIFY(QDir().mkpath(QDir(out).filePath(QStringLiteral("baseline-20250614-101500-2"))));
+    const QString second = createRunFolder(out, RunKind::Baseline, when, &error);
+    QCOMPARE(second, QDir(out).filePath(QStringLiteral("baseline-20250614-101500-3")));
+    QVERIFY(QFileInfo(first).isDir() && QFileInfo(second).isDir());
+    QVERIFY(writeText(dir.filePath(QStringLiteral("file")), "x"));
+    QVERIFY(createRunFolder(dir.filePath(QStringLiteral("file")), RunKind::Both, when, &error).isEmpty());
+    QVERIFY2(error.contains(QLatin1String("cannot create the output folder")), qPrintable(error));
+
+    // What a run leaves in its folder.
+    for (const char *name : {"training_args.json", "loss.csv", "epoch-0.safetensors", "notes.txt"})
+        QVERIFY(writeText(QDir(first).filePath(QLatin1String(name)), "x"));
+    QCOMPARE(runFilesIn(first), (QStringList{"epoch-0.safetensors", "loss.csv", "training_args.json"}));
+    QVERIFY(runFilesIn(second).isEmpty());
+
+    // Without a new folder per launch, a run in the output folder is a question for the
+    // user (a confirmable problem), and the folder must not be the cache.
+    QTemporaryDir work;
+    RunConfig c = tinyConfig(work.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    QVERIFY(writeText(QDir(c.settings.outputPath).filePath(QStringLiteral("resume.safetensors")), "state"));
+    QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 0).isEmpty()); // a new folder per launch: nothing replaced
+    c.settings.newFolderPerLaunch = false;
+    QList<RunIssue> issues = validateRun(c, tiny(), RunKind::Baseline, 0);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Output});
+    QVERIFY(issues[0].confirmable);
+    QVERIFY2(issues[0].message.contains(QLatin1String("holds a run already (resume.safetensors): a launch would replace it")),
+        qPrintable(issues[0].message));
+    QVERIFY(validateRun(c, tiny(), RunKind::StageOne, 0).isEmpty()); // stage one writes the cache only
+    c.settings.outputPath = c.settings.cachePath;
+    issues = validateRun(c, tiny(), RunKind::Both, 0);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Output});
+    QVERIFY(!issues[0].confirmable);
+    QCOMPARE(issues[0].message, QStringLiteral("The output folder must not be the cache folder."));
 }
 
 void TestRunConfig::checksNameTheField()
@@ -375,19 +502,67 @@ void TestRunConfig::cacheChecks()
     for (RunKind kind : {RunKind::StageOne, RunKind::StageTwo, RunKind::Both}) {
         issues = validateRun(c, tiny(), kind, 0);
         QCOMPARE(fields(issues), QList<RunField>{RunField::Cache});
-        QVERIFY2(issues[0].message.contains("holds a cache of the seed split for vae (sft), not of this run's seed split "
-                                            "for dit"),
+        QVERIFY2(issues[0].message.contains(QStringLiteral("holds a cache made otherwise, which %1 would refuse: models "
+                                                           "requiring backward: the cache has [vae], this run [dit]. "
+                                                           "Choose another cache folder")
+                                                .arg(kind == RunKind::StageTwo ? "stage two" : "stage one")),
             qPrintable(issues[0].message));
     }
     QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 0).isEmpty());
+    // The mode's name is not what counts (cacheOfTheSameSplitWhateverTheMode): the same split
+    // made by the safe algorithm is this run's cache.
     QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}, QStringLiteral("safe")));
-    QCOMPARE(fields(validateRun(c, tiny(), RunKind::StageTwo, 0)), QList<RunField>{RunField::Cache});
+    QVERIFY(validateRun(c, tiny(), RunKind::StageTwo, 0).isEmpty());
 
     QVERIFY(writeText(QDir(cache).filePath("manifest.json"), "{\"format\": \"other\"}"));
     status = readCacheStatus(cache);
     QVERIFY(!status.exists);
     QVERIFY2(status.error.endsWith("is not a Splitscope cache manifest"), qPrintable(status.error));
     QCOMPARE(fields(validateRun(c, tiny(), RunKind::StageOne, 0)), QList<RunField>{RunField::Cache});
+}
+
+void TestRunConfig::cacheOfTheSameSplitWhateverTheMode()
+{
+    // LoRA on dit: the seed and the safe split are the same, and the worker takes a
+    // cache of either for the other. The check compares what the cache holds (the
+    // stage-one units, the stored params), as the engine's checks do, not the mode's name.
+    QTemporaryDir dir;
+    RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 4));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    c.stageOneUnits = {QStringLiteral("Shape"), QStringLiteral("Prompt"), QStringLiteral("Vae")};
+    c.cacheSet = {QStringLiteral("latents"), QStringLiteral("prompt_emb")};
+    const QString cache = c.settings.cachePath;
+    QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}, QStringLiteral("seed"), 4, 4, c.stageOneUnits, c.cacheSet));
+    c.mode = SplitMode::Safe;
+    for (RunKind kind : {RunKind::StageOne, RunKind::StageTwo, RunKind::Both})
+        QVERIFY2(validateRun(c, tiny(), kind, 0).isEmpty(), qPrintable(messages(validateRun(c, tiny(), kind, 0))));
+
+    // Another split: a unit moved to stage two.
+    RunConfig moved = c;
+    moved.stageOneUnits.removeLast();
+    QList<RunIssue> issues = validateRun(moved, tiny(), RunKind::StageTwo, 0);
+    QCOMPARE(fields(issues), QList<RunField>{RunField::Cache});
+    QVERIFY2(issues[0].message.contains("stage-one units: the cache has [Shape, Prompt, Vae], this run [Shape, Prompt]"),
+        qPrintable(issues[0].message));
+    // Stage two needs every param it reads; stage one continues only the same cache.
+    RunConfig reads = c;
+    reads.cacheSet = {QStringLiteral("latents")};
+    QVERIFY(validateRun(reads, tiny(), RunKind::StageTwo, 0).isEmpty()); // the cache stores more than it reads
+    issues = validateRun(reads, tiny(), RunKind::StageOne, 0);
+    QVERIFY2(messages(issues).contains("stored params: the cache has [latents, prompt_emb], this run [latents]"),
+        qPrintable(messages(issues)));
+    reads.cacheSet = {QStringLiteral("latents"), QStringLiteral("noise")};
+    issues = validateRun(reads, tiny(), RunKind::StageTwo, 0);
+    QVERIFY2(messages(issues).contains("cached params: the cache lacks 'noise', which stage two reads"),
+        qPrintable(messages(issues)));
+    // Stage one's own settings: another seed is refused by stage one, not by stage two.
+    RunConfig seed = c;
+    seed.settings.seed = 5;
+    QVERIFY(validateRun(seed, tiny(), RunKind::StageTwo, 0).isEmpty());
+    issues = validateRun(seed, tiny(), RunKind::Both, 0);
+    QVERIFY2(messages(issues).contains("which stage one would refuse: seed: the cache has 0, this run 5"),
+        qPrintable(messages(issues)));
 }
 
 void TestRunConfig::eventsFoldIntoAStage()
@@ -572,7 +747,17 @@ void TestRunConfig::historyModel()
     QCOMPARE(model.index(0, RunHistoryModel::LaunchColumn).data().toString(), QStringLiteral("Both stages"));
     QCOMPARE(model.index(0, RunHistoryModel::TimeColumn).data().toString(), QStringLiteral("1:15"));
     QCOMPARE(model.index(0, RunHistoryModel::PeakColumn).data().toString(), QStringLiteral("2.00 MiB"));
-    QCOMPARE(model.index(0, RunHistoryModel::LossColumn).data().toString(), QStringLiteral("0.125"));
+    QCOMPARE(model.index(0, RunHistoryModel::LossColumn).data().toString(), QStringLiteral("0.125000"));
+    // The configuration says epochs and dataset (the tooltip, everything).
+    QCOMPARE(model.index(0, RunHistoryModel::ConfigurationColumn).data().toString(),
+        QString::fromUtf8("nothing to train · seed split · 2 epochs · dataset data"));
+    QVERIFY(model.index(0, RunHistoryModel::ConfigurationColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QLatin1String("learning rate: 0.0001")));
+    // The output: the launch's own folder (the cache for stage one).
+    QCOMPARE(model.index(0, RunHistoryModel::OutputColumn).data().toString(),
+        QDir::toNativeSeparators(history.run(1)->config().runFolder));
     QCOMPARE(model.index(0, RunHistoryModel::OutcomeColumn).data().toString(), QStringLiteral("finished"));
     QCOMPARE(model.index(1, 0).data(RunHistoryModel::IdRole).toString(), history.run(0)->id());
     history.remove(1);
@@ -618,6 +803,65 @@ void TestRunConfig::comparison()
         QStringLiteral("A: One-stage baseline"));
 }
 
+void TestRunConfig::baselinePairsOnlyWithTheSameTraining()
+{
+    // "Baseline vs split" paired the baseline with the newest split launch, whatever
+    // its epochs or dataset, although a "Both stages" launch like it existed.
+    RunHistory history;
+    RunHistoryPanel panel(&history);
+    auto launch = [&history](RunKind kind, int epochs, const QString &dataset) {
+        auto session = finishedSession(kind, 10, 3 << 20, 0.25, 2, epochs, dataset);
+        history.add(session);
+        return session;
+    };
+    const auto splitTwoEpochs = launch(RunKind::Both, 2, QStringLiteral("/d/one"));
+    const auto baseline = launch(RunKind::Baseline, 2, QStringLiteral("/d/one"));
+    const auto splitFourEpochs = launch(RunKind::Both, 4, QStringLiteral("/d/one"));
+    const auto splitOtherData = launch(RunKind::StageTwo, 2, QStringLiteral("/d/two"));
+    QVERIFY(panel.compareBaselineAndSplit());
+    QCOMPARE(panel.comparison()->runA()->id(), baseline->id());
+    QCOMPARE(panel.comparison()->runB()->id(), splitTwoEpochs->id());
+    QVERIFY(panel.compareBaselineAndSplit(baseline->id()));
+    QCOMPARE(panel.comparison()->runB()->id(), splitTwoEpochs->id());
+    // The pair is selected in the table.
+    QCOMPARE(panel.table()->selectionModel()->selectedRows().size(), 2);
+    QVERIFY(panel.summaryLabel()->text().contains(QStringLiteral("2 epochs · dataset one")));
+
+    // A launch without a match says so, plainly, and compares nothing.
+    QVERIFY(!panel.compareBaselineAndSplit(splitFourEpochs->id()));
+    QVERIFY(!panel.comparison()->runA());
+    const QString why = panel.summaryLabel()->text();
+    QVERIFY2(why.startsWith(QLatin1String("No comparison: no finished baseline and split launch were trained with the "
+                                          "same configuration")),
+        qPrintable(why));
+    QVERIFY2(why.contains(QLatin1String("differ in epochs 2 vs 4")), qPrintable(why));
+    QVERIFY(!panel.compareBaselineAndSplit(splitOtherData->id()));
+    QVERIFY2(panel.summaryLabel()->text().contains(QLatin1String("dataset /d/one vs /d/two")),
+        qPrintable(panel.summaryLabel()->text()));
+
+    // Other trainable models or split mode: no pair either.
+    RunHistory other;
+    RunHistoryPanel otherPanel(&other);
+    auto base = finishedSession(RunKind::Baseline, 10, 3 << 20, 0.25, 2, 2, QStringLiteral("/d/one"));
+    other.add(base);
+    QVERIFY(!otherPanel.compareBaselineAndSplit());
+    QCOMPARE(otherPanel.pairingProblem(),
+        QStringLiteral("No comparison: the history has no finished split launch (both stages or stage two)."));
+    QCOMPARE(otherPanel.summaryLabel()->text(), otherPanel.pairingProblem());
+    RunConfig safe = base->config();
+    safe.mode = SplitMode::Safe;
+    safe.trainable = {QStringLiteral("text_encoder")};
+    auto split = std::make_shared<RunSession>(RunKind::Both, safe);
+    const auto stages = finishedSession(RunKind::Both, 10, 3 << 20, 0.25, 2); // kept alive while its stages are copied
+    for (const StageRun &s : stages->stages())
+        split->stages().push_back(s);
+    other.add(split);
+    QVERIFY(!otherPanel.compareBaselineAndSplit());
+    QVERIFY2(otherPanel.summaryLabel()->text().contains(
+                 QLatin1String("differ in trainable models (none) vs text_encoder; split mode seed vs safe")),
+        qPrintable(otherPanel.summaryLabel()->text()));
+}
+
 void TestRunConfig::formats()
 {
     QCOMPARE(formatBytes(0), QStringLiteral("0 B"));
@@ -629,7 +873,16 @@ void TestRunConfig::formats()
     QCOMPARE(formatDuration(StageRun::kNaN), QString::fromUtf8("—"));
     QCOMPARE(formatSeconds(0.844), QStringLiteral("0.84 s"));
     QCOMPARE(formatSeconds(125), QStringLiteral("2:05"));
-    QCOMPARE(formatLoss(0.0123456), QStringLiteral("0.01235"));
+    // Enough digits to tell runs apart, the same way everywhere ("final loss 2" was 1.99973).
+    QCOMPARE(formatLoss(1.99973), QStringLiteral("1.99973"));
+    QCOMPARE(formatLoss(2.0), QStringLiteral("2.00000"));
+    QCOMPARE(formatLoss(0.0123456), QStringLiteral("0.0123456"));
+    QCOMPARE(formatLoss(12.5), QStringLiteral("12.5000"));
+    QCOMPARE(formatLoss(1.25e-5), QStringLiteral("1.25000e-05"));
+    QCOMPARE(formatLoss(0), QStringLiteral("0.00000"));
+    QCOMPARE(formatLoss(StageRun::kNaN), QString::fromUtf8("—"));
+    const auto session = finishedSession(RunKind::Baseline, 10, 3 << 20, 1.99973, 2);
+    QVERIFY2(session->summary().endsWith(QLatin1String("final loss 1.99973")), qPrintable(session->summary()));
     QCOMPARE(formatRatio(10, 5), QString::fromUtf8("0.50× (−50 %)"));
     QCOMPARE(formatRatio(0, 5), QString::fromUtf8("—"));
 }

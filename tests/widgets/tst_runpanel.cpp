@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The Run panel and its window without a worker: a description-only pipeline says
-// why it cannot run; every field is checked on disk and its problem shown under it;
-// the training choice of the configuration panel reaches the checks and the
-// commands; a missing worker program is a clear error; the Run menu; settings,
-// window layout and run history survive a restart.
+// The Run panel and its window without the real worker (a shell script stands in
+// for it where a launch is needed): a description-only pipeline says why it cannot
+// run; every field is checked on disk and its problem shown under it as the user
+// types; the training choice of the configuration panel reaches the checks and the
+// commands, and is restored with the fields; a missing worker program is a clear
+// error; the Run menu; each launch writes into a folder of its own; Resume after a
+// restart; a running launch says so; the wheel scrolls the form; settings, window
+// layout and run history survive a restart.
 #include "RunTestSupport.h"
 #include "WidgetTestSupport.h"
 
@@ -14,12 +17,16 @@
 #include "widgets/run/RunCharts.h"
 #include "widgets/run/RunController.h"
 #include "widgets/run/RunHistory.h"
+#include "widgets/run/RunHistoryModel.h"
+#include "widgets/run/RunHistoryPanel.h"
+#include "widgets/run/RunMonitor.h"
 #include "widgets/run/RunPanel.h"
 
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QChartView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -29,7 +36,9 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
@@ -38,7 +47,11 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QValueAxis>
+#include <QWheelEvent>
+
+#include <memory>
 
 using namespace splitscope;
 using namespace splitscope::test;
@@ -58,6 +71,52 @@ QAction *runMenuAction(QMainWindow &window, const QString &text)
     return nullptr;
 }
 
+const ExecutablePipeline &tiny()
+{
+    return executablePipelines().front();
+}
+
+// Answers the next message box with `button` (from the event loop it runs in);
+// `text` gets its text.
+void answerNextMessageBox(QMessageBox::StandardButton button, QString *text)
+{
+    auto *poll = new QTimer;
+    poll->setInterval(20);
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, button, text]() {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        *text = box->text();
+        poll->deleteLater();
+        box->button(button)->click();
+    });
+    poll->start();
+}
+
+// What the window keeps between starts, for the Run panel: a document, the
+// controller (with the stand-in worker), the history file and the panel. A new
+// one is a restart.
+struct RunApp {
+    SplitDocument document;
+    RunController controller;
+    RunHistory history;
+    std::unique_ptr<RunPanel> panel;
+
+    RunApp(const QString &worker, const QString &historyPath, const RunSettings &settings)
+    {
+        document.openSource(QStringLiteral("tiny-qwen-image"));
+        controller.setWorkerProgram(worker);
+        history.open(historyPath);
+        panel = std::make_unique<RunPanel>(&document, &controller);
+        panel->setHistory(&history);
+        panel->setSettings(settings);
+        // As the window: every launch that ends goes to the history.
+        QObject::connect(&controller, &RunController::launchFinished, &history,
+            [this]() { history.add(controller.session()); });
+    }
+    ~RunApp() { panel.reset(); } // before what it observes
+};
+
 } // namespace
 
 class TestRunPanel : public QObject {
@@ -69,6 +128,13 @@ private Q_SLOTS:
     void trainingChoiceReachesTheChecksAndCommands();
     void missingWorkerIsAClearError();
     void runMenu();
+    void formErrorsFollowTheFields();
+    void cacheOfTheSameSplitIsTakenInEitherMode();
+    void trainingChoiceIsRestoredWithTheFields();
+    void eachLaunchWritesIntoItsOwnFolder();
+    void resumeSurvivesARestart();
+    void aRunningLaunchSaysSo();
+    void wheelScrollsTheFormNotTheFields();
     void settingsLayoutAndHistorySurviveARestart();
     void narrowDockKeepsTheButtonsInView();
     void smallWindowRunPanelFitsOrScrolls();
@@ -138,12 +204,15 @@ void TestRunPanel::fieldsAreCheckedWhereTheyAre()
     QVERIFY(panel->fieldMessage(RunField::Cache).contains(QLatin1String("run stage one first")));
     QVERIFY(writeManifest(c.settings.cachePath, true, {QStringLiteral("vae")}));
     panel->cacheEdit()->setText(c.settings.cachePath + QLatin1Char('/'));
-    QTRY_VERIFY(panel->fieldMessage(RunField::Cache).contains(QLatin1String("holds a cache of the seed split for vae")));
+    QTRY_VERIFY2(panel->fieldMessage(RunField::Cache)
+                     .contains(QLatin1String("models requiring backward: the cache has [vae], this run [dit]")),
+        qPrintable(panel->fieldMessage(RunField::Cache)));
 
     // A learning rate that is not a number.
     panel->learningRateEdit()->setText(QStringLiteral("fast"));
     QVERIFY(!panel->launch(RunKind::Baseline));
-    QVERIFY(plainTextOf(panel->statusLabel()->text()).contains(QLatin1String("the learning rate is not a positive number")));
+    QVERIFY(plainTextOf(panel->statusLabel()->text())
+                .contains(QString::fromUtf8("The learning rate “fast” is not a positive number")));
     QVERIFY(panel->learningRateEdit()->styleSheet().contains(QLatin1String("#c2255c")));
 }
 
@@ -172,7 +241,9 @@ void TestRunPanel::trainingChoiceReachesTheChecksAndCommands()
     panel->commandStage()->setCurrentIndex(panel->commandStage()->findData(static_cast<int>(RunStage::OneStage)));
     command = panel->commandView()->toPlainText();
     QVERIFY(command.contains(QLatin1String("--task sft --dataset_base_path")));
-    QVERIFY(command.contains(QLatin1String("--output_path ") + c.settings.outputPath + QLatin1String("/one-stage")));
+    // The folder a launch of the baseline would get now (each launch has its own).
+    QVERIFY2(command.contains(QLatin1String("--output_path ") + c.settings.outputPath + QLatin1String("/baseline-")),
+        qPrintable(command));
     QMetaObject::invokeMethod(panel, "copyCommand");
     QCOMPARE(QGuiApplication::clipboard()->text(), command);
 
@@ -230,6 +301,382 @@ void TestRunPanel::runMenu()
     QVERIFY(!panel->cancelAction()->isEnabled());
     QVERIFY(!panel->resumeAction()->isEnabled());
     QVERIFY(runMenuAction(window, QStringLiteral("Compare baseline vs split")));
+}
+
+void TestRunPanel::formErrorsFollowTheFields()
+{
+    // A learning rate of "abc" only framed the field red; its message came at the bottom
+    // after a launch, only the first problem was named, and it stayed after the fix.
+    QTemporaryDir dir;
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    panel->setSettings(c.settings);
+    QVERIFY(panel->issues().isEmpty());
+
+    // As the user types: under the field, without a launch.
+    QTest::keyClicks(panel->learningRateEdit(), QStringLiteral("abc"));
+    QTRY_COMPARE(panel->fieldMessage(RunField::LearningRate),
+        QString::fromUtf8("The learning rate “0.0001abc” is not a positive number (write it like 1e-4)."));
+    QVERIFY(panel->learningRateEdit()->styleSheet().contains(QLatin1String("#c2255c")));
+    QVERIFY(panel->statusLabel()->text().isEmpty());
+    panel->datasetEdit()->setText(dir.filePath(QStringLiteral("missing")));
+    QTRY_VERIFY(panel->fieldMessage(RunField::Dataset).contains(QLatin1String("has no metadata.csv")));
+
+    // A launch names every problem.
+    QVERIFY(!panel->launch(RunKind::Baseline));
+    QString status = plainTextOf(panel->statusLabel()->text());
+    QVERIFY2(status.startsWith(QLatin1String("One-stage baseline cannot start: 2 problems, shown at their fields:")),
+        qPrintable(status));
+    QVERIFY(status.contains(QLatin1String("has no metadata.csv")));
+    QVERIFY(status.contains(QString::fromUtf8("“0.0001abc” is not a positive number")));
+
+    // A fixed field leaves the list, and the list goes with the last problem.
+    panel->learningRateEdit()->setText(QStringLiteral("1e-3"));
+    QTRY_VERIFY(panel->fieldMessage(RunField::LearningRate).isEmpty());
+    status = plainTextOf(panel->statusLabel()->text());
+    QVERIFY2(status.startsWith(QLatin1String("One-stage baseline cannot start: 1 problem")) && !status.contains(QLatin1String("learning rate")),
+        qPrintable(status));
+    QVERIFY(panel->learningRateEdit()->styleSheet().isEmpty());
+    panel->datasetEdit()->setText(c.settings.datasetPath);
+    QTRY_VERIFY(panel->statusLabel()->text().isEmpty());
+    QVERIFY(panel->issues().isEmpty());
+    QCOMPARE(panel->settings().learningRate, 1e-3);
+}
+
+void TestRunPanel::cacheOfTheSameSplitIsTakenInEitherMode()
+{
+    // LoRA on dit: seed and safe give the same split. After Alt+2 (safe) the Cache field
+    // said "holds a cache of the seed split ... not of this run's safe split" and refused
+    // a cache the worker takes.
+    QTemporaryDir dir;
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    SplitDocument *document = window.document();
+    RunPanel *panel = window.runPanel();
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 4));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    panel->setSettings(c.settings);
+    const RunConfig seed = panel->config();
+    QVERIFY(!seed.stageOneUnits.isEmpty() && !seed.cacheSet.isEmpty());
+    QVERIFY(writeManifest(c.settings.cachePath, true, {QStringLiteral("dit")}, QStringLiteral("seed"), 4, 4,
+        seed.stageOneUnits, seed.cacheSet));
+    panel->setSettings(c.settings);
+    QVERIFY2(panel->fieldMessage(RunField::Cache).startsWith(QLatin1String("complete: 4 samples")),
+        qPrintable(panel->fieldMessage(RunField::Cache)));
+
+    document->setSplitMode(SplitMode::Safe);
+    QTRY_COMPARE(panel->config().mode, SplitMode::Safe);
+    QCOMPARE(panel->config().stageOneUnits, seed.stageOneUnits);
+    QTRY_VERIFY2(panel->issues().isEmpty(), qPrintable(panel->issues().value(0).message));
+    QVERIFY(panel->fieldMessage(RunField::Cache).startsWith(QLatin1String("complete: 4 samples")));
+    QVERIFY(panel->launchAction(RunKind::StageTwo)->isEnabled());
+
+    // Another split (the text encoder trained too): refused, saying what differs.
+    document->setModelTrainable("text_encoder", true);
+    QTRY_VERIFY2(panel->fieldMessage(RunField::Cache).contains(QLatin1String("stage-one units: the cache has [")),
+        qPrintable(panel->fieldMessage(RunField::Cache)));
+}
+
+void TestRunPanel::trainingChoiceIsRestoredWithTheFields()
+{
+    // The Run fields were restored at start but not the training choice, so the
+    // restored cache (made for the choice of last time) showed an error.
+    QTemporaryDir dir;
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 4));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    QJsonObject choices;
+    {
+        MainWindow window(false);
+        QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+        RunPanel *panel = window.runPanel();
+        panel->setSettings(c.settings);
+        window.document()->setModelTrainable("text_encoder", true);
+        window.document()->setSplitMode(SplitMode::Safe);
+        QTRY_COMPARE(panel->config().label(), QStringLiteral("trainable text_encoder + LoRA on dit · safe split"));
+        const RunConfig made = panel->config();
+        QVERIFY(writeManifest(c.settings.cachePath, true, {QStringLiteral("text_encoder"), QStringLiteral("dit")},
+            QStringLiteral("safe"), 4, 4, made.stageOneUnits, made.cacheSet));
+        panel->setSettings(c.settings);
+        QVERIFY2(panel->issues().isEmpty(), qPrintable(panel->issues().value(0).message));
+        choices = panel->trainingChoices();
+    }
+    QVERIFY(choices.contains(QStringLiteral("tiny-qwen-image")));
+
+    // The next start: the window gives the panel what it kept (settings and choices).
+    MainWindow again(false);
+    RunPanel *panel = again.runPanel();
+    panel->setTrainingChoices(choices);
+    panel->setSettings(c.settings);
+    QVERIFY(again.openSource(QStringLiteral("tiny-qwen-image")));
+    const TrainingChoice &choice = again.document()->training();
+    QCOMPARE(choice.trainable, std::vector<std::string>{"text_encoder"});
+    QCOMPARE(choice.loraBase, std::optional<std::string>("dit"));
+    QCOMPARE(choice.mode, SplitMode::Safe);
+    QTRY_VERIFY2(panel->issues().isEmpty(), qPrintable(panel->issues().value(0).message));
+    QVERIFY(panel->fieldMessage(RunField::Cache).startsWith(QLatin1String("complete: 4 samples")));
+    // Only executable pipelines are remembered: a description opens with its file's choice.
+    QVERIFY(again.openSource(QStringLiteral("qwen_image")));
+    QVERIFY(!panel->trainingChoices().contains(QStringLiteral("qwen_image")));
+}
+
+void TestRunPanel::eachLaunchWritesIntoItsOwnFolder()
+{
+    // Every launch wrote into OUTPUT/two-stage (or one-stage): a later run overwrote
+    // or mixed with the earlier ones, and every history row pointed at that folder.
+    QTemporaryDir dir;
+    const QString worker = writeFakeWorker(dir.path());
+    QVERIFY(!worker.isEmpty());
+    MainWindow window(false);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    RunController *controller = window.runController();
+    controller->setWorkerProgram(worker);
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    panel->setSettings(c.settings);
+    QVERIFY(panel->newFolderPerLaunchBox()->isChecked());
+    QVERIFY2(panel->fieldMessage(RunField::Output).startsWith(QLatin1String("each launch in a new folder, such as ") + c.settings.outputPath + QLatin1String("/both-")),
+        qPrintable(panel->fieldMessage(RunField::Output)));
+
+    const RunKind kinds[] = {RunKind::Both, RunKind::Both, RunKind::Baseline};
+    QStringList folders;
+    for (RunKind kind : kinds) {
+        QVERIFY(panel->launch(kind));
+        QVERIFY(controller->waitForIdle(30000));
+        QCOMPARE(controller->session()->outcome(), StageRun::Outcome::Finished);
+        folders << controller->session()->config().runFolder;
+    }
+    QCOMPARE(QSet<QString>(folders.begin(), folders.end()).size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        const QFileInfo folder(folders[i]);
+        QCOMPARE(folder.absolutePath(), QFileInfo(c.settings.outputPath).absoluteFilePath());
+        QVERIFY2(folder.fileName().startsWith(i < 2 ? QLatin1String("both-") : QLatin1String("baseline-")),
+            qPrintable(folder.fileName()));
+        // Each run's files are its own, none overwritten by a later launch.
+        QVERIFY(QFile::exists(QDir(folders[i]).filePath(QStringLiteral("epoch-0.safetensors"))));
+    }
+    // The worker was told so; stage one writes the cache, the same each time (a cache
+    // that matches is reused, one made for something else is refused by the checks).
+    const QStringList calls = fakeWorkerCalls(dir.path());
+    QCOMPARE(calls.size(), 5);
+    QVERIFY(calls[0].contains(QLatin1String("--output_path ") + c.settings.cachePath + QLatin1Char(' ')));
+    QVERIFY(calls[1].contains(QLatin1String("--output_path ") + folders[0] + QLatin1Char(' ')));
+    QVERIFY(calls[2].contains(QLatin1String("--output_path ") + c.settings.cachePath + QLatin1Char(' ')));
+    QVERIFY(calls[3].contains(QLatin1String("--output_path ") + folders[1] + QLatin1Char(' ')));
+    QVERIFY(calls[4].contains(QLatin1String("--output_path ") + folders[2] + QLatin1Char(' ')));
+    // Each history row points at its own run (rows are newest first).
+    RunHistoryModel *rows = window.runHistoryPanel()->historyModel();
+    QCOMPARE(rows->rowCount(), 3);
+    for (int row = 0; row < 3; ++row)
+        QCOMPARE(rows->index(row, RunHistoryModel::OutputColumn).data().toString(),
+            QDir::toNativeSeparators(folders[2 - row]));
+    // A stage-one launch trains nothing: no folder; its row shows the cache.
+    QVERIFY(panel->launch(RunKind::StageOne));
+    QVERIFY(controller->waitForIdle(30000));
+    QVERIFY(controller->session()->config().runFolder.isEmpty());
+    QCOMPARE(rows->index(0, RunHistoryModel::OutputColumn).data().toString(),
+        QDir::toNativeSeparators(c.settings.cachePath));
+
+    // A folder chosen as it is: the launch writes into it...
+    const QString fixed = dir.filePath(QStringLiteral("my-run"));
+    panel->newFolderPerLaunchBox()->setChecked(false);
+    panel->outputEdit()->setText(fixed);
+    QTRY_COMPARE(panel->fieldMessage(RunField::Output), QStringLiteral("stage two and the baseline write here"));
+    QVERIFY(panel->launch(RunKind::Baseline));
+    QVERIFY(controller->waitForIdle(30000));
+    QCOMPARE(controller->session()->config().runFolder, fixed);
+    QVERIFY(QFile::exists(QDir(fixed).filePath(QStringLiteral("epoch-0.safetensors"))));
+    // ...and then holds a run: refused without a question, said under the field.
+    QVERIFY(!panel->launch(RunKind::Baseline));
+    QVERIFY2(panel->fieldMessage(RunField::Output).contains(QLatin1String("holds a run already (epoch-0.safetensors, "
+                                                                          "loss.csv, training_args.json): a launch would "
+                                                                          "replace it")),
+        qPrintable(panel->fieldMessage(RunField::Output)));
+    QVERIFY(plainTextOf(panel->statusLabel()->text()).startsWith(QLatin1String("One-stage baseline cannot start")));
+    // The button asks: No keeps the run...
+    QVERIFY(writeText(QDir(fixed).filePath(QStringLiteral("epoch-7.safetensors")), "older")); // a longer run's
+    QString question;
+    answerNextMessageBox(QMessageBox::No, &question);
+    panel->launchAction(RunKind::Baseline)->trigger();
+    QVERIFY2(question.contains(QDir::toNativeSeparators(fixed) + QLatin1String(" holds a run already")), qPrintable(question));
+    QVERIFY(!controller->isRunning());
+    QVERIFY(QFile::exists(QDir(fixed).filePath(QStringLiteral("epoch-7.safetensors"))));
+    QCOMPARE(fakeWorkerCalls(dir.path()).size(), 7);
+    // ...Yes replaces it whole: nothing of the old run is left to mix with the new one.
+    answerNextMessageBox(QMessageBox::Yes, &question);
+    panel->launchAction(RunKind::Baseline)->trigger();
+    QVERIFY(controller->waitForIdle(30000));
+    QCOMPARE(fakeWorkerCalls(dir.path()).size(), 8);
+    QCOMPARE(controller->session()->outcome(), StageRun::Outcome::Finished);
+    QCOMPARE(runFilesIn(fixed), (QStringList{"epoch-0.safetensors", "loss.csv", "training_args.json"}));
+}
+
+void TestRunPanel::resumeSurvivesARestart()
+{
+    // After Ctrl+Q with a run going (cancelled, its resume state saved), a restart showed
+    // Resume disabled, and the next launch started from step 0 over the resume state.
+    QTemporaryDir dir;
+    const QString worker = writeFakeWorker(dir.path());
+    const QString historyPath = dir.filePath(QStringLiteral("run-history.json"));
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+
+    // A launch cancelled as the window closes.
+    auto cancelledLaunch = [&]() -> QString {
+        RunApp app(worker, historyPath, c.settings);
+        setFakeWorkerMode(dir.path(), "cancel");
+        if (!app.panel->launch(RunKind::Baseline) || !app.controller.waitForIdle(30000))
+            return {};
+        if (app.controller.session()->outcome() != StageRun::Outcome::Cancelled || !app.panel->resumeAction()->isEnabled())
+            return {};
+        return app.controller.session()->config().runFolder;
+    };
+    const QString interrupted = cancelledLaunch();
+    QVERIFY(!interrupted.isEmpty());
+    const QString state = QDir(interrupted).filePath(QStringLiteral("resume.safetensors"));
+    QVERIFY(QFile::exists(state));
+    {
+        // Restarted: Resume is there, and says where it continues.
+        RunApp app(worker, historyPath, c.settings);
+        QCOMPARE(app.history.count(), 1);
+        QVERIFY(app.panel->resumeAction()->isEnabled());
+        QCOMPARE(app.panel->resumableLaunch()->config().runFolder, interrupted);
+        const QString status = plainTextOf(app.panel->statusLabel()->text());
+        QVERIFY2(status.startsWith(QLatin1String("Last launch: One-stage baseline, cancelled after"))
+                && status.contains(QLatin1String("Resume continues it in ") + interrupted),
+            qPrintable(status));
+        // A new launch instead goes elsewhere: the interrupted run's state is untouched.
+        setFakeWorkerMode(dir.path(), "ok");
+        QVERIFY(app.panel->launch(RunKind::Baseline));
+        QVERIFY(app.controller.waitForIdle(30000));
+        QVERIFY(app.controller.session()->config().runFolder != interrupted);
+        QFile file(state);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("state\n"));
+        QVERIFY(!app.panel->resumeAction()->isEnabled()); // the last launch finished
+    }
+
+    // Interrupted again, restarted, resumed: the worker continues in the run's folder.
+    const QString second = cancelledLaunch();
+    QVERIFY(!second.isEmpty());
+    RunApp app(worker, historyPath, c.settings);
+    QVERIFY(app.panel->resumeAction()->isEnabled());
+    setFakeWorkerMode(dir.path(), "ok");
+    QVERIFY(app.panel->resume());
+    QVERIFY(app.controller.waitForIdle(30000));
+    const QString call = fakeWorkerCalls(dir.path()).constLast();
+    QVERIFY2(call.contains(QLatin1String("--output_path ") + second + QLatin1Char(' ')) && call.endsWith(QLatin1String(" --resume --events jsonl")),
+        qPrintable(call));
+    const auto resumed = app.controller.session();
+    QVERIFY(resumed->resumed());
+    QCOMPARE(resumed->config().runFolder, second);
+    QCOMPARE(resumed->outcome(), StageRun::Outcome::Finished);
+    QVERIFY(!app.panel->resumeAction()->isEnabled());
+    QCOMPARE(app.history.count(), 4);
+    QCOMPARE(RunHistoryModel(&app.history).index(0, RunHistoryModel::OutputColumn).data().toString(),
+        QDir::toNativeSeparators(second));
+}
+
+void TestRunPanel::aRunningLaunchSaysSo()
+{
+    // While a launch ran, the panel read "Last launch: Stage two, failed after 0:00".
+    QTemporaryDir dir;
+    const QString worker = writeFakeWorker(dir.path());
+    QVERIFY(setFakeWorkerMode(dir.path(), "wait"));
+    MainWindow window(false);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    RunController *controller = window.runController();
+    controller->setWorkerProgram(worker);
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    panel->setSettings(c.settings);
+    QVERIFY(panel->launch(RunKind::Baseline));
+    QString status = plainTextOf(panel->statusLabel()->text());
+    QCOMPARE(status, QString::fromUtf8("One-stage baseline running…"));
+    RunMonitor *monitor = window.runMonitor();
+    QVERIFY2(plainTextOf(monitor->titleLabel()->text()).endsWith(QLatin1String("running")),
+        qPrintable(monitor->titleLabel()->text()));
+    QTRY_VERIFY(monitor->progressBar()->value() > 0);
+    QCOMPARE(plainTextOf(panel->statusLabel()->text()), status);
+
+    // The bar's text on one line and whole, also in a narrow monitor ("(56⏎%)").
+    RunMonitor narrow(controller);
+    narrow.resize(120, 500);
+    narrow.show();
+    QApplication::processEvents();
+    for (QProgressBar *bar : {monitor->progressBar(), narrow.progressBar()}) {
+        const QString text = bar->text();
+        QCOMPARE(QString(text).replace(QChar::Nbsp, QLatin1Char(' ')), QStringLiteral("step 896 of 1600 (56 %)"));
+        QVERIFY2(!text.contains(QLatin1Char(' ')), "a space the text can break at");
+        QVERIFY2(bar->width() >= bar->fontMetrics().horizontalAdvance(text) + 16,
+            qPrintable(QStringLiteral("%1 px for a text of %2 px").arg(bar->width()).arg(bar->fontMetrics().horizontalAdvance(text))));
+    }
+
+    panel->cancel();
+    QVERIFY(controller->waitForIdle(30000));
+    status = plainTextOf(panel->statusLabel()->text());
+    QVERIFY2(status.startsWith(QLatin1String("Last launch: One-stage baseline, cancelled after")), qPrintable(status));
+}
+
+void TestRunPanel::wheelScrollsTheFormNotTheFields()
+{
+    // The wheel over the Run panel turned the LoRA rank from 32 to 26 instead of
+    // scrolling the form.
+    MainWindow window(false);
+    window.resize(1024, 600);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.showDock(QStringLiteral("RunDock"));
+    RunPanel *panel = window.runPanel();
+    QApplication::processEvents();
+    auto *scroll = panel->findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    QScrollBar *bar = scroll->verticalScrollBar();
+    QVERIFY2(bar->maximum() > 0, "the form fits: nothing to scroll");
+    QSpinBox *rank = panel->rankSpin();
+    scroll->ensureWidgetVisible(rank);
+    QApplication::processEvents();
+    const int value = rank->value();
+    const int scrolled = bar->value();
+    const int notch = scrolled < bar->maximum() ? -120 : 120; // down, or up at the end
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    panel->outputEdit()->setFocus();
+    QVERIFY(!rank->hasFocus());
+    // A wheel turn over the box (the mouse's own events, from the window system, were
+    // checked by hand under Xvfb; a test cannot make a spontaneous one).
+    auto turnWheel = [rank, notch]() {
+        const QPointF at = QRectF(rank->rect()).center();
+        QWheelEvent wheel(at, rank->mapToGlobal(at), QPoint(), QPoint(0, notch), Qt::NoButton, Qt::NoModifier,
+            Qt::NoScrollPhase, false);
+        QApplication::sendEvent(rank, &wheel);
+    };
+    turnWheel();
+    QCOMPARE(rank->value(), value);
+    QVERIFY2(bar->value() != scrolled, "the form did not scroll");
+    for (QComboBox *combo : panel->findChildren<QComboBox *>())
+        QCOMPARE(combo->focusPolicy(), Qt::StrongFocus);
+    // A focused box takes the wheel, as it should.
+    scroll->ensureWidgetVisible(rank);
+    QApplication::processEvents();
+    rank->setFocus();
+    QVERIFY(rank->hasFocus());
+    turnWheel();
+    QCOMPARE(rank->value(), notch > 0 ? value + 1 : value - 1);
 }
 
 void TestRunPanel::settingsLayoutAndHistorySurviveARestart()

@@ -5,7 +5,10 @@
 // with progress, charts and the running unit in the graph; stage one cancelled
 // halfway and resumed to the same cache as an uninterrupted run; a worker killed
 // with SIGKILL reported with its signal and stderr while the window goes on; the
-// one-stage baseline compared with the split in the run history.
+// one-stage baseline compared with the split in the run history; the cache of the
+// seed split taken for the same safe split; each launch in its own folder; an
+// interrupted baseline resumed after a restart to the uninterrupted result; a bad
+// --run-settings file refused by the headless app.
 #include "WidgetTestSupport.h"
 
 #include "MainWindow.h"
@@ -26,8 +29,10 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -69,6 +74,9 @@ private Q_SLOTS:
     void cancelStageOneThenResume();
     void killedWorkerIsReported();
     void baselineComparedWithTheSplit();
+    void interruptedBaselineResumesAfterARestart();
+    void badRunSettingsFileIsRefused_data();
+    void badRunSettingsFileIsRefused();
     void cleanupTestCase();
 
 private:
@@ -217,7 +225,7 @@ void TestRunWorker::stageOneThenStageTwo()
     // The monitor: a full bar, memory points, the stage-one models stacked.
     RunMonitor *monitor = m_window->runMonitor();
     QCOMPARE(monitor->progressBar()->value(), monitor->progressBar()->maximum());
-    QVERIFY2(monitor->progressBar()->format().startsWith(QLatin1String("sample 12 of 12")),
+    QVERIFY2(monitor->progressBar()->format().replace(QChar::Nbsp, QLatin1Char(' ')).startsWith(QLatin1String("sample 12 of 12")),
         qPrintable(monitor->progressBar()->format()));
     QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
     QVERIFY(monitor->memoryChart()->modelAreas() >= 2); // vae and text_encoder
@@ -268,6 +276,25 @@ void TestRunWorker::stageOneThenStageTwo()
     QVERIFY2(monitor->minimumSizeHint().width() < 700, qPrintable(QString::number(monitor->minimumSizeHint().width())));
     m_splitLoss = two.finalLoss;
     QCOMPARE(m_window->runHistory()->count(), 2);
+
+    // LoRA on dit: the safe split is the seed split. Its cache is this run's, and the
+    // worker takes it (the panel refused it for the mode's name).
+    const QString seedFolder = session->config().runFolder;
+    m_window->document()->setSplitMode(SplitMode::Safe);
+    QTRY_COMPARE(m_panel->config().mode, SplitMode::Safe);
+    QTRY_VERIFY2(m_panel->issues().isEmpty(), qPrintable(m_panel->issues().value(0).message));
+    QVERIFY(m_panel->launch(RunKind::StageTwo));
+    QVERIFY(waitForLaunch());
+    session = m_controller->session();
+    QVERIFY2(session->outcome() == StageRun::Outcome::Finished, qPrintable(session->stages().at(0).failure));
+    QVERIFY(session->stages().at(0).command.contains(QLatin1String("--split_mode safe")));
+    QCOMPARE(session->finalLoss(), m_splitLoss); // the same split trains the same weights
+    // Its own folder: the seed launch's checkpoint is still there.
+    QVERIFY(session->config().runFolder != seedFolder);
+    QVERIFY(QFile::exists(two.outputs.value(QStringLiteral("checkpoint"))));
+    m_window->document()->setSplitMode(SplitMode::Seed);
+    QTRY_COMPARE(m_panel->config().mode, SplitMode::Seed);
+    QCOMPARE(m_window->runHistory()->count(), 3);
 }
 
 void TestRunWorker::cancelStageOneThenResume()
@@ -376,6 +403,13 @@ void TestRunWorker::baselineComparedWithTheSplit()
     QCOMPARE(comparison->runA()->kind(), RunKind::Baseline);
     QCOMPARE(comparison->runB()->kind(), RunKind::StageTwo);
     QCOMPARE(comparison->runA()->id(), baseline->id());
+    QVERIFY(trainingDifferences(comparison->runA()->config(), comparison->runB()->config()).isEmpty());
+    // Each in its own folder, both checkpoints kept.
+    const QString baselineCheckpoint = baseline->trainingStage()->outputs.value(QStringLiteral("checkpoint"));
+    const QString splitCheckpoint = comparison->runB()->trainingStage()->outputs.value(QStringLiteral("checkpoint"));
+    QCOMPARE(QFileInfo(baselineCheckpoint).absolutePath(), QFileInfo(baseline->config().runFolder).absoluteFilePath());
+    QVERIFY(QFileInfo(baselineCheckpoint).absolutePath() != QFileInfo(splitCheckpoint).absolutePath());
+    QVERIFY(QFile::exists(baselineCheckpoint) && QFile::exists(splitCheckpoint));
     auto row = [comparison](const QString &metric) -> RunComparisonModel::Row {
         for (const auto &r : comparison->rows()) {
             if (r.metric == metric)
@@ -397,6 +431,106 @@ void TestRunWorker::baselineComparedWithTheSplit()
     QCOMPARE(history->lossChart()->rawPoints(1), 2 * kSamples);
     QCOMPARE(history->memoryChart()->runCount(), 2);
     QVERIFY(history->memoryChart()->memoryPoints(0) > 0 && history->memoryChart()->memoryPoints(1) > 0);
+}
+
+void TestRunWorker::interruptedBaselineResumesAfterARestart()
+{
+    // Ctrl+Q during a launch cancels it (the worker keeps a state to resume from); the
+    // next start offered no Resume, and a new launch started over that state.
+    const QString historyPath = m_dir.filePath(QStringLiteral("restart/run-history.json"));
+    RunSettings settings = m_panel->settings();
+    settings.epochs = 2;
+    QString folder;
+    {
+        SplitDocument document;
+        RunController controller;
+        RunHistory history;
+        QVERIFY(document.openSource(QStringLiteral("tiny-qwen-image")));
+        controller.setWorkerProgram(QStringLiteral(SPLITSCOPE_CLI));
+        QVERIFY(history.open(historyPath));
+        RunPanel panel(&document, &controller);
+        panel.setHistory(&history);
+        panel.setSettings(settings);
+        QVERIFY(panel.launch(RunKind::Baseline));
+        QSignalSpy updated(&controller, &RunController::updated);
+        while (controller.session()->current()->done < kSamples + 2) // into the second epoch
+            QVERIFY(controller.isRunning() && updated.wait(kLaunchTimeoutMs));
+        controller.cancel();
+        QVERIFY(controller.waitForIdle(kLaunchTimeoutMs));
+        QCOMPARE(controller.session()->outcome(), StageRun::Outcome::Cancelled);
+        history.add(controller.session()); // as the window does
+        folder = controller.session()->config().runFolder;
+    }
+    QVERIFY(QFile::exists(QDir(folder).filePath(QStringLiteral("resume.safetensors"))));
+
+    SplitDocument document;
+    RunController controller;
+    RunHistory history;
+    QVERIFY(document.openSource(QStringLiteral("tiny-qwen-image")));
+    controller.setWorkerProgram(QStringLiteral(SPLITSCOPE_CLI));
+    QVERIFY(history.open(historyPath));
+    RunPanel panel(&document, &controller);
+    panel.setHistory(&history);
+    panel.setSettings(settings);
+    QVERIFY(panel.resumeAction()->isEnabled());
+    QVERIFY(panel.resume());
+    QVERIFY(controller.waitForIdle(kLaunchTimeoutMs));
+    const auto session = controller.session();
+    QVERIFY2(session->outcome() == StageRun::Outcome::Finished, qPrintable(session->stages().at(0).failure));
+    QVERIFY(session->resumed());
+    QCOMPARE(session->config().runFolder, folder);
+    QVERIFY(session->stages().at(0).command.endsWith(QLatin1String(" --resume")));
+    bool resumedMidway = false;
+    for (const auto &line : session->log())
+        resumedMidway = resumedMidway || line.text.contains(QLatin1String("resuming at epoch 2"));
+    QVERIFY(resumedMidway);
+    // Continued, not started over: the uninterrupted baseline's result.
+    QCOMPARE(session->finalLoss(), m_splitLoss);
+}
+
+void TestRunWorker::badRunSettingsFileIsRefused_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("epochs a string") << QByteArray(R"({"num_epochs": "abc", "learning_rate": -1})")
+                                     << "learning_rate: must be greater than 0, not -1";
+    QTest::addRow("misspelt key") << QByteArray(R"({"num_epoch": 1})") << "num_epoch: unknown key; did you mean num_epochs?";
+    QTest::addRow("learning rate a string") << QByteArray(R"({"learning_rate": "0.005"})")
+                                            << "learning_rate: must be a number such as 1e-4, not the string \"0.005\"";
+}
+
+void TestRunWorker::badRunSettingsFileIsRefused()
+{
+    // `splitscope tiny-qwen-image --run-settings rs.json --run both --screenshot x.png`
+    // trained with the defaults in place of a wrong key and exited 0.
+    QFETCH(QByteArray, json);
+    QFETCH(QString, error);
+    const QString app = QFileInfo(QStringLiteral(SPLITSCOPE_CLI)).dir().filePath(QStringLiteral("splitscope"));
+    if (!QFileInfo(app).isExecutable())
+        QSKIP("the splitscope app is not built beside splitscope-cli");
+    QTemporaryDir dir;
+    const QString settings = dir.filePath(QStringLiteral("rs.json"));
+    QFile file(settings);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(json);
+    file.close();
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), dir.path());
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+    process.setProcessEnvironment(environment);
+    const QString picture = dir.filePath(QStringLiteral("x.png"));
+    process.start(app, {QStringLiteral("tiny-qwen-image"), QStringLiteral("--run-settings"), settings,
+                           QStringLiteral("--run"), QStringLiteral("both"), QStringLiteral("--screenshot"), picture});
+    QVERIFY(process.waitForFinished(60000));
+    const QString stderrText = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 2);
+    QVERIFY2(stderrText.contains(QStringLiteral("splitscope: --run-settings: %1: %2").arg(settings, error)),
+        qPrintable(stderrText));
+    QVERIFY(!QFile::exists(picture));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("data"))));
 }
 
 void TestRunWorker::cleanupTestCase()

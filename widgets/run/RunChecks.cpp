@@ -31,13 +31,15 @@ QStringList stringList(const QJsonValue &value)
     return out;
 }
 
-bool sameSet(QStringList a, QStringList b)
+// A list as the engine's messages write it: "[a, b]".
+QString listText(const QStringList &items)
 {
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    a.removeDuplicates();
-    b.removeDuplicates();
-    return a == b;
+    return QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString cleanFolder(const QString &path)
+{
+    return QDir::cleanPath(QFileInfo(QDir::fromNativeSeparators(path)).absoluteFilePath());
 }
 
 bool runs(RunKind kind, RunStage stage)
@@ -97,11 +99,17 @@ CacheStatus readCacheStatus(const QString &cachePath)
     }
     status.exists = true;
     status.complete = doc.value(QLatin1String("complete")).toBool();
+    status.pipeline = doc.value(QLatin1String("pipeline")).toString();
     status.task = doc.value(QLatin1String("task")).toString();
     const QJsonObject split = doc.value(QLatin1String("split")).toObject();
     status.splitMode = split.value(QLatin1String("mode")).toString();
     status.modelsRequiringBackward = stringList(split.value(QLatin1String("models_require_backward")));
     status.stageOneUnits = stringList(split.value(QLatin1String("stage_one_units")));
+    status.cacheSet = stringList(doc.value(QLatin1String("cache_set")));
+    status.cacheAllParams = doc.value(QLatin1String("cache_all_params")).toBool();
+    const QJsonObject settings = doc.value(QLatin1String("settings")).toObject();
+    for (auto it = settings.begin(); it != settings.end(); ++it)
+        status.settings.insert(it.key(), it.value().toString());
     status.samples = doc.value(QLatin1String("dataset")).toObject().value(QLatin1String("samples")).toInt();
     for (const QJsonValue &shard : doc.value(QLatin1String("shards")).toArray()) {
         const QJsonObject s = shard.toObject();
@@ -114,10 +122,49 @@ CacheStatus readCacheStatus(const QString &cachePath)
 
 QStringList modelsRequiringBackward(const RunConfig &config)
 {
+    // As TrainingConfig::modelsRequiringBackward: the LoRA base is appended even
+    // when it is also trainable, and the manifest records the list so.
     QStringList models = config.trainable;
-    if (!config.loraBase.isEmpty() && !models.contains(config.loraBase))
+    if (!config.loraBase.isEmpty())
         models << config.loraBase;
     return models;
+}
+
+QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, RunStage stage)
+{
+    QStringList diffs;
+    auto compare = [&diffs](const QString &what, const QString &cached, const QString &wanted) {
+        if (cached != wanted)
+            diffs << tr("%1: the cache has %2, this run %3").arg(what, cached, wanted);
+    };
+    compare(tr("pipeline"), cache.pipeline, config.pipeline);
+    compare(tr("task"), cache.task, config.task);
+    compare(tr("models requiring backward"), listText(cache.modelsRequiringBackward),
+        listText(modelsRequiringBackward(config)));
+    compare(tr("stage-one units"), listText(cache.stageOneUnits), listText(config.stageOneUnits));
+    if (stage == RunStage::StageTwo) {
+        // Stage two needs every param it reads; a cache may store more.
+        if (!cache.cacheAllParams) {
+            for (const QString &param : config.cacheSet) {
+                if (!cache.cacheSet.contains(param))
+                    diffs << tr("cached params: the cache lacks '%1', which stage two reads").arg(param);
+            }
+        }
+        return diffs;
+    }
+    // Stage one continues a cache only if it would write the same one.
+    compare(tr("stored params"), listText(cache.cacheSet), listText(config.cacheSet));
+    compare(QStringLiteral("--cache_all_params"), cache.cacheAllParams ? tr("on") : tr("off"), tr("off"));
+    auto setting = [&](const char *key, const QString &wanted) {
+        const auto it = cache.settings.constFind(QLatin1String(key));
+        if (it != cache.settings.cend())
+            compare(QLatin1String(key), it.value(), wanted);
+    };
+    setting("seed", QString::number(config.settings.seed));
+    setting("cache_shard_size", QString::number(config.settings.cacheShardSize));
+    if (config.settings.threads > 0) // else the engine's count of cores, not known here
+        setting("num_threads", QString::number(config.settings.threads));
+    return diffs;
 }
 
 QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &pipeline, RunKind kind, int hazards)
@@ -167,10 +214,23 @@ QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &p
     }
 
     if (training) {
+        const QString where = QDir::toNativeSeparators(s.outputPath);
+        // Without a new folder per launch, the launch writes into the folder itself.
+        const QStringList runFiles = s.newFolderPerLaunch ? QStringList() : runFilesIn(s.outputPath);
         if (s.outputPath.isEmpty())
             issues.append({RunField::Output, tr("Choose an output folder for the checkpoints.")});
         else if (QFileInfo(s.outputPath).exists() && !QFileInfo(s.outputPath).isDir())
-            issues.append({RunField::Output, tr("%1 is a file, not a folder.").arg(QDir::toNativeSeparators(s.outputPath))});
+            issues.append({RunField::Output, tr("%1 is a file, not a folder.").arg(where)});
+        else if (!s.newFolderPerLaunch && stageTwo && !s.cachePath.isEmpty()
+            && cleanFolder(s.outputPath) == cleanFolder(s.cachePath))
+            issues.append({RunField::Output, tr("The output folder must not be the cache folder.")});
+        else if (!runFiles.isEmpty())
+            issues.append({RunField::Output,
+                tr("%1 holds a run already (%2%3): a launch would replace it. Turn on “New folder for each "
+                   "launch” or choose another folder to keep it.")
+                    .arg(where, runFiles.mid(0, 4).join(QStringLiteral(", ")),
+                        runFiles.size() > 4 ? tr(", …") : QString()),
+                true});
         if (!config.loraBase.isEmpty() && s.loraTargets.trimmed().isEmpty())
             issues.append({RunField::LoraTargets, tr("List the modules that get LoRA (e.g. to_q,to_k,to_v).")});
     }
@@ -178,22 +238,21 @@ QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &p
     if (stageOne || stageTwo) {
         const CacheStatus cache = readCacheStatus(s.cachePath);
         const QString where = QDir::toNativeSeparators(s.cachePath);
-        const QStringList wanted = modelsRequiringBackward(config);
-        const QString mode = QString::fromLatin1(splitModeName(config.mode));
-        const bool otherSplit = cache.exists
-            && (!sameSet(cache.modelsRequiringBackward, wanted) || cache.splitMode != mode || cache.task != config.task);
+        // A launch with stage one checks what stage one checks (it also covers stage two's check).
+        const RunStage checker = stageOne ? RunStage::StageOne : RunStage::StageTwo;
+        const QStringList differences = cache.exists ? cacheDifferences(cache, config, checker) : QStringList();
         if (s.cachePath.isEmpty())
             issues.append({RunField::Cache, tr("Choose a folder for the stage-one cache.")});
         else if (QFileInfo(s.cachePath).exists() && !QFileInfo(s.cachePath).isDir())
             issues.append({RunField::Cache, tr("%1 is a file, not a folder.").arg(where)});
         else if (!cache.error.isEmpty())
             issues.append({RunField::Cache, cache.error});
-        else if (otherSplit)
+        else if (!differences.isEmpty())
             issues.append({RunField::Cache,
-                tr("%1 holds a cache of the %2 split for %3 (%4), not of this run's %5 split for %6: choose another "
-                   "cache folder, or delete that one to rebuild it.")
-                    .arg(where, cache.splitMode, cache.modelsRequiringBackward.join(QStringLiteral(", ")), cache.task,
-                        mode, wanted.join(QStringLiteral(", ")))});
+                tr("%1 holds a cache made otherwise, which %2 would refuse: %3. Choose another cache folder, or "
+                   "delete that one to rebuild it.")
+                    .arg(where, checker == RunStage::StageOne ? tr("stage one") : tr("stage two"),
+                        differences.join(QStringLiteral("; ")))});
         else if (kind == RunKind::StageTwo && !cache.exists)
             issues.append({RunField::Cache, tr("No cache in %1 yet: run stage one first.").arg(where)});
         else if (kind == RunKind::StageTwo && !cache.complete)

@@ -6,8 +6,13 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
 
 namespace splitscope {
 
@@ -46,6 +51,60 @@ QString offloadSpecs(const ExecutablePipeline &pipeline, const QStringList &used
 QString numberText(double value)
 {
     return QString::number(value, 'g', 6);
+}
+
+// A JSON value as a settings file shows it, for error messages: "the string \"abc\"".
+QString describeValue(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::String:
+        return tr("the string \"%1\"").arg(value.toString());
+    case QJsonValue::Double:
+        return numberText(value.toDouble());
+    case QJsonValue::Bool:
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Array:
+        return tr("an array");
+    case QJsonValue::Object:
+        return tr("an object");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return tr("nothing");
+}
+
+// Levenshtein distance, for "did you mean" on a misspelt key.
+int editDistance(const QString &a, const QString &b)
+{
+    std::vector<int> row(static_cast<std::size_t>(b.size()) + 1);
+    for (std::size_t j = 0; j < row.size(); ++j)
+        row[j] = static_cast<int>(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = static_cast<int>(i);
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const int above = row[static_cast<std::size_t>(j)];
+            row[static_cast<std::size_t>(j)] = std::min({above + 1, row[static_cast<std::size_t>(j - 1)] + 1,
+                diagonal + (a.at(i - 1) == b.at(j - 1) ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row.back();
+}
+
+// The path a folder field names, for comparing two launches' folders.
+QString cleanFolder(const QString &path)
+{
+    return path.isEmpty() ? QString() : QDir::cleanPath(QDir::fromNativeSeparators(path));
+}
+
+QStringList sortedUnique(QStringList list)
+{
+    list.sort();
+    list.removeDuplicates();
+    return list;
 }
 
 } // namespace
@@ -146,7 +205,8 @@ std::vector<RunStage> stagesOf(RunKind kind)
 QJsonObject RunSettings::toJson() const
 {
     return QJsonObject{{QStringLiteral("dataset_base_path"), datasetPath}, {QStringLiteral("model_root"), modelsRoot},
-        {QStringLiteral("output_path"), outputPath}, {QStringLiteral("cache_path"), cachePath},
+        {QStringLiteral("output_path"), outputPath}, {QStringLiteral("new_folder_per_launch"), newFolderPerLaunch},
+        {QStringLiteral("cache_path"), cachePath},
         {QStringLiteral("num_epochs"), epochs}, {QStringLiteral("dataset_repeat"), datasetRepeat},
         {QStringLiteral("learning_rate"), learningRate}, {QStringLiteral("lora_rank"), loraRank},
         {QStringLiteral("lora_target_modules"), loraTargets}, {QStringLiteral("seed"), seed},
@@ -184,7 +244,125 @@ RunSettings RunSettings::fromJson(const QJsonObject &json, const RunSettings &de
     const QJsonValue hazards = json.value(QLatin1String("allow_hazards"));
     if (hazards.isBool())
         s.allowHazards = hazards.toBool();
+    const QJsonValue perLaunch = json.value(QLatin1String("new_folder_per_launch"));
+    if (perLaunch.isBool())
+        s.newFolderPerLaunch = perLaunch.toBool();
     return s;
+}
+
+std::optional<RunSettings> RunSettings::fromJsonChecked(const QJsonObject &json, const RunSettings &defaults,
+    QStringList *errors)
+{
+    RunSettings s = defaults;
+    QStringList problems;
+    auto problem = [&problems](const QString &key, const QString &what) { problems << key + QStringLiteral(": ") + what; };
+    auto text = [&](const QString &key, QString &target) {
+        const QJsonValue v = json.value(key);
+        if (v.isString())
+            target = v.toString();
+        else
+            problem(key, tr("must be a string (a folder or a list), not %1").arg(describeValue(v)));
+    };
+    auto flag = [&](const QString &key, bool &target) {
+        const QJsonValue v = json.value(key);
+        if (v.isBool())
+            target = v.toBool();
+        else
+            problem(key, tr("must be true or false, not %1").arg(describeValue(v)));
+    };
+    auto integer = [&](const QString &key, auto &target, qint64 minimum, qint64 maximum) {
+        const QJsonValue v = json.value(key);
+        const double d = v.toDouble();
+        if (!v.isDouble() || !std::isfinite(d) || d != std::floor(d))
+            problem(key, tr("must be a whole number from %1 to %2, not %3").arg(minimum).arg(maximum).arg(describeValue(v)));
+        else if (d < static_cast<double>(minimum) || d > static_cast<double>(maximum))
+            problem(key, tr("must be from %1 to %2, not %3").arg(minimum).arg(maximum).arg(describeValue(v)));
+        else
+            target = static_cast<std::remove_reference_t<decltype(target)>>(v.toInteger());
+    };
+
+    const QStringList known = RunSettings().toJson().keys();
+    for (auto it = json.begin(); it != json.end(); ++it) {
+        const QString key = it.key();
+        if (key == QLatin1String("dataset_base_path"))
+            text(key, s.datasetPath);
+        else if (key == QLatin1String("model_root"))
+            text(key, s.modelsRoot);
+        else if (key == QLatin1String("output_path"))
+            text(key, s.outputPath);
+        else if (key == QLatin1String("cache_path"))
+            text(key, s.cachePath);
+        else if (key == QLatin1String("lora_target_modules"))
+            text(key, s.loraTargets);
+        else if (key == QLatin1String("num_epochs"))
+            integer(key, s.epochs, 1, kMaxEpochs);
+        else if (key == QLatin1String("dataset_repeat"))
+            integer(key, s.datasetRepeat, 1, kMaxDatasetRepeat);
+        else if (key == QLatin1String("lora_rank"))
+            integer(key, s.loraRank, 1, kMaxLoraRank);
+        else if (key == QLatin1String("seed"))
+            integer(key, s.seed, 0, kMaxSeed);
+        else if (key == QLatin1String("num_threads"))
+            integer(key, s.threads, 0, kMaxThreads);
+        else if (key == QLatin1String("cache_shard_size"))
+            integer(key, s.cacheShardSize, 1, kMaxCacheShardSize);
+        else if (key == QLatin1String("allow_hazards"))
+            flag(key, s.allowHazards);
+        else if (key == QLatin1String("new_folder_per_launch"))
+            flag(key, s.newFolderPerLaunch);
+        else if (key == QLatin1String("learning_rate")) {
+            const QJsonValue v = it.value();
+            if (!v.isDouble() || !std::isfinite(v.toDouble()))
+                problem(key, tr("must be a number such as 1e-4, not %1").arg(describeValue(v)));
+            else if (!(v.toDouble() > 0))
+                problem(key, tr("must be greater than 0, not %1").arg(describeValue(v)));
+            else
+                s.learningRate = v.toDouble();
+        } else {
+            // A misspelt key would otherwise train with the default, silently.
+            QString closest;
+            int best = 3; // suggest only a near miss
+            for (const QString &k : known) {
+                const int d = editDistance(key, k);
+                if (d < best) {
+                    best = d;
+                    closest = k;
+                }
+            }
+            problem(key, closest.isEmpty() ? tr("unknown key (the keys are %1)").arg(known.join(QStringLiteral(", ")))
+                                           : tr("unknown key; did you mean %1?").arg(closest));
+        }
+    }
+    if (errors)
+        *errors = problems;
+    if (!problems.isEmpty())
+        return std::nullopt;
+    return s;
+}
+
+std::optional<RunSettings> readRunSettingsFile(const QString &path, const RunSettings &defaults, QStringList *errors)
+{
+    QStringList problems;
+    std::optional<RunSettings> settings;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        problems << file.errorString();
+    } else {
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+        if (parseError.error != QJsonParseError::NoError)
+            problems << tr("not JSON (%1 at offset %2)").arg(parseError.errorString()).arg(parseError.offset);
+        else if (!doc.isObject())
+            problems << tr("not a JSON object of settings");
+        else
+            settings = RunSettings::fromJsonChecked(doc.object(), defaults, &problems);
+    }
+    if (errors) {
+        errors->clear();
+        for (const QString &p : std::as_const(problems))
+            *errors << QStringLiteral("%1: %2").arg(path, p);
+    }
+    return settings;
 }
 
 QString RunConfig::label() const
@@ -198,6 +376,30 @@ QString RunConfig::label() const
     return tr("%1 · %2 split").arg(text, QString::fromLatin1(splitModeName(mode)));
 }
 
+QString RunConfig::numbersLabel() const
+{
+    const QString dataset = QFileInfo(cleanFolder(settings.datasetPath)).fileName();
+    const QString epochs = settings.epochs == 1 ? tr("1 epoch") : tr("%1 epochs").arg(settings.epochs);
+    return dataset.isEmpty() ? epochs : tr("%1 · dataset %2").arg(epochs, dataset);
+}
+
+QString RunConfig::details() const
+{
+    const RunSettings &s = settings;
+    QStringList lines{tr("pipeline: %1 (%2)").arg(pipeline, task), label(),
+        tr("dataset: %1").arg(QDir::toNativeSeparators(s.datasetPath)),
+        tr("models: %1").arg(QDir::toNativeSeparators(s.modelsRoot)),
+        tr("epochs: %1, repeat %2").arg(s.epochs).arg(s.datasetRepeat),
+        tr("learning rate: %1").arg(numberText(s.learningRate))};
+    if (!loraBase.isEmpty())
+        lines << tr("LoRA rank %1 on %2").arg(s.loraRank).arg(s.loraTargets);
+    lines << tr("seed: %1, threads: %2").arg(s.seed).arg(s.threads > 0 ? QString::number(s.threads) : tr("all cores"));
+    lines << tr("cache: %1").arg(QDir::toNativeSeparators(s.cachePath));
+    if (!runFolder.isEmpty())
+        lines << tr("output: %1").arg(QDir::toNativeSeparators(runFolder));
+    return lines.join(QLatin1Char('\n'));
+}
+
 QJsonObject RunConfig::toJson() const
 {
     return QJsonObject{{QStringLiteral("pipeline"), pipeline}, {QStringLiteral("task"), task},
@@ -205,7 +407,9 @@ QJsonObject RunConfig::toJson() const
         {QStringLiteral("split_mode"), QString::fromLatin1(splitModeName(mode))},
         {QStringLiteral("stage_one_models"), toArray(stageOneModels)},
         {QStringLiteral("stage_two_models"), toArray(stageTwoModels)},
-        {QStringLiteral("dataset_columns"), toArray(datasetColumns)}, {QStringLiteral("settings"), settings.toJson()}};
+        {QStringLiteral("stage_one_units"), toArray(stageOneUnits)}, {QStringLiteral("cache_set"), toArray(cacheSet)},
+        {QStringLiteral("dataset_columns"), toArray(datasetColumns)}, {QStringLiteral("settings"), settings.toJson()},
+        {QStringLiteral("run_folder"), runFolder}};
 }
 
 RunConfig RunConfig::fromJson(const QJsonObject &json)
@@ -219,22 +423,96 @@ RunConfig RunConfig::fromJson(const QJsonObject &json)
                                                                                          : SplitMode::Seed;
     c.stageOneModels = toStringList(json.value(QLatin1String("stage_one_models")));
     c.stageTwoModels = toStringList(json.value(QLatin1String("stage_two_models")));
+    c.stageOneUnits = toStringList(json.value(QLatin1String("stage_one_units")));
+    c.cacheSet = toStringList(json.value(QLatin1String("cache_set")));
     c.datasetColumns = toStringList(json.value(QLatin1String("dataset_columns")));
-    c.settings = RunSettings::fromJson(json.value(QLatin1String("settings")).toObject());
+    // Launches recorded before the per-launch folders wrote to OUTPUT/two-stage and
+    // OUTPUT/one-stage: without the key, the settings say so.
+    RunSettings legacy;
+    legacy.newFolderPerLaunch = false;
+    c.settings = RunSettings::fromJson(json.value(QLatin1String("settings")).toObject(), legacy);
+    c.runFolder = json.value(QLatin1String("run_folder")).toString();
     return c;
+}
+
+QStringList trainingDifferences(const RunConfig &a, const RunConfig &b)
+{
+    QStringList out;
+    auto compare = [&out](const QString &what, const QString &x, const QString &y) {
+        if (x != y)
+            out << tr("%1 %2 vs %3").arg(what, x.isEmpty() ? tr("(none)") : x, y.isEmpty() ? tr("(none)") : y);
+    };
+    const RunSettings &s = a.settings;
+    const RunSettings &t = b.settings;
+    compare(tr("pipeline"), a.pipeline, b.pipeline);
+    compare(tr("task"), a.task, b.task);
+    // The engine trains the set of trainable models (their order only names them).
+    compare(tr("trainable models"), sortedUnique(a.trainable).join(QLatin1Char(',')),
+        sortedUnique(b.trainable).join(QLatin1Char(',')));
+    compare(tr("LoRA base"), a.loraBase, b.loraBase);
+    compare(tr("split mode"), QString::fromLatin1(splitModeName(a.mode)), QString::fromLatin1(splitModeName(b.mode)));
+    compare(tr("dataset"), QDir::toNativeSeparators(cleanFolder(s.datasetPath)),
+        QDir::toNativeSeparators(cleanFolder(t.datasetPath)));
+    compare(tr("models"), QDir::toNativeSeparators(cleanFolder(s.modelsRoot)), QDir::toNativeSeparators(cleanFolder(t.modelsRoot)));
+    compare(tr("epochs"), QString::number(s.epochs), QString::number(t.epochs));
+    compare(tr("dataset repeat"), QString::number(s.datasetRepeat), QString::number(t.datasetRepeat));
+    if (s.learningRate != t.learningRate)
+        compare(tr("learning rate"), QString::number(s.learningRate, 'g', 17), QString::number(t.learningRate, 'g', 17));
+    if (!a.loraBase.isEmpty() && a.loraBase == b.loraBase) {
+        compare(tr("LoRA rank"), QString::number(s.loraRank), QString::number(t.loraRank));
+        compare(tr("LoRA targets"), s.loraTargets.trimmed(), t.loraTargets.trimmed());
+    }
+    compare(tr("seed"), QString::number(s.seed), QString::number(t.seed));
+    // Equal bits need equal thread counts (README, "Known limits").
+    compare(tr("threads"), s.threads > 0 ? QString::number(s.threads) : tr("all cores"),
+        t.threads > 0 ? QString::number(t.threads) : tr("all cores"));
+    return out;
 }
 
 QString stageOutputPath(const RunConfig &config, RunStage stage)
 {
-    switch (stage) {
-    case RunStage::StageOne:
+    if (stage == RunStage::StageOne)
         return config.settings.cachePath;
-    case RunStage::StageTwo:
-        return QDir(config.settings.outputPath).filePath(QStringLiteral("two-stage"));
-    case RunStage::OneStage:
-        break;
+    if (!config.runFolder.isEmpty())
+        return config.runFolder;
+    return QDir(config.settings.outputPath)
+        .filePath(stage == RunStage::StageTwo ? QStringLiteral("two-stage") : QStringLiteral("one-stage"));
+}
+
+QString runFolderName(RunKind kind, const QDateTime &when)
+{
+    return runKindKey(kind).replace(QLatin1Char('_'), QLatin1Char('-')) + QLatin1Char('-')
+        + when.toString(QStringLiteral("yyyyMMdd-hhmmss"));
+}
+
+QString createRunFolder(const QString &parent, RunKind kind, const QDateTime &when, QString *error)
+{
+    QDir dir(parent);
+    if (parent.isEmpty() || !dir.mkpath(QStringLiteral("."))) {
+        if (error)
+            *error = tr("cannot create the output folder %1").arg(QDir::toNativeSeparators(parent));
+        return {};
     }
-    return QDir(config.settings.outputPath).filePath(QStringLiteral("one-stage"));
+    const QString name = runFolderName(kind, when);
+    // mkdir fails on a folder that exists: the one made here is nobody else's.
+    for (int n = 1; n < 10000; ++n) {
+        const QString candidate = n == 1 ? name : QStringLiteral("%1-%2").arg(name).arg(n);
+        if (!dir.exists(candidate) && dir.mkdir(candidate))
+            return dir.filePath(candidate);
+    }
+    if (error)
+        *error = tr("cannot create a new folder for the launch in %1").arg(QDir::toNativeSeparators(parent));
+    return {};
+}
+
+QStringList runFilesIn(const QString &folder)
+{
+    if (folder.isEmpty())
+        return {};
+    return QDir(folder).entryList({QStringLiteral("training_args.json"), QStringLiteral("loss.csv"),
+                                      QStringLiteral("resume.safetensors"), QStringLiteral("epoch-*.safetensors"),
+                                      QStringLiteral("step-*.safetensors")},
+        QDir::Files, QDir::Name);
 }
 
 QStringList trainArguments(const RunConfig &config, const ExecutablePipeline &pipeline, RunStage stage, bool resume)

@@ -116,7 +116,28 @@ bool RunController::start(RunKind kind, const RunConfig &config, const Executabl
                          .arg(QDir::toNativeSeparators(m_program));
         return false;
     }
-    m_session = std::make_shared<RunSession>(kind, config, resume);
+    RunConfig launched = config;
+    QString createdFolder;
+    if (!resume && kind != RunKind::StageOne && launched.runFolder.isEmpty()) {
+        // Each launch gets its own output folder: a later run never overwrites or mixes
+        // with an earlier one's checkpoints, loss.csv and resume state. A resumed launch
+        // continues in the folder its config records.
+        const RunSettings &s = launched.settings;
+        if (s.newFolderPerLaunch) {
+            QString why;
+            launched.runFolder = createRunFolder(s.outputPath, kind, QDateTime::currentDateTime(), &why);
+            if (launched.runFolder.isEmpty()) {
+                if (error)
+                    *error = why;
+                return false;
+            }
+            createdFolder = launched.runFolder;
+        } else {
+            launched.runFolder = s.outputPath;
+        }
+    }
+    m_session = std::make_shared<RunSession>(kind, launched, resume);
+    m_createdFolder = createdFolder;
     m_pipeline = pipeline;
     m_plan = stagesOf(kind);
     m_next = 0;
@@ -367,6 +388,10 @@ void RunController::finishStage()
 
 void RunController::finishLaunch()
 {
+    // A launch that failed before it wrote anything leaves no empty folder behind.
+    if (!m_createdFolder.isEmpty() && QDir(m_createdFolder).isEmpty())
+        QDir().rmdir(m_createdFolder);
+    m_createdFolder.clear();
     setState(State::Idle);
     flush();
     Q_EMIT launchFinished();

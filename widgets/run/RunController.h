@@ -53,11 +53,14 @@ public:
     QString workerProgram() const { return m_program; }
     void setWorkerProgram(const QString &program) { m_program = program; }
 
-    // Starts `kind`. `resume` continues a cancelled launch: stage one resumes from
-    // its finished shards by itself; training stages get --resume when their
-    // output folder holds a resume state. False with `error` when a launch is
-    // going or the worker program does not exist. (The Run panel validates the
-    // configuration first: validateRun().)
+    // Starts `kind`. A launch that trains writes into config.runFolder; when that
+    // is empty, into a new folder made under the output folder (with
+    // settings.newFolderPerLaunch) or the output folder itself; the session's config
+    // records it. `resume` continues a cancelled launch in its folder: stage one
+    // resumes from its finished shards by itself; training stages get --resume when
+    // their folder holds a resume state. False with `error` when a launch is going,
+    // the worker program does not exist or the folder cannot be made. (The Run
+    // panel validates the configuration first: validateRun().)
     bool start(RunKind kind, const RunConfig &config, const ExecutablePipeline &pipeline, bool resume = false,
         QString *error = nullptr);
     // First call: ask the worker to stop and keep its work (SIGTERM); second: kill it.
@@ -107,6 +110,7 @@ private:
     std::vector<RunStage> m_plan;
     std::size_t m_next = 0;
     bool m_resume = false;
+    QString m_createdFolder; // the run folder this launch made (removed at its end if still empty)
     bool m_cancelRequested = false;
 
     QPointer<QProcess> m_process;

@@ -8,6 +8,9 @@ namespace splitscope {
 namespace {
 
 constexpr const char *kUnknown = "—";
+// Significant digits of a loss: two runs whose final losses differ in the fifth
+// digit must not read the same ("2" for 1.99973 did).
+constexpr int kLossDigits = 6;
 
 } // namespace
 
@@ -55,7 +58,14 @@ QString formatLoss(double loss)
 {
     if (!std::isfinite(loss))
         return QString::fromUtf8(kUnknown);
-    return QString::number(loss, 'g', 4);
+    const double magnitude = std::fabs(loss);
+    if (magnitude == 0)
+        return QString::number(0.0, 'f', kLossDigits - 1);
+    if (magnitude < 1e-3 || magnitude >= 1e6)
+        return QString::number(loss, 'e', kLossDigits - 1);
+    // Fixed notation with trailing zeros kept, so that every loss shows the same digits.
+    const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
+    return QString::number(loss, 'f', std::max(0, kLossDigits - 1 - exponent));
 }
 
 QString formatRatio(double a, double b)

@@ -16,7 +16,8 @@ QString formatBytes(qint64 bytes);
 QString formatDuration(double seconds);
 // Seconds with a precision that suits them: "0.84 s", "12.3 s", "2:05".
 QString formatSeconds(double seconds);
-// A loss: "0.0123", "1.25e-05"; "—" for NaN.
+// A loss with six significant digits, trailing zeros kept: "1.99973", "2.00000",
+// "0.0123457", "1.25000e-05"; "—" for NaN.
 QString formatLoss(double loss);
 // B relative to A: "0.62× (−38 %)"; "—" when either is not positive.
 QString formatRatio(double a, double b);

@@ -31,17 +31,12 @@ QColor outcomeColor(StageRun::Outcome outcome)
     return QColor(0xc2, 0x25, 0x5c);
 }
 
-// Where a launch's results are: the training checkpoint, else the cache.
+// Where a launch's results are: the folder its training wrote to (its own), else
+// the cache of a stage-one launch.
 QString outputOf(const RunSession &session)
 {
-    for (auto it = session.stages().rbegin(); it != session.stages().rend(); ++it) {
-        for (const char *key : {"checkpoint", "cache"}) {
-            const QString path = it->outputs.value(QLatin1String(key));
-            if (!path.isEmpty())
-                return path;
-        }
-    }
-    return session.stages().empty() ? QString() : stageOutputPath(session.config(), session.stages().back().stage);
+    const std::vector<RunStage> stages = stagesOf(session.kind());
+    return stageOutputPath(session.config(), stages.back());
 }
 
 } // namespace
@@ -93,6 +88,8 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         return QBrush(outcomeColor(s.outcome()));
     if (role == Qt::TextAlignmentRole && index.column() >= TimeColumn && index.column() <= LossColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == ConfigurationColumn)
+        return s.config().details();
     if (role == Qt::ToolTipRole) {
         QStringList lines;
         for (const StageRun &stage : s.stages()) {
@@ -110,7 +107,7 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     case LaunchColumn:
         return s.resumed() ? tr("%1 (resumed)").arg(runKindTitle(s.kind())) : runKindTitle(s.kind());
     case ConfigurationColumn:
-        return s.config().label();
+        return tr("%1 · %2").arg(s.config().label(), s.config().numbersLabel());
     case OutcomeColumn:
         return outcomeKey(s.outcome());
     case TimeColumn:

@@ -8,8 +8,9 @@ namespace splitscope {
 class RunHistory;
 
 // The run history as a table, newest first: when, what was launched, the training
-// configuration, the outcome, time, peak memory, final loss and where the
-// checkpoints went. IdRole gives a row's session id.
+// configuration (with epochs and dataset; the tooltip has every setting), the
+// outcome, time, peak memory, final loss and the launch's output folder (the cache
+// for a stage-one launch). IdRole gives a row's session id.
 class RunHistoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:

@@ -16,6 +16,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -67,7 +68,8 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     m_summary->setTextFormat(Qt::RichText);
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color:#c2255c"));
-    m_pair->setToolTip(tr("Compare the newest finished one-stage baseline with the newest finished split launch"));
+    m_pair->setToolTip(tr("Compare a finished one-stage baseline with a finished split launch of the same training "
+                          "configuration (the newest such pair)"));
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_pair);
@@ -95,7 +97,7 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     layOutWithCharts(this, left, m_loss, m_memory, 5);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunHistoryPanel::selectionChanged);
-    connect(m_pair, &QPushButton::clicked, this, &RunHistoryPanel::compareBaselineAndSplit);
+    connect(m_pair, &QPushButton::clicked, this, [this]() { compareBaselineAndSplit(); });
     connect(m_remove, &QPushButton::clicked, this, &RunHistoryPanel::removeSelected);
     connect(m_open, &QPushButton::clicked, this, &RunHistoryPanel::openOutput);
     connect(history, &RunHistory::reset, this, &RunHistoryPanel::historyChanged);
@@ -156,27 +158,80 @@ bool RunHistoryPanel::compare(const QString &idA, const QString &idB)
     m_memory->addRun(runA, QStringLiteral("A"), comparisonColor(0), false);
     m_memory->addRun(runB, QStringLiteral("B"), comparisonColor(1), false);
     m_summary->setText(QStringLiteral("<b>A</b> %1 · %2 &nbsp; <b>B</b> %3 · %4<br>%5")
-                           .arg(runKindTitle(runA->kind()).toHtmlEscaped(), runA->config().label().toHtmlEscaped(),
-                               runKindTitle(runB->kind()).toHtmlEscaped(), runB->config().label().toHtmlEscaped(),
+                           .arg(runKindTitle(runA->kind()).toHtmlEscaped(),
+                               tr("%1 · %2").arg(runA->config().label(), runA->config().numbersLabel()).toHtmlEscaped(),
+                               runKindTitle(runB->kind()).toHtmlEscaped(),
+                               tr("%1 · %2").arg(runB->config().label(), runB->config().numbersLabel()).toHtmlEscaped(),
                                m_comparison->summary().toHtmlEscaped()));
     return true;
 }
 
-bool RunHistoryPanel::compareBaselineAndSplit()
+bool RunHistoryPanel::compareBaselineAndSplit(const QString &runId)
 {
-    QString baseline;
-    QString split;
-    for (auto it = m_history->runs().rbegin(); it != m_history->runs().rend(); ++it) {
-        const RunSession &run = **it;
-        if (!finished(run))
-            continue;
-        if (baseline.isEmpty() && run.kind() == RunKind::Baseline)
-            baseline = run.id();
-        if (split.isEmpty() && isSplit(run))
-            split = run.id();
+    const auto &runs = m_history->runs();
+    auto comparable = [](const RunSession &run) {
+        return finished(run) && (run.kind() == RunKind::Baseline || isSplit(run));
+    };
+    // The newest run of the other kind that trained the same way, or null.
+    auto partnerOf = [&runs, &comparable](const RunSession &run) -> const RunSession * {
+        const bool baseline = run.kind() == RunKind::Baseline;
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+            const RunSession &other = **it;
+            if (comparable(other) && (other.kind() == RunKind::Baseline) != baseline
+                && trainingDifferences(run.config(), other.config()).isEmpty())
+                return &other;
+        }
+        return nullptr;
+    };
+    const RunSession *anchor = nullptr;
+    const RunSession *partner = nullptr;
+    if (!runId.isEmpty()) {
+        const int index = m_history->indexOf(runId);
+        if (index >= 0 && comparable(*m_history->run(index))) {
+            anchor = m_history->run(index).get();
+            partner = partnerOf(*anchor);
+        }
+    } else {
+        for (auto it = runs.rbegin(); it != runs.rend() && !partner; ++it) {
+            if (comparable(**it)) {
+                anchor = it->get();
+                partner = partnerOf(*anchor);
+            }
+        }
     }
-    if (baseline.isEmpty() || split.isEmpty())
+    if (!anchor || !partner) {
+        // Say plainly why: one kind is missing, or no pair trained the same way.
+        const RunSession *newest[2] = {nullptr, nullptr}; // baseline, split
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+            const int i = (*it)->kind() == RunKind::Baseline ? 0 : 1;
+            if (comparable(**it) && !newest[i])
+                newest[i] = it->get();
+        }
+        if (anchor) // the launch asked about stands for its kind
+            newest[anchor->kind() == RunKind::Baseline ? 0 : 1] = anchor;
+        QString why;
+        if (!newest[0] || !newest[1]) {
+            why = tr("No comparison: the history has no finished %1.")
+                      .arg(!newest[0] ? tr("one-stage baseline") : tr("split launch (both stages or stage two)"));
+        } else {
+            auto name = [](const RunSession *run) {
+                return tr("%1 of %2").arg(runKindTitle(run->kind()),
+                    QLocale().toString(run->started(), QLocale::ShortFormat));
+            };
+            why = tr("No comparison: no finished baseline and split launch were trained with the same configuration "
+                     "(%1 and %2 differ in %3).")
+                      .arg(name(newest[0]), name(newest[1]),
+                          trainingDifferences(newest[0]->config(), newest[1]->config()).join(QStringLiteral("; ")));
+        }
+        clearComparison();
+        m_pairingProblem = why;
+        m_summary->setText(why.toHtmlEscaped());
         return false;
+    }
+    m_pairingProblem.clear();
+    // A is the baseline, B the split.
+    const QString baseline = anchor->kind() == RunKind::Baseline ? anchor->id() : partner->id();
+    const QString split = anchor->kind() == RunKind::Baseline ? partner->id() : anchor->id();
     // Show the pair selected, so that the table says what is compared.
     m_table->selectionModel()->blockSignals(true);
     m_table->clearSelection();

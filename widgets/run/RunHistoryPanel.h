@@ -23,8 +23,10 @@ class RunSession;
 // per stage, per epoch), training speed, peak memory (whole launch and while
 // training), final loss and steps with B relative to A, a one-line summary, and
 // both runs' loss and memory charts overlaid. The older run is A. "Baseline vs
-// split" picks the newest finished baseline and split launch by itself: the
-// promise of split training with the user's own numbers.
+// split" picks a finished baseline and a finished split launch whose training
+// configurations match (trainingDifferences: equal settings train equal weights),
+// the newest such pair; when there is none it says so, and how the newest two
+// differ: the promise of split training with the user's own numbers.
 class RunHistoryPanel : public QWidget {
     Q_OBJECT
 public:
@@ -36,13 +38,18 @@ public:
     LossChartView *lossChart() const { return m_loss; }
     MemoryChartView *memoryChart() const { return m_memory; }
     QLabel *summaryLabel() const { return m_summary; }
+    // Why the last compareBaselineAndSplit() found no pair ("" when it found one).
+    QString pairingProblem() const { return m_pairingProblem; }
 
 public Q_SLOTS:
     // Compares two runs of the history by id; false when either is missing.
     bool compare(const QString &idA, const QString &idB);
-    // The newest finished one-stage baseline against the newest finished split
-    // launch (both stages, or stage two) after it or before it; false without both.
-    bool compareBaselineAndSplit();
+    // A finished one-stage baseline against a finished split launch (both stages,
+    // or stage two) with the same training configuration. With `runId` (a launch
+    // that just ended), that launch and its newest match; without, the newest run
+    // that has a match, and its newest match. False, with the reason in the summary
+    // line, when there is no such pair.
+    bool compareBaselineAndSplit(const QString &runId = QString());
     void clearComparison();
 
 private:
@@ -63,6 +70,7 @@ private:
     QPushButton *m_open;
     LossChartView *m_loss;
     MemoryChartView *m_memory;
+    QString m_pairingProblem;
 };
 
 } // namespace splitscope

@@ -15,6 +15,8 @@
 #include <QProgressBar>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStyle>
+#include <QStyleOptionProgressBar>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -25,6 +27,7 @@ namespace {
 
 constexpr int kLogBlocks = 3000;      // lines the log view keeps
 constexpr int kChartIntervalMs = 250; // the charts redraw at most four times a second
+constexpr int kBarTextMargin = 12;    // pixels between the progress text and the bar's frame, each side
 
 QString stateWord(StageRun::Outcome outcome)
 {
@@ -114,6 +117,7 @@ void RunMonitor::launchStarted()
     m_loss->clearRuns();
     m_memory->clearRuns();
     m_log->clear();
+    m_bar->setMinimumWidth(0); // the new launch's text decides
     m_followLog = true;
     m_logShown = 0;
     m_chartClock.invalidate();
@@ -127,6 +131,23 @@ void RunMonitor::launchStarted()
     refresh();
 }
 
+void RunMonitor::setBarText(const QString &text)
+{
+    // Fusion draws the text word-wrapped in the bar: in a narrow monitor it broke
+    // as "step 896 of 1600 (56" over "%)" and was clipped. No-break spaces keep it on
+    // one line, and the bar is kept wide enough for it.
+    QString line = text;
+    line.replace(QLatin1Char(' '), QChar(QChar::Nbsp));
+    m_bar->setFormat(line);
+    QStyleOptionProgressBar option;
+    option.initFrom(m_bar);
+    const int needed = m_bar->fontMetrics().horizontalAdvance(line) + 2 * kBarTextMargin
+        + 2 * m_bar->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, &option, m_bar);
+    // Only wider: a shrinking minimum would re-lay the monitor out at every step.
+    if (needed > m_bar->minimumWidth())
+        m_bar->setMinimumWidth(needed);
+}
+
 void RunMonitor::refresh()
 {
     const auto session = m_controller->session();
@@ -136,7 +157,7 @@ void RunMonitor::refresh()
                              "trains from the cache; the one-stage baseline trains without a split."));
         m_bar->setRange(0, 1);
         m_bar->setValue(0);
-        m_bar->setFormat(QString());
+        setBarText(QString());
         m_details->clear();
         return;
     }
@@ -175,18 +196,18 @@ void RunMonitor::refresh()
     if (run->total > 0) {
         m_bar->setRange(0, 1000);
         m_bar->setValue(static_cast<int>(std::lround(run->fraction() * 1000)));
-        m_bar->setFormat(tr("%1 %2 of %3 (%4 %)")
-                             .arg(unitWord)
-                             .arg(run->done)
-                             .arg(run->total)
-                             .arg(run->fraction() * 100, 0, 'f', 0));
+        setBarText(tr("%1 %2 of %3 (%4 %)")
+                       .arg(unitWord)
+                       .arg(run->done)
+                       .arg(run->total)
+                       .arg(run->fraction() * 100, 0, 'f', 0));
     } else if (run->isRunning()) {
         m_bar->setRange(0, 0); // busy: LibTorch loads, the dataset is read
-        m_bar->setFormat(tr("starting…"));
+        setBarText(tr("starting…"));
     } else {
         m_bar->setRange(0, 1);
         m_bar->setValue(run->outcome == StageRun::Outcome::Finished ? 1 : 0);
-        m_bar->setFormat(stateWord(run->outcome));
+        setBarText(stateWord(run->outcome));
     }
 
     QStringList rows;

@@ -38,6 +38,7 @@ public:
 private:
     void launchStarted();
     void refresh();
+    void setBarText(const QString &text);
 
     RunController *m_controller;
     QLabel *m_title;

@@ -4,6 +4,7 @@
 #include "CliTask.h"
 #include "RunController.h"
 #include "RunFormat.h"
+#include "RunHistory.h"
 
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
@@ -24,8 +25,10 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QInputDialog>
+#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -49,6 +52,7 @@ constexpr int kDefaultImageSize = 64;
 
 const char *const kErrorStyle = "color:#c2255c";
 const char *const kInfoStyle = "color:#6c757d";
+const char *const kWarningStyle = "color:#b35c00";
 
 QString fieldText(const QLineEdit *edit)
 {
@@ -75,7 +79,8 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     : QWidget(parent), m_document(document), m_controller(controller), m_tools(new CliTask(this)),
       m_banner(new QLabel(this)), m_training(new QLabel(this)), m_form(new QWidget(this)),
       m_dataset(new QLineEdit(this)), m_models(new QLineEdit(this)), m_cache(new QLineEdit(this)),
-      m_output(new QLineEdit(this)), m_generate(new QPushButton(tr("Generate…"), this)),
+      m_output(new QLineEdit(this)), m_perLaunch(new QCheckBox(tr("&New folder for each launch"), this)),
+      m_generate(new QPushButton(tr("Generate…"), this)),
       m_create(new QPushButton(tr("Create…"), this)), m_epochs(new QSpinBox(this)), m_repeat(new QSpinBox(this)),
       m_learningRate(new QLineEdit(this)), m_rank(new QSpinBox(this)), m_targets(new QLineEdit(this)),
       m_seed(new QSpinBox(this)), m_threads(new QSpinBox(this)), m_shardSize(new QSpinBox(this)),
@@ -111,7 +116,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         a->setStatusTip(tr(s.tip));
         a->setToolTip(QStringLiteral("%1 (%2)").arg(tr(s.tip), s.key.toString(QKeySequence::NativeText)));
         const RunKind kind = s.kind;
-        connect(a, &QAction::triggered, this, [this, kind]() { launch(kind); });
+        connect(a, &QAction::triggered, this, [this, kind]() { launchAsking(kind); });
         m_launch.insert(static_cast<int>(kind), a);
     }
     m_cancel = makeAction(this, QStringLiteral(":/splitscope/icons/stop.svg"), tr("&Cancel run"),
@@ -138,8 +143,11 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     m_dataset->setToolTip(tr("--dataset_base_path: a folder with metadata.csv (image,prompt) and the images"));
     m_models->setToolTip(tr("--model_root: holds Qwen/Qwen-Image/{transformer,text_encoder,vae,tokenizer}"));
     m_cache->setToolTip(tr("Stage one's --output_path and stage two's --dataset_base_path"));
-    m_output->setToolTip(tr("Checkpoints, loss.csv and training_args.json: stage two in OUTPUT/two-stage, the "
-                            "baseline in OUTPUT/one-stage"));
+    m_output->setToolTip(tr("Checkpoints, loss.csv, training_args.json and the resume state of stage two and the "
+                            "baseline: in a new folder per launch (OUTPUT/both-20250614-101500), or in OUTPUT itself"));
+    m_perLaunch->setToolTip(tr("Each launch writes into a folder of its own under the output folder, so that no run "
+                               "overwrites another. Off: launches write into the output folder itself, and a launch "
+                               "asks before replacing a run there."));
     m_generate->setToolTip(tr("Write a captioned synthetic image set here (splitscope-cli make-dataset)"));
     m_create->setToolTip(tr("Write the tiny Qwen-Image models here (splitscope-cli init-models)"));
     pathForm->addRow(tr("&Dataset:"), pathRow(m_dataset, tr("Dataset folder"), m_generate));
@@ -149,27 +157,28 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     pathForm->addRow(tr("&Cache:"), pathRow(m_cache, tr("Stage-one cache folder"), nullptr));
     pathForm->addRow(QString(), messageLabel(RunField::Cache));
     pathForm->addRow(tr("&Output:"), pathRow(m_output, tr("Output folder"), nullptr));
+    pathForm->addRow(QString(), m_perLaunch);
     pathForm->addRow(QString(), messageLabel(RunField::Output));
 
     auto *numbers = new QGroupBox(tr("Training"), m_form);
     auto *numberForm = new QFormLayout(numbers);
     numberForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     numberForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    m_epochs->setRange(1, 100000);
+    m_epochs->setRange(1, kMaxEpochs);
     m_epochs->setToolTip(QStringLiteral("--num_epochs"));
-    m_repeat->setRange(1, 1000000);
+    m_repeat->setRange(1, kMaxDatasetRepeat);
     m_repeat->setToolTip(tr("--dataset_repeat: passes over the dataset per epoch (training stages; stage one caches "
                             "each sample once)"));
     m_learningRate->setToolTip(tr("--learning_rate (AdamW), e.g. 1e-4"));
-    m_rank->setRange(1, 4096);
+    m_rank->setRange(1, kMaxLoraRank);
     m_rank->setToolTip(QStringLiteral("--lora_rank"));
     m_targets->setToolTip(tr("--lora_target_modules: module names (suffixes) that get LoRA, comma-separated"));
-    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_seed->setRange(0, static_cast<int>(kMaxSeed));
     m_seed->setToolTip(tr("--seed: every random draw derives from it; equal seeds give equal weights"));
-    m_threads->setRange(0, 1024);
+    m_threads->setRange(0, kMaxThreads);
     m_threads->setSpecialValueText(tr("all cores"));
     m_threads->setToolTip(tr("--num_threads: LibTorch threads (equal counts give equal bits)"));
-    m_shardSize->setRange(1, 1000000);
+    m_shardSize->setRange(1, kMaxCacheShardSize);
     m_shardSize->setToolTip(tr("--cache_shard_size: samples per cache shard; a cancelled stage one keeps finished shards"));
     auto *pair = [this](QWidget *a, const QString &label, QWidget *b) {
         auto *row = new QWidget(this);
@@ -182,6 +191,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     }(m_epochs, tr("repeat"), m_repeat);
     numberForm->addRow(tr("&Epochs:"), pair);
     numberForm->addRow(tr("&Learning rate:"), m_learningRate);
+    numberForm->addRow(QString(), messageLabel(RunField::LearningRate));
     numberForm->addRow(tr("LoRA &rank:"), m_rank);
     numberForm->addRow(tr("LoRA &targets:"), m_targets);
     numberForm->addRow(QString(), messageLabel(RunField::LoraTargets));
@@ -245,13 +255,13 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     auto *contentLayout = new QVBoxLayout(content);
     contentLayout->addWidget(m_banner);
     contentLayout->addWidget(m_form, 1);
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidget(content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(scroll);
+    layout->addWidget(m_scroll);
 
     // --- wiring ---
     for (QLineEdit *edit : {m_dataset, m_models, m_cache, m_output, m_learningRate, m_targets})
@@ -259,11 +269,26 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     for (QSpinBox *spin : {m_epochs, m_repeat, m_rank, m_seed, m_threads, m_shardSize})
         connect(spin, &QSpinBox::valueChanged, this, &RunPanel::scheduleValidation);
     connect(m_allowHazards, &QCheckBox::toggled, this, &RunPanel::scheduleValidation);
+    connect(m_perLaunch, &QCheckBox::toggled, this, &RunPanel::scheduleValidation);
+    // The wheel scrolls the form: a spin or combo box under the mouse takes it only
+    // when it has the focus (a click or Tab gives it), so that scrolling past the
+    // LoRA rank no longer turns 32 into 26.
+    for (QAbstractSpinBox *spin : findChildren<QAbstractSpinBox *>()) {
+        spin->setFocusPolicy(Qt::StrongFocus);
+        spin->installEventFilter(this);
+    }
+    for (QComboBox *combo : findChildren<QComboBox *>()) {
+        combo->setFocusPolicy(Qt::StrongFocus);
+        combo->installEventFilter(this);
+    }
     connect(m_commandStage, &QComboBox::currentIndexChanged, this, &RunPanel::updateCommand);
     connect(m_generate, &QPushButton::clicked, this, &RunPanel::askGenerateDataset);
     connect(m_create, &QPushButton::clicked, this, &RunPanel::askCreateModels);
     connect(document, &SplitDocument::pipelineReset, this, &RunPanel::pipelineChanged);
-    connect(document, &SplitDocument::trainingChanged, this, &RunPanel::scheduleValidation);
+    connect(document, &SplitDocument::trainingChanged, this, [this]() {
+        recordTrainingChoice();
+        scheduleValidation();
+    });
     // A new split is not typing: the summary and the checks follow it at once.
     connect(document, &SplitDocument::analysisChanged, this, &RunPanel::validate);
     connect(controller, &RunController::stateChanged, this, [this]() {
@@ -274,6 +299,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     connect(controller, &RunController::stageStarted, this, [this](RunStage stage) {
         m_commandStage->setCurrentIndex(m_commandStage->findData(static_cast<int>(stage)));
         updateCommand();
+        updateStatus();
     });
     connect(controller, &RunController::launchFinished, this, [this]() {
         updateStatus();
@@ -297,6 +323,93 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
 }
 
 RunPanel::~RunPanel() = default;
+
+void RunPanel::setHistory(RunHistory *history)
+{
+    if (m_history)
+        m_history->disconnect(this);
+    m_history = history;
+    if (history) {
+        // A history read at start may hold the launch that Ctrl+Q cancelled.
+        auto follow = [this]() {
+            updateActions();
+            updateStatus();
+        };
+        connect(history, &RunHistory::reset, this, follow);
+        connect(history, &RunHistory::added, this, follow);
+        connect(history, &RunHistory::removed, this, follow);
+    }
+    updateActions();
+    updateStatus();
+}
+
+std::shared_ptr<const RunSession> RunPanel::resumableLaunch() const
+{
+    // The last launch: this session's, else (after a restart) the history's newest.
+    std::shared_ptr<const RunSession> last = m_controller->session();
+    if (!last && m_history && m_history->count() > 0)
+        last = m_history->run(m_history->count() - 1);
+    if (!last || last->isRunning() || !m_executability.runnable() || last->config().pipeline != m_pipeline.name)
+        return nullptr;
+    const StageRun::Outcome outcome = last->outcome();
+    return outcome == StageRun::Outcome::Cancelled || outcome == StageRun::Outcome::Crashed ? last : nullptr;
+}
+
+void RunPanel::setTrainingChoices(const QJsonObject &choices)
+{
+    m_choices = choices;
+    restoreTrainingChoice();
+}
+
+void RunPanel::restoreTrainingChoice()
+{
+    if (!m_executability.runnable() || !m_document->hasPipeline())
+        return;
+    const QJsonObject saved = m_choices.value(m_pipeline.name).toObject();
+    if (saved.isEmpty())
+        return;
+    TrainingChoice choice;
+    for (const QJsonValue &m : saved.value(QLatin1String("trainable_models")).toArray())
+        choice.trainable.push_back(m.toString().toStdString());
+    const QString base = saved.value(QLatin1String("lora_base_model")).toString();
+    if (!base.isEmpty())
+        choice.loraBase = base.toStdString();
+    choice.mode = saved.value(QLatin1String("split_mode")).toString() == QLatin1String("safe") ? SplitMode::Safe
+                                                                                            : SplitMode::Seed;
+    choice.restrictTo(m_document->modelNames());
+    m_document->setTraining(choice);
+}
+
+void RunPanel::recordTrainingChoice()
+{
+    if (!m_executability.runnable() || !m_document->hasPipeline())
+        return;
+    const TrainingChoice &choice = m_document->training();
+    QJsonArray trainable;
+    for (const std::string &m : choice.trainable)
+        trainable.append(QString::fromStdString(m));
+    m_choices.insert(m_pipeline.name,
+        QJsonObject{{QStringLiteral("trainable_models"), trainable},
+            {QStringLiteral("lora_base_model"), choice.loraBase ? QString::fromStdString(*choice.loraBase) : QString()},
+            {QStringLiteral("split_mode"), QString::fromLatin1(splitModeName(choice.mode))}});
+}
+
+bool RunPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Wheel) {
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (widget && !widget->hasFocus()) {
+            // Not for this box: the scroll area around the form takes it. Sent to it
+            // here rather than left to Qt's propagation, which skips synthesized events.
+            // Left ignored when the form cannot scroll further, so that an enclosing
+            // scroll area (the dock's) goes on.
+            event->ignore();
+            QCoreApplication::sendEvent(m_scroll->viewport(), event);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
 
 QWidget *RunPanel::pathRow(QLineEdit *edit, const QString &dialogTitle, QPushButton *extra)
 {
@@ -351,6 +464,7 @@ RunSettings RunPanel::settings() const
     s.modelsRoot = fieldText(m_models);
     s.cachePath = fieldText(m_cache);
     s.outputPath = fieldText(m_output);
+    s.newFolderPerLaunch = m_perLaunch->isChecked();
     s.epochs = m_epochs->value();
     s.datasetRepeat = m_repeat->value();
     double lr = 0;
@@ -370,6 +484,7 @@ void RunPanel::setSettings(const RunSettings &s)
     m_models->setText(s.modelsRoot);
     m_cache->setText(s.cachePath);
     m_output->setText(s.outputPath);
+    m_perLaunch->setChecked(s.newFolderPerLaunch);
     m_epochs->setValue(s.epochs);
     m_repeat->setValue(s.datasetRepeat);
     m_learningRate->setText(QString::number(s.learningRate, 'g', 6));
@@ -421,6 +536,13 @@ RunConfig RunPanel::config() const
             if (!c.stageTwoModels.contains(QString::fromStdString(m)))
                 c.stageTwoModels << QString::fromStdString(m);
         }
+        // What a cache of this split holds (RunChecks compares it with a cache's manifest).
+        for (UnitId u = 0; u < graph.unitCount(); ++u) {
+            if (!analysis->split.isTrained(u))
+                c.stageOneUnits << QString::fromStdString(graph.unitName(u));
+        }
+        for (const CacheEntry &entry : analysis->cacheSet)
+            c.cacheSet << QString::fromStdString(graph.paramName(entry.param));
     }
     c.settings = settings();
     c.datasetColumns = readDatasetColumns(c.settings.datasetPath);
@@ -459,7 +581,10 @@ void RunPanel::pipelineChanged()
             ? QString()
             : QStringLiteral("QLabel { background:#fff4e6; }"));
     m_form->setVisible(m_executability.runnable());
+    // The choice this pipeline had last (its Run fields, the cache above all, were made for it).
+    restoreTrainingChoice();
     validate();
+    updateStatus();
 }
 
 void RunPanel::scheduleValidation()
@@ -471,6 +596,7 @@ void RunPanel::validate()
 {
     m_validation->stop();
     if (!m_executability.runnable()) {
+        m_refused.reset();
         showIssues({});
         updateActions();
         return;
@@ -478,9 +604,10 @@ void RunPanel::validate()
     const auto analysis = m_document->analysis();
     const int hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
     const RunConfig c = config();
-    // The live check is the one of a full launch (both stages); a launch of one
-    // stage or of the baseline is checked again when it is asked for.
-    QList<RunIssue> issues = validateRun(c, m_pipeline, RunKind::Both, hazards);
+    // The live check is the one of a full launch (both stages), or of the launch
+    // last refused while its problems are shown; a launch of one stage or of the
+    // baseline is checked again when it is asked for.
+    const QList<RunIssue> issues = checks(m_refused.value_or(RunKind::Both));
     m_allowHazards->setVisible(hazards > 0 || m_allowHazards->isChecked());
     if (analysis) {
         const std::size_t trained = analysis->split.trainedCount();
@@ -491,8 +618,51 @@ void RunPanel::validate()
                                 .arg(trained));
     }
     showIssues(issues);
+    if (m_refused) {
+        // The refusal's list follows the fields: fixed problems leave it, and it goes when none is left.
+        if (issues.isEmpty()) {
+            m_refused.reset();
+            updateStatus();
+        } else {
+            showRefusal(*m_refused, issues);
+        }
+    }
     updateCommand();
     updateActions();
+}
+
+QList<RunIssue> RunPanel::checks(RunKind kind) const
+{
+    const auto analysis = m_document->analysis();
+    const int hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
+    QList<RunIssue> issues = validateRun(config(), m_pipeline, kind, hazards);
+    double lr = 0;
+    if (!learningRate(&lr) && kind != RunKind::StageOne) {
+        // In field order: after the folders, before the LoRA targets.
+        const auto at = std::find_if(issues.begin(), issues.end(),
+            [](const RunIssue &issue) { return issue.field == RunField::LoraTargets; });
+        issues.insert(at,
+            {RunField::LearningRate,
+                tr("The learning rate “%1” is not a positive number (write it like 1e-4).")
+                    .arg(fieldText(m_learningRate))});
+    }
+    return issues;
+}
+
+void RunPanel::showRefusal(RunKind kind, const QList<RunIssue> &issues)
+{
+    QStringList lines;
+    for (const RunIssue &issue : issues)
+        lines << QStringLiteral("• ") + breakableText(issue.message).toHtmlEscaped();
+    m_status->setText(QStringLiteral("<span style='%1'><b>%2</b><br>%3</span>")
+                          .arg(QLatin1String(kErrorStyle),
+                              (issues.size() == 1 ? tr("%1 cannot start: 1 problem, shown at its field:")
+                                                          .arg(runKindTitle(kind))
+                                                   : tr("%1 cannot start: %2 problems, shown at their fields:")
+                                                         .arg(runKindTitle(kind))
+                                                         .arg(issues.size()))
+                                  .toHtmlEscaped(),
+                              lines.join(QStringLiteral("<br>"))));
 }
 
 void RunPanel::showIssues(const QList<RunIssue> &issues)
@@ -500,13 +670,14 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
     m_issues = issues;
     updateInfo();
     QHash<int, QStringList> byField;
-    for (const RunIssue &issue : issues)
+    QHash<int, bool> confirmable;
+    for (const RunIssue &issue : issues) {
         byField[static_cast<int>(issue.field)] << issue.message;
-    double lr = 0;
-    const bool lrOk = learningRate(&lr);
-    m_learningRate->setStyleSheet(lrOk ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c2255c; }"));
+        confirmable[static_cast<int>(issue.field)] = issue.confirmable;
+    }
+    const bool lrOk = !byField.contains(static_cast<int>(RunField::LearningRate));
     m_learningRate->setToolTip(lrOk ? tr("--learning_rate (AdamW), e.g. 1e-4")
-                                    : tr("Not a positive number: write it like 1e-4 or 0.0001"));
+                                    : byField.value(static_cast<int>(RunField::LearningRate)).join(QLatin1Char('\n')));
     for (auto it = m_messages.begin(); it != m_messages.end(); ++it) {
         const QStringList problems = byField.value(it.key());
         const QString info = m_info.value(it.key());
@@ -514,7 +685,8 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
         if (!problems.isEmpty()) {
             // Paths break anywhere: a long one must not set the panel's minimum width.
             label->setText(breakableText(problems.join(QLatin1Char('\n'))));
-            label->setStyleSheet(QLatin1String(kErrorStyle));
+            // A run the launch would replace is a question for the user, not an error.
+            label->setStyleSheet(QLatin1String(confirmable.value(it.key()) ? kWarningStyle : kErrorStyle));
             label->show();
         } else if (!info.isEmpty()) {
             label->setText(breakableText(info));
@@ -527,10 +699,12 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
     }
     // The field of a problem gets a red frame, so that it is found at a glance.
     const std::pair<RunField, QLineEdit *> edits[] = {{RunField::Dataset, m_dataset}, {RunField::ModelsRoot, m_models},
-        {RunField::Cache, m_cache}, {RunField::Output, m_output}, {RunField::LoraTargets, m_targets}};
+        {RunField::Cache, m_cache}, {RunField::Output, m_output}, {RunField::LearningRate, m_learningRate},
+        {RunField::LoraTargets, m_targets}};
     for (const auto &[field, edit] : edits)
         edit->setStyleSheet(byField.contains(static_cast<int>(field))
-                ? QStringLiteral("QLineEdit { border: 1px solid #c2255c; }")
+                ? QStringLiteral("QLineEdit { border: 1px solid %1; }")
+                      .arg(QLatin1String(confirmable.value(static_cast<int>(field)) ? "#b35c00" : "#c2255c"))
                 : QString());
 }
 
@@ -556,9 +730,11 @@ void RunPanel::updateInfo()
     m_info.insert(static_cast<int>(RunField::Cache), readCacheStatus(s.cachePath).summary());
     if (!s.outputPath.isEmpty())
         m_info.insert(static_cast<int>(RunField::Output),
-            tr("stage two → %1, baseline → %2")
-                .arg(QDir::toNativeSeparators(stageOutputPath(c, RunStage::StageTwo)),
-                    QDir::toNativeSeparators(stageOutputPath(c, RunStage::OneStage))));
+            s.newFolderPerLaunch
+                ? tr("each launch in a new folder, such as %1")
+                      .arg(QDir::toNativeSeparators(
+                          QDir(s.outputPath).filePath(runFolderName(RunKind::Both, QDateTime::currentDateTime()))))
+                : tr("stage two and the baseline write here"));
 }
 
 void RunPanel::updateActions()
@@ -569,10 +745,7 @@ void RunPanel::updateActions()
         a->setEnabled(idle && runnable);
     m_cancel->setEnabled(m_controller->isRunning());
     m_cancel->setText(m_controller->state() == RunController::State::Cancelling ? tr("Stop &now") : tr("&Cancel run"));
-    const auto session = m_controller->session();
-    const bool resumable = session && !session->isRunning()
-        && (session->outcome() == StageRun::Outcome::Cancelled || session->outcome() == StageRun::Outcome::Crashed);
-    m_resume->setEnabled(idle && runnable && resumable);
+    m_resume->setEnabled(idle && runnable && resumableLaunch());
     m_generate->setEnabled(!m_tools->isRunning() && !m_controller->isRunning());
     m_create->setEnabled(!m_tools->isRunning() && !m_controller->isRunning());
     m_form->setEnabled(true);
@@ -580,6 +753,7 @@ void RunPanel::updateActions()
         w->setEnabled(!m_controller->isRunning());
     for (QWidget *w : m_form->findChildren<QSpinBox *>())
         w->setEnabled(!m_controller->isRunning());
+    m_perLaunch->setEnabled(!m_controller->isRunning());
 }
 
 void RunPanel::updateCommand()
@@ -600,21 +774,47 @@ void RunPanel::updateCommand()
         m_command->clear();
         return;
     }
-    m_command->setPlainText(shellCommand(m_controller->workerProgram(), trainArguments(config(), m_pipeline, stage, false)));
+    RunConfig c = config();
+    if (c.settings.newFolderPerLaunch && stage != RunStage::StageOne)
+        // The folder a launch of this stage alone would get now (made when it starts).
+        c.runFolder = QDir(c.settings.outputPath)
+                          .filePath(runFolderName(stage == RunStage::StageTwo ? RunKind::StageTwo : RunKind::Baseline,
+                              QDateTime::currentDateTime()));
+    else if (!c.settings.newFolderPerLaunch)
+        c.runFolder = c.settings.outputPath;
+    m_command->setPlainText(shellCommand(m_controller->workerProgram(), trainArguments(c, m_pipeline, stage, false)));
 }
 
 void RunPanel::updateStatus()
 {
+    if (m_refused)
+        return; // the refused launch's problems stay until they are fixed (validate)
     const auto session = m_controller->session();
     if (!session) {
-        m_status->clear();
+        // After a restart: the launch Ctrl+Q cancelled, if Resume can continue it.
+        const auto last = resumableLaunch();
+        if (!last) {
+            m_status->clear();
+            return;
+        }
+        m_status->setText(tr("<b>Last launch</b>: %1, %2 (%3). <i>Resume</i> continues it in %4.")
+                              .arg(runKindTitle(last->kind()).toHtmlEscaped(),
+                                  breakableText(last->summary()).toHtmlEscaped(),
+                                  QLocale().toString(last->started(), QLocale::ShortFormat).toHtmlEscaped(),
+                                  breakableText(QDir::toNativeSeparators(
+                                                    stageOutputPath(last->config(), stagesOf(last->kind()).back())))
+                                      .toHtmlEscaped()));
         return;
     }
-    if (session->isRunning()) {
+    if (m_controller->isRunning()) {
+        // The session is the running launch (it has no stage for a moment at its start).
         const StageRun *run = session->current();
-        m_status->setText(tr("<b>%1</b> running (%2)…")
-                              .arg(runKindTitle(session->kind()).toHtmlEscaped(),
-                                  run ? runStageTitle(run->stage).toLower().toHtmlEscaped() : QString()));
+        const bool cancelling = m_controller->state() == RunController::State::Cancelling;
+        QString text = tr("<b>%1</b> %2").arg(runKindTitle(session->kind()).toHtmlEscaped(),
+            cancelling ? tr("cancelling") : run ? tr("running") : tr("starting"));
+        if (run && stagesOf(session->kind()).size() > 1)
+            text += QStringLiteral(" (%1)").arg(runStageTitle(run->stage).toLower().toHtmlEscaped());
+        m_status->setText(text + QStringLiteral("…"));
         return;
     }
     QString text = tr("<b>Last launch</b>: %1, %2.").arg(runKindTitle(session->kind()).toHtmlEscaped(),
@@ -624,32 +824,42 @@ void RunPanel::updateStatus()
             continue;
         const bool cancelled = run.outcome == StageRun::Outcome::Cancelled;
         text += QStringLiteral("<br><span style='%1'>%2</span>")
-                    .arg(QLatin1String(cancelled ? "color:#b35c00" : kErrorStyle),
+                    .arg(QLatin1String(cancelled ? kWarningStyle : kErrorStyle),
                         breakableText(run.failure).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     }
     m_status->setText(text);
     updateCommand();
 }
 
-bool RunPanel::launch(RunKind kind)
+bool RunPanel::launch(RunKind kind, bool replaceRun)
 {
     if (!m_executability.runnable() || m_controller->isRunning() || m_tools->isRunning())
         return false;
-    double lr = 0;
-    const auto analysis = m_document->analysis();
-    const int hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
     const RunConfig c = config();
-    const QList<RunIssue> issues = validateRun(c, m_pipeline, kind, hazards);
-    if (!issues.isEmpty() || !learningRate(&lr)) {
+    QList<RunIssue> issues = checks(kind);
+    if (replaceRun)
+        issues.removeIf([](const RunIssue &issue) { return issue.confirmable; });
+    if (!issues.isEmpty()) {
+        m_refused = kind;
         showIssues(issues);
-        m_status->setText(QStringLiteral("<span style='%1'>%2</span>")
-                              .arg(QLatin1String(kErrorStyle),
-                                  breakableText(tr("%1 cannot start: %2")
-                                                    .arg(runKindTitle(kind), issues.isEmpty()
-                                                            ? tr("the learning rate is not a positive number.")
-                                                            : issues.front().message))
-                                      .toHtmlEscaped()));
+        showRefusal(kind, issues);
         return false;
+    }
+    m_refused.reset();
+    if (replaceRun && !c.settings.newFolderPerLaunch) {
+        // The user agreed: the old run goes first, so that nothing of it mixes with the new one.
+        const QDir output(c.settings.outputPath);
+        for (const QString &file : runFilesIn(c.settings.outputPath)) {
+            if (!QFile::remove(output.filePath(file))) {
+                m_status->setText(QStringLiteral("<span style='%1'>%2</span>")
+                                      .arg(QLatin1String(kErrorStyle),
+                                          breakableText(tr("%1 cannot be removed: the run there stays, nothing was "
+                                                           "launched.")
+                                                            .arg(QDir::toNativeSeparators(output.filePath(file))))
+                                              .toHtmlEscaped()));
+                return false;
+            }
+        }
     }
     QString error;
     if (!m_controller->start(kind, c, m_pipeline, false, &error)) {
@@ -660,18 +870,45 @@ bool RunPanel::launch(RunKind kind)
     return true;
 }
 
+bool RunPanel::launchAsking(RunKind kind)
+{
+    if (launch(kind))
+        return true;
+    const QList<RunIssue> issues = checks(kind);
+    const bool onlyQuestions = !issues.isEmpty()
+        && std::all_of(issues.begin(), issues.end(), [](const RunIssue &issue) { return issue.confirmable; });
+    // Headless (no window on screen) nobody can answer: the refusal stands.
+    if (!onlyQuestions || !window()->isVisible())
+        return false;
+    const QString folder = QDir::toNativeSeparators(fieldText(m_output));
+    const QStringList files = runFilesIn(fieldText(m_output));
+    const QString question
+        = tr("%1 holds a run already: %2.\n\nReplace it? Its checkpoints, loss.csv, training_args.json%3 are deleted "
+             "before the launch. (To keep it, turn on “New folder for each launch”.)")
+              .arg(folder, files.join(QStringLiteral(", ")),
+                  files.contains(QStringLiteral("resume.safetensors"))
+                      ? tr(" and its resume state (Resume could continue it)")
+                      : QString());
+    if (QMessageBox::question(this, tr("Replace the run?"), question, QMessageBox::Yes | QMessageBox::No,
+            QMessageBox::No)
+        != QMessageBox::Yes)
+        return false;
+    return launch(kind, true);
+}
+
 bool RunPanel::resume()
 {
-    const auto session = m_controller->session();
+    const auto session = resumableLaunch();
     if (!session || !m_resume->isEnabled())
         return false;
-    // The same launch with the same settings; the stages that finished are skipped
-    // (stage one finds its cache complete, training its resume state).
+    // The same launch with the same settings, in its own folder; the stages that
+    // finished are skipped (stage one finds its cache complete, training its resume state).
     RunKind kind = session->kind();
     if (kind == RunKind::Both && session->stage(RunStage::StageOne)
         && session->stage(RunStage::StageOne)->outcome == StageRun::Outcome::Finished)
         kind = RunKind::StageTwo;
     QString error;
+    m_refused.reset();
     if (!m_controller->start(kind, session->config(), m_pipeline, true, &error)) {
         m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), breakableText(error).toHtmlEscaped()));
         return false;
@@ -704,6 +941,7 @@ bool RunPanel::generateDataset(int count, int size, bool edit, bool overwrite)
     m_tools->setProgram(m_controller->workerProgram());
     if (!m_tools->start(tr("Generating %n image(s)", nullptr, count), args))
         return false;
+    m_refused.reset();
     m_status->setText(tr("Generating the example dataset in %1…").arg(breakableText(QDir::toNativeSeparators(dir)).toHtmlEscaped()));
     updateActions();
     return true;
@@ -720,6 +958,7 @@ bool RunPanel::createModels(const QString &preset, bool overwrite)
     m_tools->setProgram(m_controller->workerProgram());
     if (!m_tools->start(tr("Creating the tiny models (%1)").arg(preset), args))
         return false;
+    m_refused.reset();
     m_status->setText(tr("Writing the tiny models under %1…").arg(breakableText(QDir::toNativeSeparators(dir)).toHtmlEscaped()));
     updateActions();
     return true;

@@ -6,7 +6,11 @@
 #include "RunConfig.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QWidget>
+
+#include <memory>
+#include <optional>
 
 class QAction;
 class QCheckBox;
@@ -15,6 +19,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 class QTimer;
 
@@ -22,6 +27,8 @@ namespace splitscope {
 
 class CliTask;
 class RunController;
+class RunHistory;
+class RunSession;
 class SplitDocument;
 
 // The Run panel: launches the open pipeline's training when the engine can run it
@@ -29,21 +36,40 @@ class SplitDocument;
 // saying it can be inspected but not run, and why).
 //
 // Fields: the dataset (with "Generate…": `splitscope-cli make-dataset`), the models
-// root (with "Create…": `init-models`), the stage-one cache and the output folder,
-// epochs, dataset repeat, learning rate, LoRA rank and target modules, seed,
-// threads and cache shard size. The trainable models, the LoRA base model and the
-// split algorithm come from the document (the Training configuration panel).
-// Everything is checked before a launch (validateRun) and each problem is shown
-// under its field.
+// root (with "Create…": `init-models`), the stage-one cache and the output folder
+// (by default each launch gets a new folder in it), epochs, dataset repeat,
+// learning rate, LoRA rank and target modules, seed, threads and cache shard size.
+// The trainable models, the LoRA base model and the split algorithm come from the
+// document (the Training configuration panel); the panel remembers the last
+// choice per executable pipeline (trainingChoices()), because a cache is made for
+// one. Everything is checked as the user types (validateRun) and each problem is
+// shown under its field; a refused launch lists every problem until they are fixed.
+// In the scrolling form, spin and combo boxes take the mouse wheel only when
+// focused: elsewhere the wheel scrolls the form.
 //
 // Actions: stage one, stage two, both, the one-stage baseline, cancel, and resume
-// (after a cancelled or crashed launch). The command of each stage is shown as a
-// `splitscope-cli train ...` line to copy; while a stage runs, it is that stage's.
+// (after a cancelled or crashed launch: this session's, or with setHistory() the
+// newest launch of the history, also after a restart). The command of each stage
+// is shown as a `splitscope-cli train ...` line to copy; while a stage runs, it is
+// that stage's.
 class RunPanel : public QWidget {
     Q_OBJECT
 public:
     RunPanel(SplitDocument *document, RunController *controller, QWidget *parent = nullptr);
     ~RunPanel() override;
+
+    // The history the launches go to (the window adds them): after a restart, its
+    // newest launch, if it was cancelled or crashed, is what Resume continues.
+    void setHistory(RunHistory *history);
+    // The launch Resume would continue, or null.
+    std::shared_ptr<const RunSession> resumableLaunch() const;
+
+    // The training choice last made for each executable pipeline, as JSON
+    // ({"tiny-qwen-image": {"trainable_models": [...], "lora_base_model": "dit",
+    // "split_mode": "safe"}}), to keep with the settings: opening that pipeline
+    // again restores its choice, so that the restored cache still fits it.
+    QJsonObject trainingChoices() const { return m_choices; }
+    void setTrainingChoices(const QJsonObject &choices);
 
     // Defaults under the app's data folder (<data>/tiny-qwen-image/{dataset,models,cache,output}).
     static RunSettings defaultSettings();
@@ -66,7 +92,9 @@ public:
     QLineEdit *cacheEdit() const { return m_cache; }
     QLineEdit *outputEdit() const { return m_output; }
     QLineEdit *learningRateEdit() const { return m_learningRate; }
+    QCheckBox *newFolderPerLaunchBox() const { return m_perLaunch; }
     QSpinBox *epochsSpin() const { return m_epochs; }
+    QSpinBox *rankSpin() const { return m_rank; }
     QPlainTextEdit *commandView() const { return m_command; }
     QComboBox *commandStage() const { return m_commandStage; }
     QLabel *banner() const { return m_banner; }
@@ -75,7 +103,12 @@ public:
 
 public Q_SLOTS:
     // Validates `kind` and starts it; false (problems shown) when it cannot start.
-    bool launch(splitscope::RunKind kind);
+    // An output folder that holds a run (without a new folder per launch) is
+    // refused unless `replaceRun`: its run's files are then deleted first.
+    bool launch(splitscope::RunKind kind, bool replaceRun = false);
+    // As the panel's buttons and the Run menu launch: like launch(), but when the
+    // only problem is a run in the output folder, asks whether to replace it.
+    bool launchAsking(splitscope::RunKind kind);
     // Continues the last launch if it was cancelled or crashed.
     bool resume();
     void cancel();
@@ -92,6 +125,9 @@ Q_SIGNALS:
     // A background command (make-dataset, init-models) ended.
     void toolFinished(bool ok, const QString &message);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     QWidget *pathRow(QLineEdit *edit, const QString &dialogTitle, QPushButton *extra);
     QLabel *messageLabel(RunField field);
@@ -103,12 +139,18 @@ private:
     void updateActions();
     void updateCommand();
     void updateStatus();
+    // The checks of `kind` with the panel's own (the learning rate's text).
+    QList<RunIssue> checks(RunKind kind) const;
+    void showRefusal(RunKind kind, const QList<RunIssue> &issues);
+    void restoreTrainingChoice();
+    void recordTrainingChoice();
     bool learningRate(double *value) const;
     void askGenerateDataset();
     void askCreateModels();
 
     SplitDocument *m_document;
     RunController *m_controller;
+    RunHistory *m_history = nullptr;
     CliTask *m_tools;
     Executability m_executability;
     ExecutablePipeline m_pipeline;
@@ -123,6 +165,7 @@ private:
     QLineEdit *m_models;
     QLineEdit *m_cache;
     QLineEdit *m_output;
+    QCheckBox *m_perLaunch;
     QPushButton *m_generate;
     QPushButton *m_create;
     QSpinBox *m_epochs;
@@ -137,10 +180,15 @@ private:
     QComboBox *m_commandStage;
     QPlainTextEdit *m_command;
     QLabel *m_status;
+    QScrollArea *m_scroll = nullptr; // around the form
     QHash<int, QAction *> m_launch; // RunKind -> action
     QAction *m_cancel;
     QAction *m_resume;
     QTimer *m_validation;
+    // The launch last refused: its problems stay in the status line, updated as the
+    // fields change, until they are fixed or another launch starts.
+    std::optional<RunKind> m_refused;
+    QJsonObject m_choices; // pipeline name -> training choice (see trainingChoices())
 };
 
 } // namespace splitscope

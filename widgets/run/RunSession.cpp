@@ -73,7 +73,9 @@ const StageRun *RunSession::trainingStage() const
 
 bool RunSession::isRunning() const
 {
-    return std::any_of(m_stages.begin(), m_stages.end(), [](const StageRun &s) { return s.isRunning(); });
+    // Without a stage yet, the launch is starting its first one.
+    return m_stages.empty()
+        || std::any_of(m_stages.begin(), m_stages.end(), [](const StageRun &s) { return s.isRunning(); });
 }
 
 StageRun::Outcome RunSession::outcome() const
@@ -83,7 +85,9 @@ StageRun::Outcome RunSession::outcome() const
         if (severity(s.outcome) > severity(worst))
             worst = s.outcome;
     }
-    if (m_stages.empty() || (worst == StageRun::Outcome::Finished && m_incomplete))
+    if (m_stages.empty())
+        return StageRun::Outcome::Running;
+    if (worst == StageRun::Outcome::Finished && m_incomplete)
         return StageRun::Outcome::Failed;
     return worst;
 }

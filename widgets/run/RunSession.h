@@ -48,8 +48,10 @@ public:
     const StageRun *trainingStage() const;
 
     // --- how it went ---
+    // True from the start of the launch (before its first stage's process) to its end.
     bool isRunning() const;
-    // The worst outcome of its stages (a launch that stopped early is not Finished).
+    // The worst outcome of its stages (a launch that stopped early is not Finished;
+    // one without a stage yet is Running).
     StageRun::Outcome outcome() const;
     void setIncomplete(bool incomplete) { m_incomplete = incomplete; } // later stages never started
     // Seconds the user waited: every process from start to exit.
