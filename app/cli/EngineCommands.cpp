@@ -17,8 +17,9 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <functional>
+#include <initializer_list>
+#include <limits>
 #include <unistd.h>
 
 namespace splitscope::cli {
@@ -117,6 +118,18 @@ std::function<void(long long)> into(int &target)
 std::function<void(long long)> intoSeed(std::uint64_t &target)
 {
     return [&target](long long v) { target = static_cast<std::uint64_t>(v); };
+}
+
+// The first of the path flags `flags` given an empty value ("" when none): an empty
+// path would quietly mean the flag's default, or the current folder, which no one
+// typing `--root ""` (an unset variable, most likely) meant.
+std::string emptyPathFlag(const ArgParser &parser, std::initializer_list<const char *> flags)
+{
+    for (const char *flag : flags) {
+        if (const auto value = parser.value(flag); value && value->empty())
+            return flag;
+    }
+    return {};
 }
 
 bool wantsHelp(const Args &args)
@@ -245,6 +258,10 @@ int runTrain(const Args &args)
         "num_inference_steps", "max_steps", "resume", "pipeline", "help"};
     if (!p.parse(args))
         return p.usageError("train", parseError(p, kFlags));
+    if (const std::string flag = emptyPathFlag(p, {"dataset_base_path", "dataset_metadata_path", "model_root",
+            "tokenizer_path", "output_path", "lora_checkpoint"});
+        !flag.empty())
+        return p.usageError("train", "--" + flag + ": empty path");
     ensurePassiveOpenMpWaits("train", args);
 
     engine::TrainParams params;
@@ -356,6 +373,8 @@ int runInitModels(const Args &args)
     }
     if (!p.parse(args))
         return p.usageError("init-models", parseError(p, {"root", "model_id", "preset", "seed", "overwrite", "help"}));
+    if (const std::string flag = emptyPathFlag(p, {"root", "model_id"}); !flag.empty())
+        return p.usageError("init-models", "--" + flag + ": empty path (leave the flag out for its default)");
     engine::InitModelsParams params;
     params.root = engine::resolveModelRoot(p.valueOr("root", ""));
     params.modelId = p.valueOr("model_id", params.modelId);
@@ -397,6 +416,8 @@ int runMakeDataset(const Args &args)
             parseError(p, {"count", "width", "height", "edit", "edit_width", "edit_height", "seed", "overwrite", "help"}));
     engine::SyntheticDatasetOptions options;
     options.directory = p.positionals().front();
+    if (options.directory.empty())
+        return p.usageError("make-dataset", "DIR: empty path (the dataset folder to write, e.g. data/shapes)");
     options.edit = p.has("edit");
     options.overwrite = p.has("overwrite");
     if (!readIntFlags(p, {{"count", 1, 1000000, into(options.count)}, {"width", 8, 4096, into(options.width)},
@@ -438,6 +459,8 @@ int runSample(const Args &args)
         return p.usageError("sample", parseError(p, {"model_id_with_origin_paths", "model_root", "tokenizer_path", "lora",
                                                           "lora_target_modules", "lora_rank", "prompt", "width", "height",
                                                           "steps", "seed", "num_threads", "output_dir", "help"}));
+    if (const std::string flag = emptyPathFlag(p, {"model_root", "tokenizer_path", "lora", "output_dir"}); !flag.empty())
+        return p.usageError("sample", "--" + flag + ": empty path");
     ensurePassiveOpenMpWaits("sample", args);
     engine::SampleParams params;
     params.modelIdWithOriginPaths = p.valueOr("model_id_with_origin_paths", "");

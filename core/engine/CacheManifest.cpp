@@ -55,7 +55,7 @@ std::string CacheManifest::toJson() const
             {"bytes", s.bytes}, {"checksum", hashToHex(s.checksum)}});
     }
     doc["shards"] = shardList;
-    return doc.dump(1) + "\n";
+    return dumpJson(doc, 1) + "\n";
 }
 
 bool CacheManifest::parse(const std::string &text, const std::string &label, CacheManifest &manifest, std::string *error)
@@ -168,6 +168,23 @@ std::size_t CacheManifest::finishedSamples() const
     for (const auto &s : shards)
         total += s.count;
     return total;
+}
+
+std::uint64_t cacheIdentity(const CacheManifest &manifest)
+{
+    std::vector<const CacheShard *> byFirst;
+    for (const CacheShard &s : manifest.shards)
+        byFirst.push_back(&s);
+    std::sort(byFirst.begin(), byFirst.end(), [](const CacheShard *a, const CacheShard *b) { return a->first < b->first; });
+    Hasher hasher;
+    hasher.updateU64(manifest.samples);
+    for (const CacheShard *s : byFirst) {
+        hasher.updateU64(s->first);
+        hasher.updateU64(s->count);
+        hasher.updateU64(s->bytes);
+        hasher.updateU64(s->checksum);
+    }
+    return hasher.digest();
 }
 
 std::vector<std::string> compareCacheSettings(const CacheManifest &existing, const CacheManifest &wanted)

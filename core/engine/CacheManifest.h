@@ -63,6 +63,12 @@ struct CacheManifest {
     std::size_t finishedSamples() const;
 };
 
+// What a cache holds, from its manifest alone: the shards' samples, sizes and
+// checksums (not where the cache lies, nor the dataset's modification times). A cache
+// rebuilt from other data, or with other settings, has another identity; one rebuilt
+// the same way has the same. Stage two's resume state records it (TrainingState.h).
+std::uint64_t cacheIdentity(const CacheManifest &manifest);
+
 // Differences (one line each) between a cache and the one a stage-one run would
 // make: everything but the shards and the completion flag. Empty when they agree.
 std::vector<std::string> compareCacheSettings(const CacheManifest &existing, const CacheManifest &wanted);

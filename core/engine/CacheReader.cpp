@@ -14,7 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char *const kRebuild = "rerun the stage-one command, *:data_process, with this --output_path to rebuild it";
+// Stage two names the cache with --dataset_base_path; stage one wrote it to its --output_path.
+const char *const kRebuild = "rebuild it by running stage one (*:data_process) again with this cache folder as its "
+                             "--output_path";
 // Problems listed in checkShards' message; the rest are counted.
 constexpr std::size_t kListedProblems = 10;
 

@@ -183,7 +183,16 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
                     problem = "'" + key + "' file '" + cell + "' not found (looked for '" + path + "')";
                     break;
                 }
-                fingerprint.updateField(path);
+                // A damaged image is found now, before any work, not when a step first
+                // reads it (or never, in a run that --max_steps ends first).
+                std::string damage;
+                if (!checkPngFile(path, &damage)) {
+                    problem = "'" + key + "' file '" + cell + "': " + damage;
+                    break;
+                }
+                // The name as metadata.csv gives it, not as resolved: the same dataset
+                // named through another spelling of its folder has the same fingerprint.
+                fingerprint.updateField(cell);
                 fingerprint.updateU64(static_cast<std::uint64_t>(st.st_size));
                 fingerprint.updateU64(static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ULL
                     + static_cast<std::uint64_t>(st.st_mtim.tv_nsec));

@@ -36,8 +36,9 @@ struct DatasetSample {
 };
 
 // Opening reads metadata.csv and checks every row up front (columns present, image
-// files present), reporting bad rows by their line. Loading decodes a row's images
-// (an unreadable image is an error naming the line and the file).
+// files present, each a PNG whose structure checkPngFile() accepts), reporting bad
+// rows by their line. Loading decodes a row's images (an image damaged inside its
+// compressed data is an error naming the line and the file).
 //
 // Immutable once open; load() is thread-safe.
 class ImageDataset {
@@ -45,7 +46,9 @@ public:
     bool open(const DatasetOptions &options, std::string *error = nullptr);
     std::size_t size() const { return m_rows.size(); }
     bool load(std::size_t row, DatasetSample &sample, std::string *error = nullptr) const;
-    // A hash of metadata.csv and, per image file, its path, size and modification time.
+    // A hash of metadata.csv and, per image file, its name there, size and
+    // modification time (not the base path: another spelling of the folder, or the
+    // folder moved, is the same dataset).
     std::uint64_t fingerprint() const { return m_fingerprint; }
     const std::string &metadataPath() const { return m_metadataPath; }
     const DatasetOptions &options() const { return m_options; }

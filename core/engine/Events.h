@@ -44,7 +44,9 @@ namespace splitscope::engine {
 //   memory      rss_bytes, peak_rss_bytes, model_bytes {model: bytes of loaded
 //               weights}, materialized [models], cache_bytes_written, cache_bytes_read
 //   log         message
-//   warning     message, code (e.g. "frozen-randomness", "hazards-allowed")
+//   warning     message, code (e.g. "frozen-randomness", "hazards-allowed",
+//               "ignored-flag" (one per flag the stage ignores), "lora-checkpoint-unused",
+//               "resume-data-unchecked"); shown after `start`
 //   error       message, code (e.g. "hazards", "manifest-mismatch", "bad-flag",
 //               "dataset", "model", "corrupt-shard", "io"), hazards [{kind,
 //               mechanism, reader, param, expected_producer, actual_producer}]
@@ -79,8 +81,14 @@ constexpr const char *kError = "error";
 constexpr const char *kDone = "done";
 } // namespace events
 
-// JSON string literals: the core's splitscope::jsonQuote (core/JsonReader.h).
-using splitscope::jsonQuote;
+// A JSON string literal, written as the core's splitscope::jsonQuote writes it
+// (core/JsonReader.h), except for bytes that are not UTF-8: a Linux path is bytes,
+// and `--output_path "$(printf 'run\xe9')"` names a real folder. Each such byte
+// becomes \udc80..\udcff, the lone surrogate Python's surrogateescape (PEP 383)
+// decodes it to, as DiffSynth's own json.dumps of such a path writes: the text stays
+// valid JSON and UTF-8 (Python's json and Qt read it), and os.fsencode() gives back
+// the bytes. parseJsonObject (JsonDocument.h) reads them back as the bytes.
+std::string jsonQuote(std::string_view text);
 // JSON number (9 significant digits for doubles); NaN and infinities become null.
 std::string jsonNumber(double value);
 // ["a","b"]

@@ -6,9 +6,15 @@
 #include <png.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <csetjmp>
 #include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace splitscope::engine {
 
@@ -149,6 +155,63 @@ bool encodeInto(const Image &image, std::string &out, PngErrorState &state)
     return true;
 }
 
+// The largest side the decoder accepts (decodeInto).
+constexpr png_uint_32 kMaxSide = 16384;
+constexpr unsigned char kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+
+std::uint32_t bigEndian32(const unsigned char *bytes)
+{
+    return (std::uint32_t(bytes[0]) << 24) | (std::uint32_t(bytes[1]) << 16) | (std::uint32_t(bytes[2]) << 8) | bytes[3];
+}
+
+// The CRC-32 of PNG chunks (ISO 3309), bit by bit: it is only computed for IHDR.
+std::uint32_t crc32(const unsigned char *bytes, std::size_t size)
+{
+    std::uint32_t crc = 0xFFFFFFFFu;
+    for (std::size_t i = 0; i < size; ++i) {
+        crc ^= bytes[i];
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return crc ^ 0xFFFFFFFFu;
+}
+
+bool validBitDepth(int colorType, int bitDepth)
+{
+    switch (colorType) {
+    case 0: // gray
+        return bitDepth == 1 || bitDepth == 2 || bitDepth == 4 || bitDepth == 8 || bitDepth == 16;
+    case 3: // palette
+        return bitDepth == 1 || bitDepth == 2 || bitDepth == 4 || bitDepth == 8;
+    case 2: // RGB
+    case 4: // gray + alpha
+    case 6: // RGBA
+        return bitDepth == 8 || bitDepth == 16;
+    default:
+        return false;
+    }
+}
+
+// Reads `size` bytes at `offset`; false at the end of the file or on an error.
+bool readAt(int fd, std::uint64_t offset, unsigned char *out, std::size_t size)
+{
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+std::string chunkName(const unsigned char *type)
+{
+    return std::string(reinterpret_cast<const char *>(type), 4);
+}
+
 // One pass of a separable triangle-filter resampler along one axis.
 struct FilterTap {
     int first = 0;
@@ -202,6 +265,92 @@ bool readPngFile(const std::string &path, Image &image, std::string *error)
     if (!readWholeFile(path, bytes, error))
         return false;
     return decodePng(bytes, image, path, error);
+}
+
+bool checkPngFile(const std::string &path, std::string *error)
+{
+    auto fail = [&](const std::string &message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(std::string("cannot open it: ") + std::strerror(errno));
+    struct FileCloser {
+        int fd;
+        ~FileCloser() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return fail(std::string("cannot read it: ") + std::strerror(errno));
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size == 0)
+        return fail("empty file (0 bytes)");
+    // The signature, then IHDR: length, type, 13 bytes of data, CRC.
+    unsigned char head[8 + 8 + 13 + 4];
+    const auto headSize = static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof(head)));
+    if (!readAt(fd, 0, head, headSize))
+        return fail(std::string("cannot read it: ") + std::strerror(errno));
+    if (std::memcmp(head, kPngSignature, std::min<std::size_t>(headSize, 8)) != 0)
+        return fail("not a PNG file (bad signature)");
+    if (headSize < sizeof(head))
+        return fail("truncated: " + std::to_string(size) + " bytes, too short for a PNG header");
+    if (bigEndian32(head + 8) != 13 || std::memcmp(head + 12, "IHDR", 4) != 0)
+        return fail("not a valid PNG file (it does not start with an IHDR chunk)");
+    if (crc32(head + 12, 4 + 13) != bigEndian32(head + 29))
+        return fail("corrupt PNG header (IHDR CRC mismatch)");
+    const std::uint32_t width = bigEndian32(head + 16);
+    const std::uint32_t height = bigEndian32(head + 20);
+    const int bitDepth = head[24];
+    const int colorType = head[25];
+    if (width == 0 || height == 0 || width > kMaxSide || height > kMaxSide) {
+        return fail("image size " + std::to_string(width) + "x" + std::to_string(height) + " out of range (1.."
+            + std::to_string(kMaxSide) + " per side)");
+    }
+    if (!validBitDepth(colorType, bitDepth)) {
+        return fail("invalid PNG header (color type " + std::to_string(colorType) + " with bit depth "
+            + std::to_string(bitDepth) + ")");
+    }
+    if (head[26] != 0 || head[27] != 0 || head[28] > 1)
+        return fail("invalid PNG header (unknown compression, filter or interlace method)");
+
+    bool palette = false;
+    bool imageData = false;
+    std::uint64_t offset = sizeof(head);
+    for (;;) {
+        unsigned char chunk[8];
+        if (offset + 8 > size || !readAt(fd, offset, chunk, 8)) {
+            return fail("truncated: the file ends after " + std::to_string(size) + " bytes, before the PNG's end (IEND"
+                + (imageData ? "" : " and image data") + ")");
+        }
+        const std::uint32_t length = bigEndian32(chunk);
+        const unsigned char *type = chunk + 4;
+        for (int i = 0; i < 4; ++i) {
+            if (!std::isalpha(type[i]))
+                return fail("corrupt PNG: no valid chunk at byte " + std::to_string(offset));
+        }
+        if (length > 0x7FFFFFFFu)
+            return fail("corrupt PNG: chunk '" + chunkName(type) + "' at byte " + std::to_string(offset) + " has an invalid length");
+        if (offset + 12 + length > size) {
+            return fail("truncated: chunk '" + chunkName(type) + "' at byte " + std::to_string(offset) + " needs "
+                + std::to_string(12 + std::uint64_t(length)) + " bytes, the file has " + std::to_string(size - offset)
+                + " left (" + std::to_string(size) + " in all)");
+        }
+        if (std::memcmp(type, "IEND", 4) == 0) {
+            if (!imageData)
+                return fail("corrupt PNG: no image data (IDAT) before IEND");
+            return true;
+        }
+        if (std::memcmp(type, "PLTE", 4) == 0)
+            palette = true;
+        if (std::memcmp(type, "IDAT", 4) == 0) {
+            if (colorType == 3 && !palette)
+                return fail("corrupt PNG: a palette image without a palette (PLTE) before its image data");
+            imageData = true;
+        }
+        offset += 12 + std::uint64_t(length);
+    }
 }
 
 bool encodePng(const Image &image, std::string &bytes, std::string *error)

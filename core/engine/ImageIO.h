@@ -25,6 +25,15 @@ struct Image {
 bool readPngFile(const std::string &path, Image &image, std::string *error = nullptr);
 bool decodePng(const std::string &bytes, Image &image, const std::string &label, std::string *error = nullptr);
 bool encodePng(const Image &image, std::string &bytes, std::string *error = nullptr);
+// Checks a PNG file's structure without decoding it, so that a dataset's bad files
+// are found before any work: the signature; IHDR first, with its CRC, a size in
+// 1..16384 and a bit depth and color type that go together; then each chunk's length
+// and type, up to an IEND the file must reach (a truncated file does not), with the
+// image data (IDAT), and a palette where the color type needs one, before it. Reads
+// 8 bytes a chunk, not the pixel data: a file damaged inside its compressed data
+// passes, and readPngFile() reports it when the image is used. False with `error`
+// saying what is wrong (without the path); never throws.
+bool checkPngFile(const std::string &path, std::string *error = nullptr);
 // Atomic.
 bool writePngFile(const std::string &path, const Image &image, std::string *error = nullptr);
 

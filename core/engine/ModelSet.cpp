@@ -11,6 +11,44 @@ namespace splitscope::engine {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Keys named in a message about a checkpoint's unused tensors; the count says the rest.
+constexpr std::size_t kListedUnusedKeys = 3;
+
+std::string joinTargets(const std::vector<std::string> &targets)
+{
+    std::string out;
+    for (const auto &t : targets)
+        out += (out.empty() ? "" : ",") + t;
+    return out;
+}
+
+std::string shapeText(const std::vector<std::int64_t> &shape)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+// Why a checkpoint tensor does not fit its adapter: another rank (lora_A is
+// [rank, in], lora_B [out, rank]) or another layer altogether.
+std::string loraShapeMismatch(const std::string &file, const TensorInfo &info, const std::vector<std::int64_t> &shape, int rank)
+{
+    const bool isA = info.name.find(".lora_A.") != std::string::npos;
+    const std::size_t rankAxis = isA ? 0 : 1;
+    if (info.shape.size() == 2 && shape.size() == 2 && info.shape[1 - rankAxis] == shape[1 - rankAxis]) {
+        return "'" + file + "' holds a LoRA of rank " + std::to_string(info.shape[rankAxis]) + " ('" + info.name + "' is "
+            + shapeText(info.shape) + "), but --lora_rank is " + std::to_string(rank) + ": give --lora_rank "
+            + std::to_string(info.shape[rankAxis]);
+    }
+    return "'" + info.name + "' in '" + file + "' is " + shapeText(info.shape) + ", but its adapter here is " + shapeText(shape)
+        + " (a LoRA of another model or model size?)";
+}
+
+} // namespace
+
 bool matchesLoraTarget(const std::string &moduleName, const std::string &target)
 {
     if (moduleName == target)
@@ -172,40 +210,81 @@ void ModelSet::applyTrainingSetup(const std::string &name, torch::nn::Module &mo
             }
             throw EngineInputError("--lora_target_modules: no module of " + name + " matches (its linear layers: " + names + ")");
         }
-        if (!m_setup.loraCheckpoint.empty()) {
-            SafetensorsFile file;
-            std::string error;
-            if (!file.open(m_setup.loraCheckpoint, &error))
-                throw EngineInputError(m_setup.loraCheckpointFlag + ": " + error);
-            torch::NoGradGuard noGrad;
-            int loaded = 0;
-            for (auto &item : module.named_parameters()) {
-                if (item.key().find(".lora_") == std::string::npos)
-                    continue;
-                // DiffSynth saves ".lora_A.default.weight" and accepts ".lora_A.weight" too.
-                std::string plain = item.key();
-                const auto at = plain.find(".default.");
-                if (at != std::string::npos)
-                    plain.erase(at, 8);
-                // Saved with or without --remove_prefix_in_ckpt "pipe.<model>.".
-                const TensorInfo *info = nullptr;
-                for (const std::string &key : {item.key(), plain, "pipe." + name + "." + item.key()}) {
-                    if (!info)
-                        info = file.find(key);
-                }
-                if (!info)
-                    continue;
-                if (info->shape != item.value().sizes().vec())
-                    throw EngineInputError(m_setup.loraCheckpointFlag + ": '" + info->name + "' has another shape than the adapter (another --lora_rank?)");
-                item.value().copy_(readTensor(file, *info).to(item.value().scalar_type()));
-                ++loaded;
-            }
-            if (loaded == 0)
-                throw EngineInputError(m_setup.loraCheckpointFlag + ": '" + m_setup.loraCheckpoint + "' holds no LoRA weight of " + name
-                    + " (saved with another --remove_prefix_in_ckpt?)");
-            if (m_events)
-                m_events->log("loaded " + std::to_string(loaded) + " LoRA tensors from " + m_setup.loraCheckpoint);
+        if (!m_setup.loraCheckpoint.empty())
+            loadLoraCheckpoint(name, module);
+    }
+}
+
+void ModelSet::loadLoraCheckpoint(const std::string &name, torch::nn::Module &module)
+{
+    const std::string &flag = m_setup.loraCheckpointFlag;
+    SafetensorsFile file;
+    std::string error;
+    if (!file.open(m_setup.loraCheckpoint, &error))
+        throw EngineInputError(flag + ": " + error);
+    torch::NoGradGuard noGrad;
+    int loaded = 0;
+    int adapters = 0; // LoRA tensors of the model, for the message
+    std::set<std::string> used;
+    for (auto &item : module.named_parameters()) {
+        if (item.key().find(".lora_") == std::string::npos)
+            continue;
+        ++adapters;
+        // DiffSynth saves ".lora_A.default.weight" and accepts ".lora_A.weight" too.
+        std::string plain = item.key();
+        const auto at = plain.find(".default.");
+        if (at != std::string::npos)
+            plain.erase(at, 8);
+        // Saved with or without --remove_prefix_in_ckpt "pipe.<model>.".
+        const TensorInfo *info = nullptr;
+        for (const std::string &key : {item.key(), plain, "pipe." + name + "." + item.key()}) {
+            if (!info)
+                info = file.find(key);
         }
+        if (!info)
+            continue;
+        const std::vector<std::int64_t> shape = item.value().sizes().vec();
+        if (info->shape != shape)
+            throw EngineInputError(flag + ": " + loraShapeMismatch(m_setup.loraCheckpoint, *info, shape, m_setup.loraRank));
+        item.value().copy_(readTensor(file, *info).to(item.value().scalar_type()));
+        used.insert(info->name);
+        ++loaded;
+    }
+    if (loaded == 0)
+        throw EngineInputError(flag + ": '" + m_setup.loraCheckpoint + "' holds no LoRA weight of " + name
+            + " (saved with another --remove_prefix_in_ckpt?)");
+    // Loaded non-strictly, as DiffSynth does; but a LoRA used in part changes what it
+    // does, so the tensors left over are said (sample refuses them).
+    std::vector<std::string> unused;
+    for (const TensorInfo &t : file.tensors()) {
+        if (!used.count(t.name))
+            unused.push_back(t.name);
+    }
+    if (!unused.empty()) {
+        const std::string targets = "--lora_target_modules \"" + joinTargets(m_setup.loraTargets) + "\"";
+        std::string examples;
+        for (std::size_t i = 0; i < unused.size() && i < kListedUnusedKeys; ++i)
+            examples += (i ? "', '" : "'") + unused[i];
+        examples += "'" + std::string(unused.size() > kListedUnusedKeys ? ", ..." : "");
+        const std::string total = std::to_string(file.tensors().size());
+        const std::string unmatched = "match no LoRA adapter of " + name + " under " + targets + " (" + examples + ")";
+        if (m_setup.loraCheckpointComplete) {
+            throw EngineInputError(flag + ": " + std::to_string(unused.size()) + " of the " + total + " tensors in '"
+                + m_setup.loraCheckpoint + "' " + unmatched + ", so the LoRA would be applied in part: give the "
+                "--lora_target_modules it was trained with");
+        }
+        if (m_events) {
+            m_events->warning("lora-checkpoint-unused", flag + ": loaded " + std::to_string(loaded) + " of the " + total
+                + " tensors in '" + m_setup.loraCheckpoint + "'; the other " + std::to_string(unused.size()) + " " + unmatched
+                + " and are not used (the --lora_target_modules it was trained with would use them)");
+        }
+        return;
+    }
+    if (m_events) {
+        std::string text = "loaded " + std::to_string(loaded) + " LoRA tensors from " + m_setup.loraCheckpoint;
+        if (loaded < adapters)
+            text += " (" + std::to_string(adapters - loaded) + " LoRA tensors of " + name + " have none there and start fresh)";
+        m_events->log(text);
     }
 }
 

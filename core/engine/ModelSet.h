@@ -36,6 +36,10 @@ public:
         std::uint64_t seed = 0;
         std::string loraCheckpoint;       // LoRA weights to load after injection
         std::string loraCheckpointFlag = "--lora_checkpoint"; // the flag that named it, for messages
+        // A tensor of the checkpoint that no adapter takes (a module --lora_target_modules
+        // leaves out) is an error (sample: the LoRA would be drawn in part), rather than
+        // a warning (training from it, which DiffSynth allows: the rest starts fresh).
+        bool loraCheckpointComplete = false;
     };
 
     ModelSet(std::vector<ResolvedModel> resolved, std::set<std::string> offloaded, std::string tokenizerPath,
@@ -64,6 +68,8 @@ public:
 private:
     void load(const std::string &name, const std::string &caller);
     void applyTrainingSetup(const std::string &name, torch::nn::Module &module);
+    // Copies the setup's LoRA checkpoint into the adapters just injected into `module`.
+    void loadLoraCheckpoint(const std::string &name, torch::nn::Module &module);
 
     std::vector<ResolvedModel> m_resolved;
     std::set<std::string> m_offloaded;

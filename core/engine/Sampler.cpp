@@ -61,6 +61,7 @@ bool sampleImages(const SampleParams &params, std::vector<std::string> *written,
             setup.loraRank = params.loraRank;
             setup.loraCheckpoint = params.loraPath;
             setup.loraCheckpointFlag = "--lora";
+            setup.loraCheckpointComplete = true;
             if (setup.loraTargets.empty())
                 return bad("--lora_target_modules is required with --lora");
             models.setTrainingSetup(setup);

@@ -99,7 +99,7 @@ TrainResult Trainer::runDataProcess()
     if (auto failure = openDataset(dataset))
         return fail(*failure);
     if (m_params.datasetRepeat != 1) {
-        m_events.warning("dataset-repeat", "stage one caches each sample once; --dataset_repeat "
+        m_pendingWarnings.emplace_back("dataset-repeat", "stage one caches each sample once; --dataset_repeat "
             + std::to_string(m_params.datasetRepeat) + " applies in stage two");
     }
     const std::string cacheDir = m_params.outputPath;

@@ -4,6 +4,7 @@
 #include "ComputeThreads.h"
 #include "Dataset.h"
 #include "Hash.h"
+#include "JsonDocument.h"
 #include "ModelSet.h"
 #include "ProcessMemory.h"
 #include "SeedSequence.h"
@@ -31,6 +32,15 @@ std::string joinNames(const std::vector<std::string> &names)
 std::string producerName(const PipelineGraph &graph, UnitId unit)
 {
     return unit == kNoUnit ? std::string("the external input") : graph.unitName(unit);
+}
+
+// "image,edit_image": a list as its flag takes it.
+std::string commaJoined(const std::vector<std::string> &items)
+{
+    std::string out;
+    for (const auto &i : items)
+        out += (out.empty() ? "" : ",") + i;
+    return out;
 }
 
 } // namespace
@@ -122,6 +132,30 @@ std::optional<Trainer::Failure> Trainer::prepare()
     }
     if (m_params.outputPath.empty())
         return bad("bad-flag", "--output_path is required");
+    // A column the pipeline reads as an image must be loaded as a file (DiffSynth's
+    // --data_file_keys), or the path in it reaches the units as text and the run
+    // fails at its first step (after stage one has cached the text). Stage two reads
+    // the cache, not the columns.
+    if (m_task.stage != Stage::Train) {
+        const auto &fileKeys = m_params.dataFileKeys;
+        for (const auto &key : m_params.extraInputs) {
+            const auto spec = m_declaration->params.find(key);
+            if (spec == m_declaration->params.end())
+                continue;
+            const bool isFile = key == "image" || std::find(fileKeys.begin(), fileKeys.end(), key) != fileKeys.end();
+            if (spec->second.kind == "image" && !isFile) {
+                std::vector<std::string> wanted = fileKeys;
+                wanted.push_back(key);
+                return bad("bad-flag", "--extra_inputs " + key + ": " + m_declaration->name + " reads " + key
+                    + " as an image, but --data_file_keys (" + commaJoined(fileKeys) + ") does not list it, so the file name "
+                    "in its metadata.csv column would reach the pipeline as text: give --data_file_keys " + commaJoined(wanted));
+            }
+            if (spec->second.kind != "image" && isFile) {
+                return bad("bad-flag", "--data_file_keys " + key + ": " + m_declaration->name + " reads " + key + " as "
+                    + spec->second.kind + ", not as an image file: leave it out of --data_file_keys");
+            }
+        }
+    }
 
     m_pipeline = describePipeline(*m_declaration, m_task.loss);
     m_graph = std::make_unique<PipelineGraph>(m_pipeline);
@@ -263,6 +297,34 @@ ValueMap Trainer::pipelineInputs(const DatasetSample &sample) const
     return values;
 }
 
+std::vector<Trainer::IgnoredFlag> Trainer::ignoredFlags() const
+{
+    const TrainParams defaults;
+    const TrainParams &p = m_params;
+    std::vector<IgnoredFlag> flags;
+    auto add = [&](const char *name, const std::string &value, bool given) { flags.push_back({name, value, given}); };
+    auto number = [&](const char *name, long long value, long long defaultValue) {
+        add(name, std::to_string(value), value != defaultValue);
+    };
+    if (m_task.stage == Stage::Train) {
+        add("dataset_metadata_path", p.datasetMetadataPath, p.datasetMetadataPath != defaults.datasetMetadataPath);
+        number("max_pixels", p.maxPixels, defaults.maxPixels);
+        number("height", p.height, defaults.height);
+        number("width", p.width, defaults.width);
+        add("data_file_keys", commaJoined(p.dataFileKeys), p.dataFileKeys != defaults.dataFileKeys);
+        add("extra_inputs", commaJoined(p.extraInputs), p.extraInputs != defaults.extraInputs);
+        add("cache_all_params", "", p.cacheAllParams);
+        number("cache_shard_size", p.cacheShardSize, defaults.cacheShardSize);
+        number("num_inference_steps", p.numInferenceSteps, defaults.numInferenceSteps);
+    } else if (m_task.stage == Stage::OneStage) {
+        add("split_mode", splitModeName(p.splitMode), p.splitMode != defaults.splitMode);
+        add("allow_hazards", "", p.allowHazards);
+        add("cache_all_params", "", p.cacheAllParams);
+        number("cache_shard_size", p.cacheShardSize, defaults.cacheShardSize);
+    }
+    return flags;
+}
+
 std::string Trainer::settingsJson() const
 {
     nlohmann::ordered_json doc;
@@ -303,7 +365,18 @@ std::string Trainer::settingsJson() const
     doc["allow_hazards"] = p.allowHazards;
     doc["cache_all_params"] = p.cacheAllParams;
     doc["cache_shard_size"] = p.cacheShardSize;
-    return doc.dump(2) + "\n";
+    // The file says what the run used: a flag this stage ignores is not among the
+    // flags (a script that reads them back as DiffSynth's arguments would take it for
+    // one that mattered), and the ones given anyway are kept apart.
+    nlohmann::ordered_json ignored = nlohmann::ordered_json::object();
+    for (const IgnoredFlag &flag : ignoredFlags()) {
+        if (flag.given)
+            ignored[flag.name] = doc[flag.name];
+        doc.erase(flag.name);
+    }
+    if (!ignored.empty())
+        doc["ignored"] = ignored;
+    return dumpJson(doc, 2) + "\n";
 }
 
 void Trainer::emitStart(const std::string &stage)

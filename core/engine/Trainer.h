@@ -52,6 +52,20 @@ private:
     std::optional<Failure> checkManifest(const CacheManifest &manifest);
     // --resume: refuses a state that --max_steps or --num_epochs leaves nothing to do.
     std::optional<Failure> checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const;
+
+    // A flag this stage does not use: stage two reads what stage one's flags shaped
+    // from the cache; one-stage training has no split and no cache.
+    struct IgnoredFlag {
+        std::string name;  // without the dashes
+        std::string value; // as the command line gives it; empty for a switch
+        bool given = false; // not the default (which TrainParams cannot tell from a flag given its default value)
+    };
+    std::vector<IgnoredFlag> ignoredFlags() const;
+    // One `ignored-flag` warning a flag given to this stage that it ignores (shown after
+    // `start`); `manifest` (stage two) says what the cache was made with.
+    void warnIgnoredFlags(const CacheManifest *manifest);
+    // training_args.json: the flags this run uses, by DiffSynth's names, and under
+    // "ignored" those it was given but does not use. The resume state keeps it too.
     std::string settingsJson() const;
     void emitStart(const std::string &stage);
     void emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std::uint64_t cacheRead);

@@ -124,7 +124,7 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
                 resolved = &r;
         }
         if (!resolved) {
-            m_events.warning("unchecked-weights", "stage one ran " + record.name + " ('" + record.spec
+            m_pendingWarnings.emplace_back("unchecked-weights", "stage one ran " + record.name + " ('" + record.spec
                 + "'); this run's --model_id_with_origin_paths does not name it, so its weights cannot be compared");
             continue;
         }
@@ -149,15 +149,47 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
             + std::to_string(manifest.finishedSamples()) + " of " + std::to_string(manifest.samples)
             + " samples): rerun its stage-one command to finish it"};
     }
-    for (const auto &key : {std::string("num_inference_steps")}) {
-        const auto it = manifest.settings.find(key);
-        if (it != manifest.settings.end() && it->second != std::to_string(m_params.numInferenceSteps)
-            && std::find(m_cacheSet.begin(), m_cacheSet.end(), key) != m_cacheSet.end()) {
-            m_events.warning("cached-setting", "--" + key + " " + std::to_string(m_params.numInferenceSteps)
-                + " is ignored: the cache holds " + it->second + " (stage two reads its inputs from the cache)");
-        }
-    }
     return std::nullopt;
+}
+
+void Trainer::warnIgnoredFlags(const CacheManifest *manifest)
+{
+    // "--height 32", "--dataset_metadata_path 'x.csv'": a flag as given.
+    auto flagText = [](const std::string &name, const std::string &value) {
+        return "--" + name + (value.empty() ? "" : " " + (name == "dataset_metadata_path" ? "'" + value + "'" : value));
+    };
+    for (const IgnoredFlag &flag : ignoredFlags()) {
+        const bool isSwitch = flag.name == "cache_all_params" || flag.name == "allow_hazards";
+        const std::string given = flagText(flag.name, flag.value);
+        if (!manifest) {
+            if (flag.given)
+                m_pendingWarnings.emplace_back("ignored-flag", given + " is ignored: one-stage training runs every unit "
+                    "every step, with no split and no cache");
+            continue;
+        }
+        std::optional<std::string> cached;
+        if (flag.name == "dataset_metadata_path") {
+            cached = manifest->datasetMetadataPath;
+        } else if (flag.name == "cache_all_params") {
+            cached = manifest->cacheAllParams ? "true" : "false";
+        } else if (const auto it = manifest->settings.find(flag.name); it != manifest->settings.end()) {
+            cached = it->second;
+        }
+        // A default the cache does not share also misleads where the loss reads the
+        // value (DirectDistillLoss's steps): that one is said even when not given.
+        const bool read = std::find(m_cacheSet.begin(), m_cacheSet.end(), flag.name) != m_cacheSet.end();
+        if (!flag.given && !(read && cached && *cached != flag.value))
+            continue;
+        // What stage one was given: a switch off, no list, or a size left to each image
+        // (0) is "without" the flag.
+        std::string made = "stage one made";
+        if (cached && (*cached == "false" || cached->empty() || ((flag.name == "height" || flag.name == "width") && *cached == "0")))
+            made += " without --" + flag.name;
+        else if (cached)
+            made += " with " + flagText(flag.name, isSwitch ? std::string() : *cached);
+        m_pendingWarnings.emplace_back("ignored-flag", given + " is ignored: stage two reads its inputs from the cache, which "
+            + made);
+    }
 }
 
 std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const
@@ -192,6 +224,7 @@ TrainResult Trainer::runTraining()
     ImageDataset dataset;
     std::unique_ptr<CacheReader> reader;
     std::size_t samples = 0;
+    TrainingData data{stageTwo ? "cache" : "dataset", m_params.datasetBasePath, {}};
     if (stageTwo) {
         const std::string manifestPath = (fs::path(m_params.datasetBasePath) / "manifest.json").string();
         std::string text;
@@ -204,10 +237,10 @@ TrainResult Trainer::runTraining()
         CacheManifest manifest;
         if (!CacheManifest::parse(text, manifestPath, manifest, &error))
             return fail({kTrainBadInput, "manifest-mismatch", error});
-        if (!m_params.datasetMetadataPath.empty())
-            m_events.warning("ignored-flag", "--dataset_metadata_path is ignored in stage two (the cache is the dataset)");
         if (auto failure = checkManifest(manifest))
             return fail(*failure);
+        warnIgnoredFlags(&manifest);
+        data.fingerprint = hashToHex(cacheIdentity(manifest));
         std::error_code sameError;
         if (fs::equivalent(m_params.datasetBasePath, m_params.outputPath, sameError))
             return fail({kTrainBadInput, "bad-flag", "--output_path must not be the cache folder (--dataset_base_path)"});
@@ -222,6 +255,8 @@ TrainResult Trainer::runTraining()
         if (auto failure = openDataset(dataset))
             return fail(*failure);
         samples = dataset.size();
+        warnIgnoredFlags(nullptr);
+        data.fingerprint = hashToHex(dataset.fingerprint());
     }
 
     const std::size_t perEpoch = samples * static_cast<std::size_t>(m_params.datasetRepeat);
@@ -231,8 +266,11 @@ TrainResult Trainer::runTraining()
     if (m_params.resume) {
         ResumePoint at;
         std::string error;
-        if (!TrainingState::inspect(m_params.outputPath, settings, at, &error))
+        std::string note;
+        if (!TrainingState::inspect(m_params.outputPath, settings, data, at, &error, &note))
             return fail({kTrainBadInput, "resume", error});
+        if (!note.empty())
+            m_pendingWarnings.emplace_back("resume-data-unchecked", note);
         if (auto failure = checkResumePoint(at, perEpoch))
             return fail(*failure);
     }
@@ -269,7 +307,7 @@ TrainResult Trainer::runTraining()
 
     ResumePoint point;
     if (m_params.resume) {
-        if (!TrainingState::load(m_params.outputPath, trainable, optimizer, point, settings, &error))
+        if (!TrainingState::load(m_params.outputPath, trainable, optimizer, point, settings, data, &error))
             return fail({kTrainBadInput, "resume", error});
         m_events.emit(Event(events::kCheckpoint)
                           .set("kind", "resume")
@@ -435,7 +473,7 @@ TrainResult Trainer::runTraining()
                 checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
                 requireFiniteWeights();
                 TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
-                    ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step}, settings);
+                    ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step}, settings, data);
                 m_events.emit(Event(events::kCheckpoint)
                                   .set("kind", "resume")
                                   .set("path", TrainingState::path(m_params.outputPath))
@@ -457,7 +495,8 @@ TrainResult Trainer::runTraining()
         if (m_params.saveSteps == 0)
             checkpointNamed("epoch-" + std::to_string(epoch) + ".safetensors", "epoch", epoch);
         requireFiniteWeights();
-        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, ResumePoint{epoch + 1, 0, step}, settings);
+        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, ResumePoint{epoch + 1, 0, step}, settings,
+            data);
         m_events.emit(Event(events::kEpoch)
                           .set("epoch", static_cast<std::uint64_t>(epoch))
                           .set("mean_loss", epochSteps ? epochLoss / static_cast<double>(epochSteps) : 0.0)
@@ -474,7 +513,7 @@ TrainResult Trainer::runTraining()
         // --max_steps ended the run before its epochs did: keep a state, so that a
         // larger --max_steps (or none) with --resume continues exactly where this ended.
         requireFiniteWeights();
-        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, stopPoint, settings);
+        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, stopPoint, settings, data);
         m_events.emit(Event(events::kCheckpoint)
                           .set("kind", "resume")
                           .set("path", TrainingState::path(m_params.outputPath))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "TrainingState.h"
 
+#include "JsonDocument.h"
 #include "Safetensors.h"
 #include "TensorIO.h"
 #include "UnitRuntime.h"
@@ -27,8 +28,9 @@ const char *const kResumableChanges[] = {"num_epochs", "max_steps", "dataset_num
 // relative path means another thing from another working directory.
 const char *const kPathSettings[] = {"dataset_base_path", "dataset_metadata_path", "model_root", "tokenizer_path", "lora_checkpoint"};
 // Not compared: the state is read from --output_path, so that folder is the run
-// (one moved as a whole resumes), and where it lies changes nothing trained.
-const char *const kUncompared[] = {"output_path"};
+// (one moved as a whole resumes), and where it lies changes nothing trained; the
+// flags this stage ignores (training_args.json's "ignored") change nothing either.
+const char *const kUncompared[] = {"output_path", "ignored"};
 
 // The absolute path with symbolic links, `.`, `..` and a trailing slash resolved
 // as far as it exists; empty for an empty path.
@@ -82,9 +84,21 @@ std::string stateKey(const torch::Tensor &parameter)
     return c10::guts::to_string(parameter.unsafeGetTensorImpl());
 }
 
-// Opens the state and checks its format and settings; fills `meta` and `point`.
+// What a differing TrainingData::fingerprint means, for the message.
+std::string dataMismatch(const TrainingData &data, const std::string &saved)
+{
+    const bool cache = data.kind == "cache";
+    return "the " + data.kind + " at '" + data.location + "' is not the one the state was trained on: its "
+        + (cache ? "identity (the shards and their checksums in manifest.json)"
+                 : "fingerprint (metadata.csv and the image files' names, sizes and modification times)")
+        + " is " + data.fingerprint + ", the state's " + saved + (cache ? " (rebuilt from other data or settings?)" : "")
+        + ". Resuming would train on mixed data: nothing was trained and the run folder is unchanged (restore that "
+        + data.kind + ", or train into another --output_path)";
+}
+
+// Opens the state and checks its format, settings and data; fills `meta` and `point`.
 bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &meta, ResumePoint &point,
-    const std::string &settingsJson, std::string *error)
+    const std::string &settingsJson, const TrainingData &data, std::string *error, std::string *note)
 {
     auto fail = [&](const std::string &message) {
         if (error)
@@ -98,7 +112,9 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
     if (!state.open(file, &openError))
         return fail(openError);
     try {
-        meta = nlohmann::json::parse(state.metadata().at("splitscope.resume"));
+        std::string parseError;
+        if (!parseJsonObject(state.metadata().at("splitscope.resume"), file, meta, &parseError))
+            return fail("'" + file + "' is not a Splitscope resume state");
         if (meta.at("format") != kStateFormat)
             return fail("'" + file + "' has an unknown format");
         point.epoch = meta.at("epoch").get<std::uint64_t>();
@@ -109,7 +125,10 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
     } catch (const std::exception &) {
         return fail("'" + file + "' is not a Splitscope resume state");
     }
-    const nlohmann::json wanted = nlohmann::json::parse(settingsJson);
+    nlohmann::json wanted;
+    std::string parseError;
+    if (!parseJsonObject(settingsJson, "the settings", wanted, &parseError))
+        return fail(parseError);
     const nlohmann::json &saved = meta["settings"];
     // States written before the paths were kept resolved: resolve what they hold.
     const nlohmann::json savedPaths = meta.contains("paths") && meta["paths"].is_object() ? meta["paths"] : canonicalPaths(saved);
@@ -127,17 +146,27 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
                 && fs::path(it.value().get<std::string>()).is_relative();
             const auto old = savedPaths.find(it.key());
             if (!sameRelative && (old == savedPaths.end() || *old != wantedPaths[it.key()]))
-                diffs += "\n  --" + it.key() + ": the state has " + (old == savedPaths.end() ? std::string("(none)") : old->dump())
-                    + ", this run " + wantedPaths[it.key()].dump();
+                diffs += "\n  --" + it.key() + ": the state has " + (old == savedPaths.end() ? std::string("(none)") : dumpJson(*old))
+                    + ", this run " + dumpJson(wantedPaths[it.key()]);
             continue;
         }
         const auto old = saved.find(it.key());
         if (old == saved.end() || *old != it.value())
-            diffs += "\n  --" + it.key() + ": the state has " + (old == saved.end() ? std::string("(none)") : old->dump())
-                + ", this run " + it.value().dump();
+            diffs += "\n  --" + it.key() + ": the state has " + (old == saved.end() ? std::string("(none)") : dumpJson(*old))
+                + ", this run " + dumpJson(it.value());
     }
     if (!diffs.empty())
         return fail("the resume state was made with other settings:" + diffs);
+    const auto recorded = meta.find("data");
+    if (recorded == meta.end() || !recorded->is_object()) {
+        if (note)
+            *note = "the resume state in '" + file + "' was written before states recorded their data: whether this run's "
+                + data.kind + " is the one it was trained on cannot be checked";
+        return true;
+    }
+    const std::string savedFingerprint = recorded->value("fingerprint", std::string());
+    if (recorded->value("kind", std::string()) != data.kind || savedFingerprint != data.fingerprint)
+        return fail(dataMismatch(data, savedFingerprint));
     return true;
 }
 
@@ -149,7 +178,7 @@ std::string TrainingState::path(const std::string &outputPath)
 }
 
 void TrainingState::save(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
-    const ResumePoint &point, const std::string &settingsJson)
+    const ResumePoint &point, const std::string &settingsJson, const TrainingData &data)
 {
     SafetensorsWriter writer;
     nlohmann::json steps = nlohmann::json::object();
@@ -169,23 +198,28 @@ void TrainingState::save(const std::string &outputPath, const NamedTensors &para
     meta["position"] = point.position;
     meta["step"] = point.step;
     meta["adam_steps"] = steps;
-    meta["settings"] = nlohmann::json::parse(settingsJson);
-    meta["paths"] = canonicalPaths(meta["settings"]);
-    writer.setMetadata("splitscope.resume", meta.dump());
+    nlohmann::json settings;
     std::string error;
+    if (!parseJsonObject(settingsJson, "the settings", settings, &error))
+        throw EngineError("cannot save the resume state: " + error);
+    meta["settings"] = settings;
+    meta["paths"] = canonicalPaths(settings);
+    meta["data"] = {{"kind", data.kind}, {"fingerprint", data.fingerprint}};
+    writer.setMetadata("splitscope.resume", dumpJson(meta));
     if (!writer.write(path(outputPath), &error))
         throw EngineError("cannot save the resume state: " + error);
 }
 
-bool TrainingState::inspect(const std::string &outputPath, const std::string &settingsJson, ResumePoint &point, std::string *error)
+bool TrainingState::inspect(const std::string &outputPath, const std::string &settingsJson, const TrainingData &data,
+    ResumePoint &point, std::string *error, std::string *note)
 {
     SafetensorsFile state;
     nlohmann::json meta;
-    return readState(path(outputPath), state, meta, point, settingsJson, error);
+    return readState(path(outputPath), state, meta, point, settingsJson, data, error, note);
 }
 
 bool TrainingState::load(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
-    ResumePoint &point, const std::string &settingsJson, std::string *error)
+    ResumePoint &point, const std::string &settingsJson, const TrainingData &data, std::string *error)
 {
     const std::string file = path(outputPath);
     auto fail = [&](const std::string &message) {
@@ -196,7 +230,7 @@ bool TrainingState::load(const std::string &outputPath, const NamedTensors &para
     SafetensorsFile state;
     nlohmann::json meta;
     ResumePoint read;
-    if (!readState(file, state, meta, read, settingsJson, error))
+    if (!readState(file, state, meta, read, settingsJson, data, error, nullptr))
         return false;
 
     torch::NoGradGuard noGrad;

@@ -20,8 +20,18 @@ struct ResumePoint {
     std::uint64_t step = 0;
 };
 
+// What a run trains on, kept in its state: --resume refuses other data under the
+// same path (a dataset regenerated there, a cache rebuilt there from other data),
+// which the settings, paths compared as paths, cannot tell apart.
+struct TrainingData {
+    std::string kind;        // "dataset" (one-stage training) or "cache" (stage two)
+    std::string location;    // its folder (--dataset_base_path), for messages
+    std::string fingerprint; // ImageDataset::fingerprint() or cacheIdentity(), as hashToHex writes it
+};
+
 // OUTPUT/resume.safetensors: the trainable weights, AdamW's moments and step
-// counts, the position, and the run's settings (JSON in the metadata). Written
+// counts, the position, the run's settings (JSON in the metadata) and the
+// fingerprint of its data. Written
 // atomically at every epoch end, on cancellation and when --max_steps stops a run
 // before its last epoch; removed when training has run all its epochs.
 // `--resume` continues from it: the results equal an uninterrupted run's.
@@ -31,15 +41,17 @@ public:
 
     // Throws EngineError on failure.
     static void save(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
-        const ResumePoint &point, const std::string &settingsJson);
+        const ResumePoint &point, const std::string &settingsJson, const TrainingData &data);
     // Reads where the state stands without touching the weights: false with `error`
-    // when there is no state or it was made with other settings (the message lists
-    // them). Reads only; load() checks the same.
-    static bool inspect(const std::string &outputPath, const std::string &settingsJson, ResumePoint &point, std::string *error);
+    // when there is no state, or it was made with other settings (the message lists
+    // them) or from other data. Reads only; load() checks the same. `note` (optional)
+    // says what could not be checked (a state written before data was recorded).
+    static bool inspect(const std::string &outputPath, const std::string &settingsJson, const TrainingData &data,
+        ResumePoint &point, std::string *error, std::string *note = nullptr);
     // False with `error` when there is no state, or it was made with other settings
-    // (the message lists them) or other parameters.
+    // (the message lists them), from other data, or with other parameters.
     static bool load(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
-        ResumePoint &point, const std::string &settingsJson, std::string *error);
+        ResumePoint &point, const std::string &settingsJson, const TrainingData &data, std::string *error);
 };
 
 // A DiffSynth checkpoint: the trainable parameters ("pipe.<model>.<name>", with

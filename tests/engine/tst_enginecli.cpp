@@ -151,6 +151,20 @@ void TestEngineCli::badFlags_data()
     QTest::addRow("dataset folder") << QStringList{"make-dataset"} << 2 << "missing DIR";
     QTest::addRow("dataset count") << QStringList{"make-dataset", "d", "--count", "0"} << 2 << "--count: 0 is out of range";
     QTest::addRow("sample models") << QStringList{"sample", "--prompt", "x"} << 2 << "--model_id_with_origin_paths is required";
+    // An empty path would quietly mean the default (or the current folder).
+    QTest::addRow("empty dataset folder") << QStringList{"make-dataset", ""} << 2 << "make-dataset: DIR: empty path";
+    QTest::addRow("empty models root") << QStringList{"init-models", "--root", ""} << 2 << "init-models: --root: empty path";
+    QTest::addRow("empty model id") << QStringList{"init-models", "--root", "/tmp/x", "--model_id="} << 2
+                                    << "init-models: --model_id: empty path";
+    for (const char *flag : {"dataset_base_path", "dataset_metadata_path", "model_root", "tokenizer_path", "output_path",
+             "lora_checkpoint"}) {
+        QTest::addRow("train, empty --%s", flag) << QStringList{"train", QString("--%1").arg(flag), ""} << 2
+                                                 << QString("train: --%1: empty path").arg(flag);
+    }
+    for (const char *flag : {"model_root", "tokenizer_path", "lora", "output_dir"}) {
+        QTest::addRow("sample, empty --%s", flag) << QStringList{"sample", "--prompt", "x", QString("--%1=").arg(flag)} << 2
+                                                  << QString("sample: --%1: empty path").arg(flag);
+    }
 }
 
 void TestEngineCli::badFlags()
@@ -303,9 +317,18 @@ void TestEngineCli::sampleDrawsWithTheLora()
     QCOMPARE(qFromBigEndian<quint32>(png.constData() + 20), quint32(48));
     // Bad flags and inputs are usage errors (2), named by sample's own flags.
     QCOMPARE(runCli(common + QStringList{"--lora_rank", "8", "--prompt", "x"}, &out, &err), 2);
-    QVERIFY2(err.contains("splitscope-cli sample: --lora: '") && err.contains("has another shape than the adapter (another --lora_rank?)"),
-        qPrintable(err));
+    QVERIFY2(err.contains("splitscope-cli sample: --lora: '" + lora + "' holds a LoRA of rank 4 ('pipe.dit.transformer_blocks."), qPrintable(err));
+    QVERIFY2(err.contains("but --lora_rank is 8: give --lora_rank 4"), qPrintable(err));
     QVERIFY2(!err.contains("--lora_checkpoint"), qPrintable(err));
+    // Drawn with fewer target modules than it was trained on, the LoRA would act in
+    // part: refused, with what is left out.
+    QStringList part = common;
+    part.replace(part.indexOf(kLoraTargets), "to_q,to_k");
+    QCOMPARE(runCli(part + QStringList{"--lora_rank", "4", "--prompt", "x"}, &out, &err), 2);
+    QVERIFY2(err.contains("splitscope-cli sample: --lora: ") && err.contains(" tensors in '" + lora + "' match no LoRA adapter of dit "
+                                                                             "under --lora_target_modules \"to_q,to_k\" ('pipe.dit.transformer_blocks."),
+        qPrintable(err));
+    QVERIFY2(err.contains("so the LoRA would be applied in part: give the --lora_target_modules it was trained with"), qPrintable(err));
     auto with = [&](const QString &flag, const QString &value) {
         QStringList args = common;
         const int at = args.indexOf(flag);

@@ -6,7 +6,9 @@
 #include "core/engine/CacheManifest.h"
 #include "core/engine/Dataset.h"
 #include "core/engine/Engine.h"
+#include "core/engine/Events.h"
 #include "core/engine/ImageIO.h"
+#include "core/engine/JsonDocument.h"
 #include "core/engine/ModelFiles.h"
 #include "core/engine/Safetensors.h"
 #include "core/engine/SyntheticDataset.h"
@@ -18,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
 
 using namespace splitscope::engine;
@@ -60,8 +63,12 @@ private Q_SLOTS:
     void csvUnterminatedQuote();
     void datasetReportsBadRows();
     void datasetNeedsItsColumns();
+    void datasetChecksEveryImageUpFront_data();
+    void datasetChecksEveryImageUpFront();
+    void datasetListsManyBadImages();
     void datasetReportsUnreadableImage();
     void datasetSizes();
+    void fingerprintIgnoresTheFolderSpelling();
     void pngRoundTrip();
     void cropAndResize();
     void fitMaxPixels_data();
@@ -75,6 +82,7 @@ private Q_SLOTS:
     void initModelsKeepsExistingModels();
     void manifestRoundTripAndDifferences();
     void cacheLayoutChecksShardHeaders();
+    void jsonKeepsBytesThatAreNotUtf8();
 };
 
 void TestEngineData::csv_data()
@@ -162,20 +170,106 @@ void TestEngineData::datasetNeedsItsColumns()
     QVERIFY2(text(error).startsWith("--dataset_base_path: '"), error.c_str());
 }
 
-void TestEngineData::datasetReportsUnreadableImage()
+// A damaged image is found when the dataset opens, before any work, whichever of
+// the files a row names it is (here the edit image), and whatever the damage.
+void TestEngineData::datasetChecksEveryImageUpFront_data()
+{
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("message");
+    QTest::addRow("zero bytes") << "empty" << "empty file (0 bytes)";
+    QTest::addRow("cut short") << "half" << "truncated: ";
+    QTest::addRow("random bytes") << "random" << "not a PNG file (bad signature)";
+    QTest::addRow("signature, then random bytes") << "signature" << "not a valid PNG file (it does not start with an IHDR chunk)";
+    QTest::addRow("header changed") << "ihdr" << "corrupt PNG header (IHDR CRC mismatch)";
+    QTest::addRow("no end") << "noend" << "truncated: the file ends after 70 bytes, before the PNG's end (IEND)";
+    QTest::addRow("too short for a header") << "short" << "truncated: 20 bytes, too short for a PNG header";
+}
+
+void TestEngineData::datasetChecksEveryImageUpFront()
+{
+    QFETCH(QString, damage);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    std::string error;
+    std::string png;
+    QVERIFY(encodePng(solid(16, 16, 1, 2, 3), png, &error));
+    QByteArray bytes = QByteArray::fromStdString(png);
+    // Pseudo-random bytes, the same every run.
+    QByteArray random;
+    for (int i = 0; i < 200; ++i)
+        random.append(static_cast<char>((i * 2654435761u) >> 24));
+    if (damage == "empty")
+        bytes.clear();
+    else if (damage == "half")
+        bytes.truncate(bytes.size() / 2);
+    else if (damage == "random")
+        bytes = random;
+    else if (damage == "signature")
+        bytes = bytes.left(8) + random;
+    else if (damage == "ihdr")
+        bytes[19] = static_cast<char>(bytes[19] + 1); // the width's low byte
+    else if (damage == "noend")
+        bytes.chop(12);
+    else if (damage == "short")
+        bytes.truncate(20);
+    QVERIFY(writeText(dir.filePath("ok.png"), QByteArray::fromStdString(png)));
+    QVERIFY(writeText(dir.filePath("bad.png"), bytes));
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image\nok.png,a,ok.png\nok.png,b,bad.png\nok.png,c,ok.png\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    options.dataFileKeys = {"image", "edit_image"};
+    options.extraInputs = {"edit_image"};
+    ImageDataset dataset;
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).startsWith("1 bad row in the dataset:\n"), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:3: 'edit_image' file 'bad.png': "), error.c_str());
+    QVERIFY2(text(error).contains(message), error.c_str());
+    QVERIFY(checkPngFile(dir.filePath("ok.png").toStdString(), &error));
+}
+
+void TestEngineData::datasetListsManyBadImages()
 {
     QTemporaryDir dir;
-    QVERIFY(writeText(dir.filePath("bad.png"), "this is not a png"));
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nbad.png,broken\n"));
+    QByteArray metadata = "image,prompt\n";
+    for (int i = 0; i < 12; ++i) {
+        const QString name = QString("bad-%1.png").arg(i);
+        QVERIFY(writeText(dir.filePath(name), i % 2 ? QByteArray() : QByteArray("\x89PNG\r\n\x1a\n")));
+        metadata += name.toUtf8() + ",x\n";
+    }
+    QVERIFY(writeText(dir.filePath("metadata.csv"), metadata));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     ImageDataset dataset;
     std::string error;
-    QVERIFY2(dataset.open(options, &error), error.c_str()); // it exists; decoding comes later
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).startsWith("12 bad rows in the dataset:\n"), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:2: 'image' file 'bad-0.png': truncated: 8 bytes"), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:11: 'image' file 'bad-9.png': empty file (0 bytes)"), error.c_str());
+    QVERIFY2(text(error).endsWith("\n  ... and 2 more"), error.c_str());
+}
+
+// What the check up front leaves to decoding: bytes changed inside the compressed
+// image data, which only a full decode sees (the structure is intact).
+void TestEngineData::datasetReportsUnreadableImage()
+{
+    QTemporaryDir dir;
+    std::string png;
+    std::string error;
+    QVERIFY(encodePng(solid(16, 16, 1, 2, 3), png, &error));
+    const std::size_t data = png.find("IDAT") + 4;
+    QVERIFY(data > 4);
+    png[data] = '\xff';
+    png[data + 1] = '\xff';
+    QVERIFY(writeText(dir.filePath("bad.png"), QByteArray::fromStdString(png)));
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nbad.png,broken\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    ImageDataset dataset;
+    QVERIFY2(dataset.open(options, &error), error.c_str());
     DatasetSample sample;
     QVERIFY(!dataset.load(0, sample, &error));
     QVERIFY2(text(error).contains("metadata.csv:2: cannot decode '"), error.c_str());
-    QVERIFY2(text(error).contains("bad.png' as PNG: not a PNG file"), error.c_str());
+    QVERIFY2(text(error).contains("bad.png' as PNG: "), error.c_str());
 }
 
 void TestEngineData::datasetSizes()
@@ -215,6 +309,27 @@ void TestEngineData::datasetSizes()
     QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bolder\n"));
     QVERIFY(dataset.open(options, &error));
     QVERIFY(dataset.fingerprint() != before);
+}
+
+// The fingerprint (what stage one and --resume compare) names the images as
+// metadata.csv does: the same folder reached another way is the same dataset.
+void TestEngineData::fingerprintIgnoresTheFolderSpelling()
+{
+    QTemporaryDir dir;
+    std::string error;
+    QVERIFY(QDir().mkpath(dir.filePath("data")));
+    QVERIFY(writePngFile(dir.filePath("data/a.png").toStdString(), solid(16, 16, 1, 2, 3), &error));
+    QVERIFY(writeText(dir.filePath("data/metadata.csv"), "image,prompt\na.png,x\n"));
+    QVERIFY(QFile::link(dir.filePath("data"), dir.filePath("link")));
+    std::vector<std::uint64_t> fingerprints;
+    for (const QString &base : {dir.filePath("data"), dir.filePath("data/"), dir.filePath("data/./"), dir.filePath("link")}) {
+        DatasetOptions options;
+        options.basePath = base.toStdString();
+        ImageDataset dataset;
+        QVERIFY2(dataset.open(options, &error), error.c_str());
+        fingerprints.push_back(dataset.fingerprint());
+    }
+    QCOMPARE(std::count(fingerprints.begin(), fingerprints.end(), fingerprints.front()), 4L);
 }
 
 void TestEngineData::pngRoundTrip()
@@ -636,6 +751,50 @@ void TestEngineData::cacheLayoutChecksShardHeaders()
     QVERIFY(!check(all, more, {}, error));
     QVERIFY2(text(error).endsWith("tensor '6/style' is F32 [4], not how a value of kind text is stored (U8 [bytes])"),
         error.c_str());
+}
+
+// A Linux path is bytes; JSON text is UTF-8. A byte that is not UTF-8 is written as
+// Python's surrogateescape writes it (\udc80..\udcff) and read back as the byte.
+void TestEngineData::jsonKeepsBytesThatAreNotUtf8()
+{
+    // Valid UTF-8 (é, €, an emoji) as it is; a lone byte, a stray continuation byte, an
+    // overlong '/', an encoded surrogate and a truncated sequence escaped byte by byte.
+    QCOMPARE(jsonQuote("d\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::string("\"d\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""));
+    QCOMPARE(jsonQuote("data\xe9/\x80\xc0\xaf\xed\xa0\x80\xe2\x82\"\n"),
+        std::string("\"data\\udce9/\\udc80\\udcc0\\udcaf\\udced\\udca0\\udc80\\udce2\\udc82\\\"\\n\""));
+
+    // Byte for byte what nlohmann writes, where nlohmann can write it.
+    nlohmann::ordered_json doc;
+    doc["text"] = "caf\xc3\xa9 \"q\" \\ \x01\x1f\x7f";
+    doc["number"] = 1e-4;
+    doc["big"] = std::uint64_t(1) << 62;
+    doc["list"] = {"a", 2, true, nullptr};
+    doc["empty_list"] = nlohmann::ordered_json::array();
+    doc["empty_object"] = nlohmann::ordered_json::object();
+    doc["nested"] = {{"a", {1, 2}}, {"b", {{"c", "d"}}}};
+    for (const int indent : {-1, 0, 1, 2})
+        QCOMPARE(dumpJson(doc, indent), doc.dump(indent));
+
+    // Round trip: the bytes come back, U+0001 (the marker parsing uses) stays itself,
+    // a real surrogate pair is a character, and an escaped backslash stays text.
+    nlohmann::json paths;
+    paths["path"] = "/tmp/data\xe9/out\xff";
+    paths["control"] = "\x01" "e9 and \x01";
+    paths["pair"] = "\xf0\x9f\x98\x80";
+    paths["literal"] = "\\udce9";
+    paths["key\xe9"] = {"a\xe9", "b"};
+    const std::string written = dumpJson(paths, 2);
+    QVERIFY2(written.find("\"/tmp/data\\udce9/out\\udcff\"") != std::string::npos, written.c_str());
+    nlohmann::json back;
+    std::string error;
+    QVERIFY2(parseJsonObject(written, "paths", back, &error), error.c_str());
+    QVERIFY(back == paths);
+    QVERIFY2(parseJsonObject("{\"p\": \"\\ud83d\\ude00 \\udce9\"}", "pair", back, &error), error.c_str());
+    QCOMPARE(back["p"].get<std::string>(), std::string("\xf0\x9f\x98\x80 \xe9"));
+    // What nlohmann refuses stays refused: a lone high surrogate, a low one outside
+    // the bytes' range.
+    QVERIFY(!parseJsonObject("{\"p\": \"\\ud83d\"}", "lone", back, &error));
+    QVERIFY(!parseJsonObject("{\"p\": \"\\udc10\"}", "low", back, &error));
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)

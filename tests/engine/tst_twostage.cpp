@@ -15,10 +15,13 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QMap>
 #include <QTest>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 using namespace enginetest;
@@ -48,6 +51,21 @@ bool copyFolder(const QString &from, const QString &to)
             return false;
     }
     return true;
+}
+
+// A file's bytes by a path QFile cannot spell (one that is not UTF-8).
+QByteArray readBytes(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return QByteArray::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+QStringList codes(const Run &run, const QString &event)
+{
+    QStringList out;
+    for (const auto &e : run.all(event))
+        out << e.value("code").toString();
+    return out;
 }
 
 bool isStepEvent(const QJsonObject &e, int step)
@@ -154,6 +172,11 @@ private Q_SLOTS:
     void saveStepsReplaceEpochCheckpoints();
     void badInputs_data();
     void badInputs();
+    void resumeRefusesOtherData();
+    void ignoredFlagsAreWarnedAndSetApart();
+    void loraCheckpointSaysWhatItDoesNotUse();
+    void damagedImageIsRefusedBeforeAnyWork();
+    void pathsThatAreNotUtf8();
 
 private:
     QString sftCache(); // made once
@@ -421,6 +444,9 @@ void TestTwoStage::corruptShardIsNamed()
     QCOMPARE(run.result.status, engine::kTrainBadInput); // bad input: the message says how to rebuild it
     QCOMPARE(run.last("error").value("code").toString(), QString("corrupt-shard"));
     QVERIFY2(run.errors().contains("corrupt cache shard '" + copy + "/0/shard-00001.safetensors': checksum"), qPrintable(run.errors()));
+    // Stage two names the cache with --dataset_base_path: the hint says which folder.
+    QVERIFY2(run.errors().contains("(rebuild it by running stage one (*:data_process) again with this cache folder as its --output_path)"),
+        qPrintable(run.errors()));
 }
 
 // A damaged last shard is refused before stage two's first step (so no step before
@@ -765,6 +791,14 @@ void TestTwoStage::badInputs_data()
     QTest::addRow("nan weight decay") << "wdnan" << "--weight_decay must be a finite non-negative number";
     QTest::addRow("lora on the vae") << "vaelora" << "--lora_base_model: vae has no linear layer, and LoRA adapts linear layers only";
     QTest::addRow("missing resume state") << "resume" << "--resume: no resume state in --output_path";
+    QTest::addRow("image input read as text") << "edittext"
+                                              << "--extra_inputs edit_image: tiny-qwen-image reads edit_image as an image, but "
+                                                 "--data_file_keys (image) does not list it, so the file name in its "
+                                                 "metadata.csv column would reach the pipeline as text: give --data_file_keys "
+                                                 "image,edit_image";
+    QTest::addRow("text input read as a file") << "promptfile"
+                                               << "--data_file_keys prompt: tiny-qwen-image reads prompt as text, not as an "
+                                                  "image file: leave it out of --data_file_keys";
 }
 
 void TestTwoStage::badInputs()
@@ -802,9 +836,276 @@ void TestTwoStage::badInputs()
         p.loraBaseModel = "vae";
     else if (what == "resume")
         p.resume = true;
+    else if (what == "edittext")
+        p.extraInputs = {"edit_image"};
+    else if (what == "promptfile")
+        p.extraInputs = {"prompt"}, p.dataFileKeys = {"image", "prompt"};
+    if (what == "edittext" || what == "promptfile") {
+        // Found before any work: in stage one too, which would cache the text.
+        p.datasetBasePath = m_fixture.editData().toStdString();
+        p.task = "sft:data_process";
+    }
     const Run run = runTraining(p);
     QCOMPARE(run.result.status, engine::kTrainBadInput);
     QVERIFY2(run.errors().contains(message), qPrintable(run.errors()));
+    if (what == "edittext" || what == "promptfile")
+        QVERIFY(run.all("start").isEmpty());
+}
+
+// A dataset regenerated at the same path, or a cache rebuilt there from other data,
+// is not the data the state was trained on: --resume refuses it and changes nothing.
+void TestTwoStage::resumeRefusesOtherData()
+{
+    const QString data = m_fixture.path("regenerated-data");
+    engine::SyntheticDatasetOptions made;
+    made.directory = data.toStdString();
+    made.count = 4;
+    made.width = 32;
+    made.height = 32;
+    std::string error;
+    QVERIFY2(engine::makeSyntheticDataset(made, &error), error.c_str());
+    const QString cache = m_fixture.path("regenerated-cache");
+    QCOMPARE(runTraining(m_fixture.params("sft:data_process", cache, data)).result.status, engine::kTrainOk);
+    struct Case {
+        QString task;
+        QString dataset;
+    };
+    for (const Case &c : {Case{"sft", data}, Case{"sft:train", cache}}) {
+        auto p = m_fixture.params(c.task, m_fixture.path("regenerated-run-" + QString(c.task).remove(':')), c.dataset);
+        p.maxSteps = 2;
+        const Run first = runTraining(p);
+        QVERIFY2(first.result.status == engine::kTrainOk, qPrintable(first.errors()));
+        p.maxSteps = 3;
+        p.resume = true;
+        const auto before = folderContents(QString::fromStdString(p.outputPath));
+        QVERIFY(before.contains("resume.safetensors"));
+        // The same data, spelt with a trailing slash: it resumes as far as the limit.
+        auto same = p;
+        same.maxSteps = 2;
+        same.datasetBasePath += "/";
+        QVERIFY2(runTraining(same).errors().contains("--max_steps 2 is already reached"), "same data");
+
+        made.seed = 9;
+        made.overwrite = true;
+        QVERIFY2(engine::makeSyntheticDataset(made, &error), error.c_str());
+        if (c.task == "sft:train") {
+            QVERIFY(QDir(cache).removeRecursively());
+            QCOMPARE(runTraining(m_fixture.params("sft:data_process", cache, data)).result.status, engine::kTrainOk);
+        }
+        const Run refused = runTraining(p);
+        QCOMPARE(refused.result.status, engine::kTrainBadInput);
+        const QString what = c.task == "sft" ? "the dataset at '" + data + "' is not the one the state was trained on: its fingerprint"
+                                             : "the cache at '" + cache + "' is not the one the state was trained on: its identity";
+        QVERIFY2(refused.errors().contains("--resume: " + what), qPrintable(refused.errors()));
+        QVERIFY2(refused.errors().contains("nothing was trained and the run folder is unchanged"), qPrintable(refused.errors()));
+        QVERIFY(refused.all("step").isEmpty());
+        QCOMPARE(folderContents(QString::fromStdString(p.outputPath)), before);
+        made.seed = 0;
+        QVERIFY2(engine::makeSyntheticDataset(made, &error), error.c_str());
+    }
+}
+
+// Stage two takes what stage one's flags shaped from the cache: each such flag it is
+// given is a warning, and training_args.json keeps it apart from the flags used.
+void TestTwoStage::ignoredFlagsAreWarnedAndSetApart()
+{
+    auto p = m_fixture.params("sft:train", m_fixture.path("ignored-two"), sftCache());
+    p.maxSteps = 1;
+    const auto plain = p;
+    p.datasetMetadataPath = "other.csv";
+    p.maxPixels = 1024;
+    p.height = p.width = 32;
+    p.dataFileKeys = {"image", "edit_image"};
+    p.extraInputs = {"edit_image"};
+    p.cacheAllParams = true;
+    p.cacheShardSize = 5;
+    p.numInferenceSteps = 8;
+    const Run run = runTraining(p);
+    QVERIFY2(run.result.status == engine::kTrainOk, qPrintable(run.errors()));
+    QStringList warned;
+    for (const auto &w : run.all("warning")) {
+        if (w.value("code").toString() == "ignored-flag")
+            warned << w.value("message").toString();
+    }
+    const QString because = " is ignored: stage two reads its inputs from the cache, which stage one made ";
+    QCOMPARE(warned, (QStringList{"--dataset_metadata_path 'other.csv'" + because + "with --dataset_metadata_path '"
+                                      + m_fixture.data() + "/metadata.csv'",
+                         "--max_pixels 1024" + because + "with --max_pixels 1048576", "--height 32" + because + "without --height",
+                         "--width 32" + because + "without --width", "--data_file_keys image,edit_image" + because + "with --data_file_keys image",
+                         "--extra_inputs edit_image" + because + "without --extra_inputs",
+                         "--cache_all_params" + because + "without --cache_all_params",
+                         "--cache_shard_size 5" + because + "with --cache_shard_size 3",
+                         "--num_inference_steps 8" + because + "with --num_inference_steps 4"}));
+    // After `start`, like every warning.
+    QCOMPARE(run.events.first().value("event").toString(), QString("start"));
+    const QJsonObject args = QJsonDocument::fromJson(readFile(m_fixture.path("ignored-two/training_args.json"))).object();
+    const QStringList stageOneFlags = {"dataset_metadata_path", "max_pixels", "height", "width", "data_file_keys", "extra_inputs",
+        "cache_all_params", "cache_shard_size", "num_inference_steps"};
+    for (const QString &flag : stageOneFlags)
+        QVERIFY2(!args.contains(flag), qPrintable(flag));
+    QCOMPARE(args.value("dataset_base_path").toString(), sftCache());
+    QCOMPARE(args.value("ignored").toObject().keys().size(), stageOneFlags.size());
+    QCOMPARE(args.value("ignored").toObject().value("height").toInt(), 32);
+    QCOMPARE(args.value("ignored").toObject().value("extra_inputs").toArray(), QJsonArray({"edit_image"}));
+
+    // Without them: no warning, nothing set apart.
+    auto quiet = plain;
+    quiet.outputPath = m_fixture.path("plain-two").toStdString();
+    const Run plainRun = runTraining(quiet);
+    QVERIFY2(plainRun.result.status == engine::kTrainOk, qPrintable(plainRun.errors()));
+    QVERIFY(!codes(plainRun, "warning").contains("ignored-flag"));
+    QVERIFY(!readFile(m_fixture.path("plain-two/training_args.json")).contains("ignored"));
+
+    // One-stage training has no split and no cache.
+    auto one = m_fixture.params("sft", m_fixture.path("ignored-one"));
+    one.maxSteps = 1;
+    one.splitMode = SplitMode::Safe;
+    const Run oneRun = runTraining(one);
+    QVERIFY2(oneRun.result.status == engine::kTrainOk, qPrintable(oneRun.errors()));
+    QCOMPARE(oneRun.last("warning").value("message").toString(),
+        QString("--split_mode safe is ignored: one-stage training runs every unit every step, with no split and no cache"));
+    const QJsonObject oneArgs = QJsonDocument::fromJson(readFile(m_fixture.path("ignored-one/training_args.json"))).object();
+    QVERIFY(!oneArgs.contains("split_mode"));
+    QCOMPARE(oneArgs.value("ignored").toObject(), (QJsonObject{{"split_mode", "safe"}}));
+}
+
+// DiffSynth loads a LoRA checkpoint non-strictly; what it leaves out is said, and
+// recorded in the events (sample refuses it: tst_enginecli).
+void TestTwoStage::loraCheckpointSaysWhatItDoesNotUse()
+{
+    auto first = m_fixture.params("sft", m_fixture.path("lora-start"));
+    first.maxSteps = 1;
+    QCOMPARE(runTraining(first).result.status, engine::kTrainOk);
+    const QString checkpoint = m_fixture.path("lora-start/step-1.safetensors");
+    engine::SafetensorsFile file;
+    QVERIFY(file.open(checkpoint.toStdString()));
+    int toQ = 0;
+    for (const auto &t : file.tensors())
+        toQ += t.name.find(".attn.to_q.") != std::string::npos;
+    const int total = static_cast<int>(file.tensors().size());
+    QVERIFY(toQ > 0 && toQ < total);
+
+    auto p = m_fixture.params("sft", m_fixture.path("lora-part"));
+    p.maxSteps = 1;
+    p.loraCheckpoint = checkpoint.toStdString();
+    p.loraTargetModules = "to_q";
+    const Run part = runTraining(p);
+    QVERIFY2(part.result.status == engine::kTrainOk, qPrintable(part.errors()));
+    const QJsonObject warning = part.last("warning");
+    QCOMPARE(warning.value("code").toString(), QString("lora-checkpoint-unused"));
+    const QString message = warning.value("message").toString();
+    QVERIFY2(message.startsWith(QString("--lora_checkpoint: loaded %1 of the %2 tensors in '%3'; the other %4 match no LoRA "
+                                        "adapter of dit under --lora_target_modules \"to_q\" ('transformer_blocks.")
+                                    .arg(toQ)
+                                    .arg(total)
+                                    .arg(checkpoint)
+                                    .arg(total - toQ)),
+        qPrintable(message));
+
+    p.loraTargetModules = first.loraTargetModules;
+    p.outputPath = m_fixture.path("lora-all").toStdString();
+    const Run all = runTraining(p);
+    QVERIFY2(all.result.status == engine::kTrainOk, qPrintable(all.errors()));
+    QVERIFY(!codes(all, "warning").contains("lora-checkpoint-unused"));
+    bool logged = false;
+    for (const auto &e : all.all("log"))
+        logged = logged || e.value("message").toString() == QString("loaded %1 LoRA tensors from %2").arg(total).arg(checkpoint);
+    QVERIFY(logged);
+
+    // Another rank says which.
+    p.loraRank = 8;
+    p.outputPath = m_fixture.path("lora-rank").toStdString();
+    const Run rank = runTraining(p);
+    QCOMPARE(rank.result.status, engine::kTrainBadInput);
+    QVERIFY2(rank.errors().contains("--lora_checkpoint: '" + checkpoint + "' holds a LoRA of rank 4 ('"), qPrintable(rank.errors()));
+    QVERIFY2(rank.errors().contains("but --lora_rank is 8: give --lora_rank 4"), qPrintable(rank.errors()));
+}
+
+// A damaged image stops the run before anything starts, even one that --max_steps
+// would end before reading it; so it does stage one.
+void TestTwoStage::damagedImageIsRefusedBeforeAnyWork()
+{
+    const QString data = m_fixture.path("damaged-data");
+    QVERIFY(copyFolder(m_fixture.data(), data));
+    for (const QString name : {"images/00005.png", "images/00006.png"}) {
+        QFile file(data + "/" + name);
+        QVERIFY(file.setPermissions(file.permissions() | QFileDevice::WriteOwner));
+        QVERIFY(file.resize(name.endsWith("5.png") ? 0 : file.size() / 2));
+    }
+    for (const QString task : {"sft", "sft:data_process"}) {
+        const QString out = m_fixture.path("damaged-out-" + QString(task).remove(':'));
+        auto p = m_fixture.params(task, out, data);
+        p.maxSteps = 2;
+        const Run run = runTraining(p);
+        QCOMPARE(run.result.status, engine::kTrainBadInput);
+        QVERIFY(run.all("start").isEmpty());
+        QVERIFY(!QFileInfo::exists(out));
+        QVERIFY2(run.errors().contains("2 bad rows in the dataset:\n  " + data + "/metadata.csv:7: 'image' file "
+                                       "'images/00005.png': empty file (0 bytes)\n  " + data + "/metadata.csv:8: 'image' file "
+                                       "'images/00006.png': truncated: "),
+            qPrintable(run.errors()));
+    }
+}
+
+// A Linux path is bytes. Paths that are not UTF-8 work, and every JSON the engine
+// writes (events, training_args.json, the manifest, the resume state) stays valid,
+// holding each stray byte as Python's surrogateescape does (\udce9).
+void TestTwoStage::pathsThatAreNotUtf8()
+{
+    const std::string base = m_fixture.path("bytes").toStdString() + "/";
+    QVERIFY(QDir().mkpath(m_fixture.path("bytes")));
+    const std::string data = base + "data\xe9";
+    engine::SyntheticDatasetOptions made;
+    made.directory = data;
+    made.count = 2;
+    made.width = 32;
+    made.height = 32;
+    std::string error;
+    QVERIFY2(engine::makeSyntheticDataset(made, &error), error.c_str());
+    // As Qt (the GUI) reads it: U+DCE9 for the byte.
+    const QString shown = m_fixture.path("bytes/out") + QChar(0xDCE9);
+
+    auto p = m_fixture.params("sft", QString(), QString());
+    p.datasetBasePath = data;
+    p.outputPath = base + "out\xe9";
+    p.numEpochs = 2;
+    p.maxSteps = 1;
+    const Run run = runTraining(p);
+    QVERIFY2(run.result.status == engine::kTrainOk, qPrintable(run.errors()));
+    for (const auto &e : run.events)
+        QVERIFY(!e.value("event").toString().isEmpty()); // every line parsed
+    QCOMPARE(run.last("start").value("output_path").toString(), shown);
+    const QByteArray args = readBytes(p.outputPath + "/training_args.json");
+    QVERIFY2(args.contains(QByteArray::fromStdString("\"output_path\": \"" + base + "out\\udce9\"")), args.constData());
+    QCOMPARE(QJsonDocument::fromJson(args).object().value("dataset_base_path").toString(),
+        m_fixture.path("bytes/data") + QChar(0xDCE9));
+    p.maxSteps = 2;
+    p.resume = true;
+    p.loraCheckpoint = p.outputPath + "/step-1.safetensors";
+    const Run refused = runTraining(p);
+    QVERIFY2(refused.errors().contains("--lora_checkpoint: the state has \"\", this run \""), qPrintable(refused.errors()));
+    QVERIFY2(refused.errors().contains("out\\udce9/step-1.safetensors\""), qPrintable(refused.errors()));
+    p.loraCheckpoint.clear();
+    const Run resumed = runTraining(p);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(2));
+
+    // Stage one's manifest keeps the dataset's path; stage two reads the cache.
+    auto one = m_fixture.params("sft:data_process", QString(), QString());
+    one.datasetBasePath = data;
+    one.outputPath = base + "cache\xe9";
+    QCOMPARE(runTraining(one).result.status, engine::kTrainOk);
+    engine::CacheManifest manifest;
+    QVERIFY2(engine::CacheManifest::parse(readBytes(one.outputPath + "/manifest.json").toStdString(), "manifest", manifest, &error),
+        error.c_str());
+    QCOMPARE(manifest.datasetBasePath, data);
+    QCOMPARE(runTraining(one).result.status, engine::kTrainOk); // its resumption reads the manifest back
+    auto two = m_fixture.params("sft:train", QString(), QString());
+    two.datasetBasePath = one.outputPath;
+    two.outputPath = base + "two\xe9";
+    two.maxSteps = 1;
+    const Run stageTwo = runTraining(two);
+    QVERIFY2(stageTwo.result.status == engine::kTrainOk, qPrintable(stageTwo.errors()));
 }
 
 QTEST_GUILESS_MAIN(TestTwoStage)
