@@ -5,6 +5,7 @@
 // start in milliseconds instead of paying LibTorch's start-up (about a second).
 #include "Commands.h"
 #include "EngineCommands.h"
+#include "StandardStreams.h"
 
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 
 int main(int argc, char **argv)
 {
+    splitscope::cli::guardStandardStreams();
     std::vector<splitscope::cli::Command> commands;
     splitscope::cli::addEngineCommands(commands);
     const std::string name = argc > 1 ? argv[1] : "";
@@ -20,11 +22,12 @@ int main(int argc, char **argv)
             "usage: splitscope-cli COMMAND [ARGS]   (splitscope-engine runs these for splitscope-cli)\n\ncommands:\n");
         for (const auto &c : commands)
             std::fprintf(name.empty() ? stderr : stdout, "  %-18s %s\n", c.name, c.summary);
-        return name.empty() ? splitscope::cli::kExitUsage : splitscope::cli::kExitOk;
+        return name.empty() ? splitscope::cli::kExitUsage : splitscope::cli::finishStandardOutput("--help", 0);
     }
     for (const auto &c : commands) {
         if (name == c.name)
-            return c.run(std::vector<std::string>(argv + 2, argv + argc));
+            return splitscope::cli::finishStandardOutput(
+                c.name, c.run(std::vector<std::string>(argv + 2, argv + argc)));
     }
     std::fprintf(stderr, "splitscope-engine: unknown command '%s'\n", name.c_str());
     return splitscope::cli::kExitUsage;

@@ -91,6 +91,16 @@ void TestEngineCli::describe()
     QCOMPARE(runCli({"split", "tiny-qwen-image", "--trainable_models", "text_encoder", "--lora_base_model", "dit", "--check"}, &out, &err), 3);
     QVERIFY2((out + err).contains("edit_image"), qPrintable(out + err));
     QCOMPARE(runCli({"split", "tiny-qwen-image", "--check"}, &out, &err), 0);
+    // A failed write of the description is a failure (the engine's commands check
+    // standard output as splitscope-cli's do): it was exit 0 with nothing written.
+    QProcess full;
+    full.setStandardOutputFile(QStringLiteral("/dev/full"));
+    full.start(QStringLiteral(SPLITSCOPE_CLI), {QStringLiteral("describe")});
+    QVERIFY(full.waitForFinished(60000));
+    QCOMPARE(full.exitCode(), 1);
+    const QString said = QString::fromUtf8(full.readAllStandardError());
+    QVERIFY2(said.contains(QStringLiteral("describe: cannot write standard output: No space left on device")),
+        qPrintable(said));
 }
 
 void TestEngineCli::cliHandsOverEveryEngineCommand()
