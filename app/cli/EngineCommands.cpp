@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -378,6 +379,13 @@ int runInitModels(const Args &args)
     engine::InitModelsParams params;
     params.root = engine::resolveModelRoot(p.valueOr("root", ""));
     params.modelId = p.valueOr("model_id", params.modelId);
+    // A folder under the root: an absolute path or '..' would write models elsewhere.
+    const std::filesystem::path modelId(params.modelId);
+    const bool leavesRoot = modelId.is_absolute()
+        || std::any_of(modelId.begin(), modelId.end(), [](const std::filesystem::path &part) { return part == ".."; });
+    if (leavesRoot)
+        return p.usageError("init-models", "--model_id " + params.modelId
+                + ": must be a folder under the models root (ORG/MODEL), not a path that leaves it");
     params.preset = p.valueOr("preset", params.preset);
     params.overwrite = p.has("overwrite");
     if (!readIntFlags(p, {{"seed", 0, 1LL << 62, intoSeed(params.seed)}}))

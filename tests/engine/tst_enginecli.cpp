@@ -166,6 +166,10 @@ void TestEngineCli::badFlags_data()
     QTest::addRow("empty models root") << QStringList{"init-models", "--root", ""} << 2 << "init-models: --root: empty path";
     QTest::addRow("empty model id") << QStringList{"init-models", "--root", "/tmp/x", "--model_id="} << 2
                                     << "init-models: --model_id: empty path";
+    QTest::addRow("absolute model id") << QStringList{"init-models", "--root", "/tmp/x", "--model_id", "/tmp/elsewhere"}
+                                       << 2 << "--model_id /tmp/elsewhere: must be a folder under the models root";
+    QTest::addRow("model id leaving the root") << QStringList{"init-models", "--root", "/tmp/x", "--model_id", "Qwen/../../up"}
+                                               << 2 << "--model_id Qwen/../../up: must be a folder under the models root";
     for (const char *flag : {"dataset_base_path", "dataset_metadata_path", "model_root", "tokenizer_path", "output_path",
              "lora_checkpoint"}) {
         QTest::addRow("train, empty --%s", flag) << QStringList{"train", QString("--%1").arg(flag), ""} << 2
