@@ -1,56 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "Events.h"
 
+#include "core/Utf8.h"
+
 #include <cmath>
 #include <cstdio>
 
 namespace splitscope::engine {
-
-namespace {
-
-// The length of the UTF-8 sequence that starts `text` (1 to 4), or 0 when its first
-// byte does not start a valid one (a stray continuation byte, an overlong form, a
-// surrogate, a code point past U+10FFFF, a truncated sequence).
-std::size_t utf8SequenceLength(std::string_view text)
-{
-    if (text.empty())
-        return 0;
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(0);
-    if (lead < 0x80)
-        return 1;
-    std::size_t length = 0;
-    // The range of the second byte (RFC 3629's table): the narrow ranges exclude
-    // overlong forms, surrogates and code points past U+10FFFF.
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0)
-            low = 0xA0;
-        else if (lead == 0xED)
-            high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0)
-            low = 0x90;
-        else if (lead == 0xF4)
-            high = 0x8F;
-    } else {
-        return 0;
-    }
-    if (text.size() < length || byte(1) < low || byte(1) > high)
-        return 0;
-    for (std::size_t i = 2; i < length; ++i) {
-        if (byte(i) < 0x80 || byte(i) > 0xBF)
-            return 0;
-    }
-    return length;
-}
-
-} // namespace
 
 std::string jsonQuote(std::string_view text)
 {
@@ -64,7 +20,7 @@ std::string jsonQuote(std::string_view text)
         out.append(quoted, 1, quoted.size() - 2);
     };
     while (i < text.size()) {
-        const std::size_t length = utf8SequenceLength(text.substr(i));
+        const std::size_t length = splitscope::utf8SequenceLength(text, i);
         if (length > 0) {
             i += length;
             continue;

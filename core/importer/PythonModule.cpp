@@ -937,17 +937,26 @@ private:
                 fail(m_tokens[k], "positional patterns follow keyword patterns");
                 return false;
             }
-            if (!pattern(k, close))
+            if (!itemPattern(k, close))
                 return false;
-            if (k >= close)
-                break;
-            if (!m_tokens[k].isOperator(",")) {
-                expectEnd(k, close);
-                return false;
-            }
-            ++k;
         }
         i = close + 1;
+        return true;
+    }
+
+    // One item of a bracketed pattern list, then ',' or the list's end (`close`):
+    // k is past the ',' or at `close`; false once an error is reported.
+    bool itemPattern(std::size_t &k, std::size_t close)
+    {
+        if (!pattern(k, close))
+            return false;
+        if (k >= close)
+            return true;
+        if (!m_tokens[k].isOperator(",")) {
+            expectEnd(k, close);
+            return false;
+        }
+        ++k;
         return true;
     }
 
@@ -1001,15 +1010,8 @@ private:
                 return false;
             }
             ++k;
-            if (!pattern(k, close))
+            if (!itemPattern(k, close))
                 return false;
-            if (k >= close)
-                break;
-            if (!m_tokens[k].isOperator(",")) {
-                expectEnd(k, close);
-                return false;
-            }
-            ++k;
         }
         i = close + 1;
         return true;
