@@ -811,6 +811,30 @@ private:
                             "model " + jsonQuote(m) + " is not listed in \"models\" (" + known + ")");
                 }
             }
+        } else if (p.models.empty() && !m_modelsIncomplete) {
+            // No list to check against: the models the units call are all the file
+            // names. A training block naming another one is a slip, or the denoiser that
+            // only the loss calls, which then belongs in "models" (`split` warns the same).
+            std::unordered_set<std::string> called;
+            std::string calledList;
+            for (const Unit &u : p.units) {
+                if (!u.onloadModelNames)
+                    continue;
+                for (const std::string &m : *u.onloadModelNames) {
+                    if (!m.empty() && called.insert(m).second)
+                        calledList += (calledList.empty() ? "" : ", ") + m;
+                }
+            }
+            for (const TrainingRef &ref : m_trainingRefs) {
+                for (const auto &m : ref.models) {
+                    if (!called.count(m))
+                        report(Severity::Warning, "unknown-model", ref.where,
+                            (calledList.empty() ? "model " + jsonQuote(m) + " is named, but no unit calls a model"
+                                                : "no unit calls model " + jsonQuote(m) + " (units call " + calledList + ")")
+                                + ", and the file has no \"models\" list to name it; if only the loss calls it "
+                                  "(a denoiser), list it in \"models\"");
+                }
+            }
         }
 
         // Names with control characters (a newline, NUL, ...): legal JSON, but no DiffSynth

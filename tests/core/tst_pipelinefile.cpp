@@ -156,6 +156,12 @@ void TestPipelineFile::badInput_data()
         "calls model \"text_encoder\", which \"models\" does not list (dit, vae)");
     row("unknown training model", doc(std::string("[") + kUnitA + "]", ",\n \"training\": {\"lora_base_model\": \"unet\"}"),
         "unknown-model", W, "training.lora_base_model", 6, 34, "model \"unet\" is not listed in \"models\" (dit, vae)");
+    // Without a "models" list, the models the units call are the ones the file names.
+    row("training model no unit calls",
+        "{\"format\": \"splitscope.pipeline/1\", \"name\": \"t\",\n \"units\": [{\"name\": \"A\", "
+        "\"onload_model_names\": [\"vae\"]}],\n \"training\": {\"trainable_models\": \"vae,a\"}}",
+        "unknown-model", W, "training.trainable_models", 3, 35,
+        "no unit calls model \"a\" (units call vae), and the file has no \"models\" list to name it");
 }
 
 void TestPipelineFile::badInput()
