@@ -2,6 +2,7 @@
 #include "ArgParser.h"
 
 #include <charconv>
+#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -120,9 +121,14 @@ bool ArgParser::intValue(const std::string &name, long long &out, long long mini
         return true;
     long long parsed = 0;
     const auto res = std::from_chars(v->data(), v->data() + v->size(), parsed);
-    if (res.ec != std::errc() || res.ptr != v->data() + v->size()) {
-        m_error = "--" + name + ": '" + *v + "' is not an integer";
-        return false;
+    const bool whole = res.ptr == v->data() + v->size();
+    if (res.ec != std::errc() || !whole) {
+        if (res.ec != std::errc::result_out_of_range || !whole) {
+            m_error = "--" + name + ": '" + *v + "' is not an integer";
+            return false;
+        }
+        // An integer all the same, beyond even long long: out of range, whichever side.
+        parsed = v->front() == '-' ? std::numeric_limits<long long>::min() : std::numeric_limits<long long>::max();
     }
     if (parsed < minimum || parsed > maximum) {
         m_error = "--" + name + ": " + *v + " is out of range [" + std::to_string(minimum) + ", "

@@ -45,8 +45,10 @@ int handOver(const char *command, const Args &args)
     const std::string program = engineExecutable();
     std::fflush(nullptr);
     ::execv(program.c_str(), argv.data());
-    std::fprintf(stderr, "splitscope-cli %s: cannot start the training engine '%s': %s\n", command, program.c_str(),
-        std::strerror(errno));
+    std::fprintf(stderr,
+        "splitscope-cli %s: cannot start the training engine '%s': %s (it belongs next to splitscope-cli; a build "
+        "with -DSPLITSCOPE_BUILD_ENGINE=OFF has none)\n",
+        command, program.c_str(), std::strerror(errno));
     return kExitFailure;
 }
 

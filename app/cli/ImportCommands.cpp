@@ -7,6 +7,7 @@
 #include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
+#include "core/NameSuggestion.h"
 #include "core/PipelineFile.h"
 #include "core/importer/DiffSynthImporter.h"
 #include "core/importer/PipelineReader.h"
@@ -143,7 +144,25 @@ int runImportDiffSynth(const Args &rawArgs)
     importer::ImportOptions options;
     options.pipelineClass = p.valueOr("pipeline", "");
     options.lossName = p.valueOr("loss", importer::kDefaultLoss);
+    std::vector<std::string> lossNames;
+    for (const importer::KnownLoss &l : importer::knownLosses())
+        lossNames.push_back(l.name);
+    const bool knownLoss = std::find(lossNames.begin(), lossNames.end(), options.lossName) != lossNames.end();
+    if (!knownLoss) {
+        // A loss of one's own is allowed (its reads are then model_fn's parameters only),
+        // so a warning, said once for the flag rather than once per pipeline class.
+        const std::string hint = closestName(options.lossName, lossNames);
+        std::fprintf(stderr,
+            "splitscope-cli import-diffsynth: warning: --loss: '%s' is not a loss this importer knows (%s)%s; each "
+            "description's loss then declares only model_fn's parameters as its reads\n",
+            options.lossName.c_str(), losses.c_str(), hint.empty() ? "" : ("; did you mean '" + hint + "'?").c_str());
+    }
     importer::ImportResult result = importer::importDiffSynthPath(source, options);
+    if (!knownLoss) {
+        auto &ds = result.diagnostics;
+        ds.erase(std::remove_if(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; }),
+            ds.end());
+    }
     for (Diagnostic &d : result.diagnostics) {
         // A finding about the whole import names no file: it is about SOURCE, and a
         // class that --pipeline names and SOURCE lacks is the flag's.

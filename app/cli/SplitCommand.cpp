@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_set>
 
 namespace splitscope::cli {
 
@@ -117,7 +118,8 @@ int runSplit(const Args &args)
     SplitAnalysis analysis;
     if (const auto given = p.value("stage-two")) {
         std::vector<std::string> unknown;
-        Split split = givenSplit(graph, splitCommaList(*given), &unknown, models);
+        const std::vector<std::string> listed = splitCommaList(*given);
+        Split split = givenSplit(graph, listed, &unknown, models);
         if (!unknown.empty()) {
             std::vector<std::string> names;
             for (const Unit &u : pipeline.units)
@@ -125,6 +127,19 @@ int runSplit(const Args &args)
             const std::string hint = suggestName(unknown.front(), names);
             return p.usageError("split", "--stage-two: unknown unit '" + unknown.front() + "'"
                     + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+        }
+        // As for the model lists: an empty entry or a repeat changes nothing, but may be a slip.
+        const std::size_t pieces = static_cast<std::size_t>(std::count(given->begin(), given->end(), ',')) + 1;
+        if (!given->empty() && listed.size() < pieces)
+            std::fprintf(stderr, "splitscope-cli split: warning: --stage-two: '%s' has an empty entry, which names no "
+                                 "unit; it is ignored\n",
+                given->c_str());
+        std::unordered_set<std::string> seen;
+        for (const std::string &name : listed) {
+            if (!seen.insert(name).second) {
+                std::fprintf(stderr, "splitscope-cli split: warning: --stage-two names unit '%s' twice\n", name.c_str());
+                break;
+            }
         }
         analysis = analyzeSplit(graph, std::move(split));
     } else {
@@ -230,9 +245,16 @@ int runExamples(const Args &args)
         std::vector<std::string> names;
         for (const auto &e : builtinExamples())
             names.push_back(e.name);
+        for (const auto &n : extraBuiltinPipelineNames()) {
+            if (std::find(names.begin(), names.end(), n) == names.end())
+                names.push_back(n);
+        }
         const std::string hint = suggestName(name, names);
+        std::string all;
+        for (const auto &n : names)
+            all += (all.empty() ? "" : ", ") + n;
         return p.usageError("examples", "no built-in pipeline named '" + name + "'"
-                + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+                + (hint.empty() ? " (built-in: " + all + ")" : " (did you mean '" + hint + "'?)"));
     }
     return writeOutput("examples", json, p.value("output")) ? kExitOk : kExitFailure;
 }

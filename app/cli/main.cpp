@@ -67,7 +67,8 @@ std::string usage()
     }
     return text + "\n'splitscope-cli COMMAND --help' (or 'splitscope-cli help COMMAND') describes a command's flags;\n"
                   "'splitscope-cli --version' prints the version.\n"
-                  "Exit status: 0 done, 1 failed, 2 bad input or usage, 3 split --check found hazards.\n";
+                  "Exit status: 0 done, 1 failed, 2 bad input or usage, 3 the split has hazards (split --check,\n"
+                  "or train without --allow_hazards), 4 train was cancelled (its state is saved: --resume).\n";
 }
 
 const Command *findCommand(const std::string &name)
@@ -110,8 +111,13 @@ int run(int argc, char **argv, std::string &command)
             writeOut(usage());
             return kExitOk;
         }
-        // `help split`: the command's own help.
-        const Command *c = findCommand(argv[2]);
+        // `help split`: the command's own help; `help help` (or `help --help`) this one.
+        const std::string topic = argv[2];
+        if (topic == "help" || topic == "--help" || topic == "-h") {
+            writeOut(usage());
+            return kExitOk;
+        }
+        const Command *c = findCommand(topic);
         if (!c)
             return unknownCommand(argv[2]);
         command = c->name;

@@ -232,6 +232,13 @@ void TestCli::givenPartition()
     QCOMPARE(v[0].toObject()["unit"].toString(), QString("C"));
     QCOMPARE(v[0].toObject()["model"].toString(), QString("dit"));
     QCOMPARE(v[1].toObject()["condition"].toString(), QString("C1"));
+    // An empty entry or a repeated unit changes nothing, but is said (as for model lists).
+    const Run sloppy = cli({"split", "counterexample_write_after_read", "--stage-two", "C,,B,C", "--check"});
+    QCOMPARE(sloppy.status, 0);
+    QVERIFY(sloppy.out.contains("C1 holds, C2 holds, no hazards"));
+    QVERIFY2(sloppy.err.contains("warning: --stage-two: 'C,,B,C' has an empty entry"), qPrintable(sloppy.err));
+    QVERIFY2(sloppy.err.contains("warning: --stage-two names unit 'C' twice"), qPrintable(sloppy.err));
+    QVERIFY(r.err.isEmpty());
 }
 
 void TestCli::explainUnit()
@@ -419,6 +426,8 @@ void TestCli::usageErrors_data()
                                        << "--explain: missing value (next argument is --format)";
     QTest::newRow("repeated mode") << QStringList({"split", "qwen_image", "--mode", "safe", "--mode", "seed"})
                                    << "--mode is given more than once ('safe', then 'seed')";
+    QTest::newRow("unknown example name") << QStringList({"examples", "nope"})
+                                          << "no built-in pipeline named 'nope' (built-in: ace_step, anima_image,";
     QTest::newRow("repeated stage-two") << QStringList({"split", "qwen_image", "--stage-two", "A", "--stage-two=B"})
                                         << "--stage-two is given more than once ('A', then 'B')";
     QTest::newRow("repeated switch") << QStringList({"split", "qwen_image", "--check", "--check"})
@@ -755,6 +764,11 @@ void TestCli::helpAndVersion()
     const Run unknown = cli({"help", "splt"});
     QCOMPARE(unknown.status, 2);
     QVERIFY(unknown.err.contains("unknown command 'splt' (did you mean 'split'?)"));
+    // `help help` is the general usage, which lists every exit status.
+    const Run helpHelp = cli({"help", "help"});
+    QCOMPARE(helpHelp.status, 0);
+    QCOMPARE(helpHelp.out, cli({"--help"}).out);
+    QVERIFY2(helpHelp.out.contains("4 train was cancelled"), helpHelp.out.constData());
     // As the GUI's `splitscope --version`.
     const Run version = cli({"--version"});
     QCOMPARE(version.status, 0);

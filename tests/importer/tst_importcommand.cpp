@@ -88,6 +88,15 @@ void TestImportCommand::oneFileToAFile()
     const QString second = m_dir.filePath("literals-distill.json");
     QCOMPARE(cli({"import-diffsynth", kFixtures + "/literals.py", "--output=" + second, "--loss", "DirectDistillLoss"}).status, 0);
     QCOMPARE(loadPipelineFile(second.toStdString()).pipeline->loss->name, std::string("DirectDistillLoss"));
+    // A loss the importer does not know is allowed (one's own), with one warning that
+    // names the flag (not a source line per class) and the likely meant name.
+    const QString third = m_dir.filePath("literals-own-loss.json");
+    const Run own = cli({"import-diffsynth", kFixtures + "/literals.py", "-o", third, "--loss", "FlowMatchSFTLos"});
+    QCOMPARE(own.status, 0);
+    QVERIFY2(own.err.contains("warning: --loss: 'FlowMatchSFTLos' is not a loss this importer knows"), qPrintable(own.err));
+    QVERIFY2(own.err.contains("did you mean 'FlowMatchSFTLoss'?"), qPrintable(own.err));
+    QCOMPARE(own.err.count("FlowMatchSFTLos'"), 1);
+    QCOMPARE(loadPipelineFile(third.toStdString()).pipeline->loss->name, std::string("FlowMatchSFTLos"));
 }
 
 void TestImportCommand::folderToAFolder()
