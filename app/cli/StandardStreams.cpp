@@ -4,6 +4,7 @@
 #include "Commands.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +29,10 @@ void remember(int err)
 
 void guardStandardStreams()
 {
+    // A file-size limit (`ulimit -f`) would otherwise kill the process with SIGXFSZ, silently
+    // and with a temporary file left behind. Ignored, the write fails with EFBIG, which is
+    // reported and cleaned up as a full disk is.
+    std::signal(SIGXFSZ, SIG_IGN);
     for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
         if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
             continue;

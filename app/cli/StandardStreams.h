@@ -24,7 +24,8 @@ namespace splitscope::cli {
 // Gives a closed descriptor 0, 1 or 2 /dev/null, opened the wrong way round (as
 // gnulib's stdopen does): a file the command opens cannot take the number and receive
 // text meant for the stream, and a write to a closed standard output still fails.
-// Call it first in main().
+// Also ignores SIGXFSZ, so that a write past `ulimit -f` fails (EFBIG) instead of
+// killing the process. Call it first in main().
 void guardStandardStreams();
 // Whether standard input was closed when guardStandardStreams() ran (`<&-`).
 bool standardInputWasClosed();

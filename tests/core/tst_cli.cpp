@@ -126,6 +126,7 @@ private Q_SLOTS:
     void diffCommand();
     void failedStandardOutputFails_data();
     void failedStandardOutputFails();
+    void fileSizeLimit();
     void closedStandardOutput();
     void unreadableInputsAreRefused();
     void memoryRunningOutIsAFailureNotAnAbort();
@@ -562,6 +563,23 @@ void TestCli::failedStandardOutputFails()
     const QString prefix = command.isEmpty() ? QString("splitscope-cli") : "splitscope-cli " + command;
     QVERIFY2(QString::fromUtf8(r.err).contains(prefix + ": cannot write standard output: No space left on device"),
         r.err.constData());
+}
+
+void TestCli::fileSizeLimit()
+{
+    // Past `ulimit -f` the kernel sends SIGXFSZ, which killed the command (status 153,
+    // no message, the temporary file left): now the write fails and is reported as a
+    // full disk is, with nothing left behind.
+    QTemporaryDir dir;
+    const QString out = dir.filePath("big.json");
+    const Run r = cliInShell("ulimit -f 4;", {"split", "wan_video", "--format", "json", "--output", out});
+    QCOMPARE(r.status, 1);
+    QVERIFY2(r.err.contains("File too large"), r.err.constData());
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+    const Run toStdout = cliInShell("ulimit -f 4;", {"examples", "wan_video"}, "> " + dir.filePath("stdout.json"));
+    QCOMPARE(toStdout.status, 1);
+    QVERIFY2(toStdout.err.contains("splitscope-cli examples: cannot write standard output: File too large"),
+        toStdout.err.constData());
 }
 
 void TestCli::closedStandardOutput()
