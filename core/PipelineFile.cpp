@@ -939,7 +939,8 @@ private:
             }
             if (external.empty())
                 continue;
-            std::sort(external.begin(), external.end()); // fetch_input_params order
+            // In the file's order (input_params, then the posi and nega maps), as a reader
+            // of the file goes through it; `external` was filled in that order.
             // Where the unit reads each param first: input_params, then its posi and nega maps.
             std::unordered_map<std::string_view, std::pair<const char *, std::size_t>> firstRead;
             for (std::size_t k = 0; k < u.inputParams.size(); ++k)

@@ -271,6 +271,23 @@ void TestPipelineFile::externalInputsAreInfo()
         }
     }
     QCOMPARE(external, QStringList({"x", "t"}));
+
+    // Notes come in the file's order, as the reader of the file meets them (qwen_image's
+    // noise initializer reads seed, rand_device and layer_num in that order).
+    const BuiltinExample *e = findBuiltinExample("qwen_image");
+    QVERIFY(e);
+    const LoadResult q = parsePipeline(e->json, e->name);
+    std::pair<int, int> previous{0, 0};
+    int notes = 0;
+    for (const Diagnostic &d : q.diagnostics) {
+        if (d.code != "external-input")
+            continue;
+        const std::pair<int, int> at{d.line, d.column};
+        QVERIFY2(previous < at, d.toString().c_str());
+        previous = at;
+        ++notes;
+    }
+    QCOMPARE(notes, 28);
 }
 
 // Each row: a document and every diagnostic it gets (file:line:column, path, exact
