@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "AtomicFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <new>
 #include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -224,31 +227,69 @@ bool writeFileAtomically(const std::string &path, std::string_view bytes, std::s
     return true;
 }
 
-bool readWholeFile(const std::string &path, std::string &bytes, std::string *error)
+bool readWholeFile(const std::string &path, std::string &bytes, std::string *error, std::size_t maxBytes)
 {
-    FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f)
+    bytes.clear();
+    // O_NOCTTY: a terminal named here must not become the controlling one.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return setError(error, "cannot open", quoted(path), errno);
+    auto refuse = [&](const std::string &reason) {
+        ::close(fd);
+        if (error)
+            *error = "cannot read " + quoted(path) + ": " + reason;
+        return false;
+    };
+    const std::string limit = std::to_string(maxBytes) + " bytes"
+        + (maxBytes % (std::size_t(1) << 30) == 0 ? " (" + std::to_string(maxBytes >> 30) + " GiB)" : std::string());
     struct stat st {};
-    if (::fstat(::fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        std::fclose(f);
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return setError(error, "cannot read", quoted(path), err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
         return setError(error, "cannot read", quoted(path), EISDIR);
     }
-    bytes.clear();
-    char buffer[1 << 16];
-    while (true) {
-        const std::size_t n = std::fread(buffer, 1, sizeof buffer, f);
-        bytes.append(buffer, n);
-        if (n < sizeof buffer) {
-            if (std::ferror(f)) {
+    // A pipe, socket or terminal ends when its writer is done; a device such as
+    // /dev/zero never does, and a disk would be read whole.
+    const bool regular = S_ISREG(st.st_mode);
+    if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !(S_ISCHR(st.st_mode) && ::isatty(fd)))
+        return refuse(std::string("it is ") + (S_ISBLK(st.st_mode) ? "a block device" : "a character device")
+            + ", not a regular file or a pipe");
+    if (regular && static_cast<std::uint64_t>(st.st_size) > maxBytes)
+        return refuse("the file has " + std::to_string(st.st_size) + " bytes, above the limit of " + limit);
+    try {
+        if (regular)
+            bytes.reserve(static_cast<std::size_t>(st.st_size));
+        // Up to one byte past the limit, which tells a pipe (or a file growing meanwhile) that is too long.
+        char buffer[1 << 16];
+        while (bytes.size() <= maxBytes) {
+            const std::size_t want = std::min(sizeof buffer, maxBytes + 1 - bytes.size());
+            const ssize_t n = ::read(fd, buffer, want);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
                 const int err = errno;
-                std::fclose(f);
+                ::close(fd);
+                bytes.clear();
                 return setError(error, "cannot read", quoted(path), err);
             }
-            break;
+            if (n == 0)
+                break;
+            bytes.append(buffer, static_cast<std::size_t>(n));
         }
+    } catch (const std::bad_alloc &) {
+        const std::size_t got = bytes.size();
+        std::string().swap(bytes);
+        return refuse("not enough memory (" + std::to_string(got) + " bytes read)");
     }
-    std::fclose(f);
+    if (bytes.size() > maxBytes) {
+        std::string().swap(bytes);
+        return refuse("it gave more than the limit of " + limit);
+    }
+    ::close(fd);
     return true;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,17 @@ namespace splitscope {
 // A replaced regular file keeps its permission bits; a new one gets 0666 less the umask.
 bool writeFileAtomically(const std::string &path, std::string_view bytes, std::string *error = nullptr);
 
+// The size above which readWholeFile refuses a file unless its caller chooses another
+// limit: far above any manifest, configuration, vocabulary, metadata.csv or image the
+// engine reads whole, and the same as the pipeline loader's (PipelineFile.h).
+constexpr std::size_t kMaxWholeFileBytes = std::size_t(1) << 30; // 1 GiB
+
 // Reads a whole file; false with `error` naming the path and the reason on failure.
-bool readWholeFile(const std::string &path, std::string &bytes, std::string *error = nullptr);
+// A regular file larger than `maxBytes` is refused before anything is read; a pipe
+// or socket (/dev/stdin, `<(...)`) is read to its end or until it has given more than
+// `maxBytes`; a folder or a device (/dev/zero, a disk) is refused, since it may never
+// end. Running out of memory is an error too, not an exception.
+bool readWholeFile(const std::string &path, std::string &bytes, std::string *error = nullptr,
+    std::size_t maxBytes = kMaxWholeFileBytes);
 
 } // namespace splitscope

@@ -14,6 +14,7 @@
 #include "core/engine/SyntheticDataset.h"
 #include "core/engine/TinyQwenImage.h"
 #include "core/engine/Tokenizer.h"
+#include "core/AtomicFile.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,6 +23,8 @@
 
 #include <algorithm>
 #include <functional>
+
+#include <unistd.h>
 
 using namespace splitscope::engine;
 
@@ -83,6 +86,8 @@ private Q_SLOTS:
     void manifestRoundTripAndDifferences();
     void cacheLayoutChecksShardHeaders();
     void jsonKeepsBytesThatAreNotUtf8();
+    void readWholeFileRefusesDevicesAndHugeFiles();
+    void readWholeFileTakesTheCallersLimit();
 };
 
 void TestEngineData::csv_data()
@@ -795,6 +800,68 @@ void TestEngineData::jsonKeepsBytesThatAreNotUtf8()
     // the bytes' range.
     QVERIFY(!parseJsonObject("{\"p\": \"\\ud83d\"}", "lone", back, &error));
     QVERIFY(!parseJsonObject("{\"p\": \"\\udc10\"}", "low", back, &error));
+}
+
+// readWholeFile reads what ends (a file, a pipe) up to a limit, and refuses a device
+// that would never end and a file above the limit before reading any of it, with an
+// error naming the file (it once read /dev/zero until memory ran out).
+void TestEngineData::readWholeFileRefusesDevicesAndHugeFiles()
+{
+    std::string bytes = "old";
+    std::string error;
+    QVERIFY(!splitscope::readWholeFile("/dev/zero", bytes, &error));
+    QCOMPARE(error, std::string("cannot read '/dev/zero': it is a character device, not a regular file or a pipe"));
+    QVERIFY(bytes.empty());
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // Sparse: 1 GiB and a byte of nothing on disk.
+    const QString huge = dir.filePath("huge.json");
+    {
+        QFile file(huge);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.resize((qint64(1) << 30) + 1));
+    }
+    QVERIFY(!splitscope::readWholeFile(huge.toStdString(), bytes, &error));
+    QCOMPARE(QString::fromStdString(error),
+        "cannot read '" + huge + "': the file has 1073741825 bytes, above the limit of 1073741824 bytes (1 GiB)");
+
+    QVERIFY(!splitscope::readWholeFile(dir.path().toStdString(), bytes, &error));
+    QVERIFY2(error.find("cannot read '" + dir.path().toStdString() + "': ") == 0, error.c_str());
+
+    // A pipe (as `<(...)` gives: /dev/fd/N) is read to its end.
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    QVERIFY(::write(fds[1], "image,prompt\n", 13) == 13);
+    ::close(fds[1]);
+    QVERIFY2(splitscope::readWholeFile("/proc/self/fd/" + std::to_string(fds[0]), bytes, &error), error.c_str());
+    QCOMPARE(bytes, std::string("image,prompt\n"));
+    ::close(fds[0]);
+}
+
+void TestEngineData::readWholeFileTakesTheCallersLimit()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("five.txt");
+    QVERIFY(writeText(path, "12345"));
+    std::string bytes;
+    std::string error;
+    QVERIFY2(splitscope::readWholeFile(path.toStdString(), bytes, &error, 5), error.c_str());
+    QCOMPARE(bytes, std::string("12345"));
+    QVERIFY(!splitscope::readWholeFile(path.toStdString(), bytes, &error, 4));
+    QCOMPARE(QString::fromStdString(error), "cannot read '" + path + "': the file has 5 bytes, above the limit of 4 bytes");
+    QVERIFY(bytes.empty());
+
+    // A pipe is cut off one byte past the limit.
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    QVERIFY(::write(fds[1], "123456789", 9) == 9);
+    ::close(fds[1]);
+    const std::string pipe = "/proc/self/fd/" + std::to_string(fds[0]);
+    QVERIFY(!splitscope::readWholeFile(pipe, bytes, &error, 4));
+    QCOMPARE(error, "cannot read '" + pipe + "': it gave more than the limit of 4 bytes");
+    ::close(fds[0]);
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)
