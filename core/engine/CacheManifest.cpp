@@ -43,6 +43,8 @@ std::string CacheManifest::toJson() const
     for (const auto &m : this->models)
         models.push_back({{"name", m.name}, {"spec", m.spec}, {"weights_hash", hashToHex(m.hash)}});
     doc["models"] = models;
+    if (tokenizer)
+        doc["tokenizer"] = {{"path", tokenizer->path}, {"hash", hashToHex(tokenizer->hash)}};
     doc["dataset"] = {{"base_path", datasetBasePath}, {"metadata_path", datasetMetadataPath},
         {"fingerprint", hashToHex(datasetFingerprint)}, {"samples", samples}};
     Json settingsJson = Json::object();
@@ -112,6 +114,13 @@ bool CacheManifest::parse(const std::string &text, const std::string &label, Cac
             record.spec = model.at("spec").get<std::string>();
             hex(model.at("weights_hash"), "models[].weights_hash", record.hash);
             m.models.push_back(record);
+        }
+        // Absent from caches made before it was recorded.
+        if (const auto tokenizer = doc.find("tokenizer"); tokenizer != doc.end()) {
+            CacheTokenizerRecord record;
+            record.path = tokenizer->at("path").get<std::string>();
+            hex(tokenizer->at("hash"), "tokenizer.hash", record.hash);
+            m.tokenizer = record;
         }
         const auto &dataset = doc.at("dataset");
         m.datasetBasePath = dataset.at("base_path").get<std::string>();
@@ -208,6 +217,14 @@ std::vector<std::string> compareCacheSettings(const CacheManifest &existing, con
     for (const auto &m : existing.models) {
         if (!wanted.model(m.name))
             diffs.push_back(m.name + " weights: the cache used " + m.name + ", this run does not");
+    }
+    // A cache made before the tokenizer was recorded cannot show which one it used.
+    const std::string oldTokenizer = existing.tokenizer ? hashToHex(existing.tokenizer->hash) : "none recorded";
+    const std::string newTokenizer = wanted.tokenizer ? hashToHex(wanted.tokenizer->hash) : "none recorded";
+    if (oldTokenizer != newTokenizer) {
+        diffs.push_back("tokenizer: the cache has " + oldTokenizer
+            + (existing.tokenizer ? " ('" + existing.tokenizer->path + "')" : std::string(" (made before caches recorded it)"))
+            + ", this run " + newTokenizer + (wanted.tokenizer ? " ('" + wanted.tokenizer->path + "')" : std::string()));
     }
     compare("dataset fingerprint (metadata.csv and image files)", hashToHex(existing.datasetFingerprint),
         hashToHex(wanted.datasetFingerprint));

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,7 @@ namespace splitscope::engine {
 
 // `manifest.json` of a stage-one cache (DESIGN.md §4), format "splitscope.cache/1".
 // It records what stage two must agree with (pipeline hash, split, the weights of the
-// models stage one ran, stored params), where the data came from, the stage-one
+// models stage one ran and its tokenizer, stored params), where the data came from, the stage-one
 // settings, and each finished shard with its size and checksum. Stage one rewrites
 // it atomically after every shard, so a killed run leaves a valid manifest listing
 // exactly the shards that are complete.
@@ -26,6 +27,13 @@ struct CacheShard {
 struct CacheModelRecord {
     std::string name; // "vae"
     std::string spec; // "Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors"
+    std::uint64_t hash = 0;
+};
+
+// The tokenizer stage one's text encoder used: the file it was read from, and its hash
+// as model weights are hashed (hashFileSet: name, size, bytes).
+struct CacheTokenizerRecord {
+    std::string path;
     std::uint64_t hash = 0;
 };
 
@@ -46,6 +54,11 @@ struct CacheManifest {
     std::vector<std::string> cacheSet; // params stage two reads from the cache
     bool cacheAllParams = false;
     std::vector<CacheModelRecord> models; // the models stage one ran (V2's)
+    // "tokenizer" in the file, present when stage one ran the text encoder. Optional,
+    // so that the format stays splitscope.cache/1: caches made before it was recorded
+    // still read (stage two then says it cannot check the tokenizer), and older
+    // versions read these.
+    std::optional<CacheTokenizerRecord> tokenizer;
     std::string datasetBasePath;
     std::string datasetMetadataPath;
     std::uint64_t datasetFingerprint = 0;

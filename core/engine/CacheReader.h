@@ -7,6 +7,7 @@
 #include "Values.h"
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,10 +18,17 @@ namespace splitscope::engine {
 
 // Reads samples from a stage-one cache. checkShards() checks the whole cache up
 // front, from the shards' sizes and headers; each shard is checked again when it is
-// mapped on first use, checksum included (it may have changed on disk since, and
-// only the checksum shows bytes of tensor data changed in place), so a damaged shard
-// is reported by name before any of its data is used. Thread-safe (the prefetching
+// first used, checksum included (it may have changed on disk since, and only the
+// checksum shows bytes of tensor data changed in place), so a damaged shard is
+// reported by name before any of its data is used. Thread-safe (the prefetching
 // reader calls it from its threads).
+//
+// Shards are read with pread(), straight into the tensors, not mapped: another
+// process truncating a mapped file turns the next touch of a page past its new end
+// into SIGBUS, which kills the run. A read comes up short instead, and every read
+// first checks that the shard is still the file that was checked (same inode, size and
+// modification time), so a shard truncated, replaced or rewritten while stage two runs
+// is an EngineInputError naming it.
 class CacheReader {
 public:
     CacheReader(std::string cacheDir, const CacheManifest &manifest, CacheLayout layout);
@@ -38,10 +46,15 @@ public:
     std::uint64_t bytesRead() const { return m_bytesRead.load(); }
 
 private:
+    // A shard checked on first use: its header, and the file it was read from.
     struct OpenShard {
-        MappedFile raw;
-        SafetensorsFile file; // parsed from `raw`
+        std::string path;
+        SafetensorsFile file; // the header only (parseHeader): the data is read from `path`
         std::map<std::string, Value::Kind> kinds;
+        std::uint64_t device = 0;
+        std::uint64_t inode = 0;
+        std::uint64_t size = 0;
+        std::int64_t modifiedNs = 0;
     };
     const OpenShard &shard(std::size_t index);
 

@@ -46,7 +46,8 @@ namespace splitscope::engine {
 //   log         message
 //   warning     message, code (e.g. "frozen-randomness", "hazards-allowed",
 //               "ignored-flag" (one per flag the stage ignores), "lora-checkpoint-unused",
-//               "resume-data-unchecked"); shown after `start`
+//               "resume-data-unchecked", "unchecked-weights", "unchecked-tokenizer");
+//               shown after `start`
 //   error       message, code (e.g. "hazards", "manifest-mismatch", "bad-flag",
 //               "dataset", "model", "corrupt-shard", "io"), hazards [{kind,
 //               mechanism, reader, param, expected_producer, actual_producer}]

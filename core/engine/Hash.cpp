@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "Hash.h"
 
-#include "MappedFile.h"
-
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
 
 namespace splitscope::engine {
 
@@ -37,6 +41,72 @@ std::uint64_t loadLittleEndian(const unsigned char *bytes)
         word = (word << 8) | bytes[i];
     return word;
 }
+
+// The regular file at `path`, open for reading, and its size when opened.
+class InputFile {
+public:
+    ~InputFile()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    bool open(const std::string &path, std::string *error)
+    {
+        m_path = path;
+        m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (m_fd < 0)
+            return fail(error, "cannot open", std::strerror(errno));
+        struct stat st {};
+        if (::fstat(m_fd, &st) != 0)
+            return fail(error, "cannot read", std::strerror(errno));
+        // A device such as /dev/zero would never end; a pipe cannot be read twice.
+        if (!S_ISREG(st.st_mode))
+            return fail(error, "cannot read", S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file");
+        m_size = static_cast<std::uint64_t>(st.st_size);
+        return true;
+    }
+    std::uint64_t size() const { return m_size; }
+    // Feeds every byte to `hasher`, in chunks through read(); false with `error` when
+    // reading fails or the file no longer has the size it had when opened (it was
+    // truncated or grew meanwhile: the digest would not be the file's).
+    bool feed(Hasher &hasher, std::string *error)
+    {
+        constexpr std::size_t kChunk = std::size_t(1) << 20;
+        std::vector<unsigned char> buffer(kChunk);
+        std::uint64_t total = 0;
+        while (true) {
+            const ssize_t n = ::read(m_fd, buffer.data(), buffer.size());
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return fail(error, "cannot read", std::strerror(errno));
+            }
+            if (n == 0)
+                break;
+            hasher.update(buffer.data(), static_cast<std::size_t>(n));
+            total += static_cast<std::uint64_t>(n);
+            if (total > m_size)
+                break;
+        }
+        if (total != m_size) {
+            return fail(error, "cannot read", "it changed while it was read (" + std::to_string(m_size)
+                + " bytes when opened, " + (total > m_size ? "more" : std::to_string(total)) + " read)");
+        }
+        return true;
+    }
+
+private:
+    bool fail(std::string *error, const char *what, const std::string &reason) const
+    {
+        if (error)
+            *error = std::string(what) + " '" + m_path + "': " + reason;
+        return false;
+    }
+
+    std::string m_path;
+    int m_fd = -1;
+    std::uint64_t m_size = 0;
+};
 
 } // namespace
 
@@ -137,10 +207,27 @@ bool hashFromHex(std::string_view text, std::uint64_t &hash)
 
 bool hashFile(const std::string &path, std::uint64_t &hash, std::string *error)
 {
-    MappedFile file;
-    if (!file.open(path, error))
+    InputFile file;
+    Hasher hasher;
+    if (!file.open(path, error) || !file.feed(hasher, error))
         return false;
-    hash = hashBytes(file.data(), file.size());
+    hash = hasher.digest();
+    return true;
+}
+
+bool hashFileSet(const std::vector<std::string> &files, std::uint64_t &hash, std::string *error)
+{
+    Hasher hasher;
+    for (const auto &path : files) {
+        InputFile file;
+        if (!file.open(path, error))
+            return false;
+        hasher.updateField(std::filesystem::path(path).filename().string());
+        hasher.updateU64(file.size());
+        if (!file.feed(hasher, error))
+            return false;
+    }
+    hash = hasher.digest();
     return true;
 }
 

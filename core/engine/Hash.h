@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace splitscope::engine {
 
@@ -35,7 +36,12 @@ std::uint64_t hashBytes(const void *data, std::size_t size, std::uint64_t seed =
 std::string hashToHex(std::uint64_t hash);
 // Parses hashToHex's output; false when `text` is not 16 hex digits.
 bool hashFromHex(std::string_view text, std::uint64_t &hash);
-// Hashes a whole file through mmap; false with `error` naming the path on failure.
+// Hashes a whole regular file, read in chunks (not mapped: a file truncated by another
+// process meanwhile is an error, not a SIGBUS); false with `error` naming the path when
+// it cannot be read, is not a regular file, or changed size while it was read.
 bool hashFile(const std::string &path, std::uint64_t &hash, std::string *error = nullptr);
+// Identifies a set of files, as model weights and the tokenizer are: each file's name
+// (not its folder), size and bytes, in the order given. Read as hashFile reads.
+bool hashFileSet(const std::vector<std::string> &files, std::uint64_t &hash, std::string *error = nullptr);
 
 } // namespace splitscope::engine

@@ -5,9 +5,6 @@
 #include "core/AtomicFile.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fnmatch.h>
@@ -15,6 +12,13 @@
 namespace splitscope::engine {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A model's config.json is a few hundred bytes; anything near this is not one.
+constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
+
+} // namespace
 
 std::string resolveModelRoot(const std::string &flagValue)
 {
@@ -100,9 +104,15 @@ bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &sp
         }
         model.files = std::move(matches);
         model.configPath = (fs::path(model.directory) / "config.json").string();
-        if (!readWholeFile(model.configPath, model.configJson, nullptr)) {
+        if (!fs::exists(model.configPath, ec)) {
             if (error)
                 *error = "model '" + spec.text + "': no config.json beside the weights (looked for '" + model.configPath + "')";
+            return false;
+        }
+        std::string readError;
+        if (!readWholeFile(model.configPath, model.configJson, &readError, kMaxConfigBytes)) {
+            if (error)
+                *error = "model '" + spec.text + "': " + readError;
             return false;
         }
         if (!parseModelKindOf(model.configJson, model.configPath, model.kind, error))
@@ -124,32 +134,18 @@ bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::stri
 {
     // Read in chunks rather than mapped: mapped pages count as the process's
     // resident memory, and stage two hashes models it deliberately does not load.
-    constexpr std::size_t kChunk = 1 << 20;
-    std::vector<char> buffer(kChunk);
-    Hasher hasher;
-    for (const auto &file : model.files) {
-        std::FILE *in = std::fopen(file.c_str(), "rb");
-        if (!in) {
-            if (error)
-                *error = "cannot open '" + file + "': " + std::strerror(errno);
-            return false;
-        }
-        std::error_code ec;
-        hasher.updateField(fs::path(file).filename().string());
-        hasher.updateU64(static_cast<std::uint64_t>(fs::file_size(file, ec)));
-        std::size_t got = 0;
-        while ((got = std::fread(buffer.data(), 1, buffer.size(), in)) > 0)
-            hasher.update(buffer.data(), got);
-        const bool failed = std::ferror(in) != 0;
-        std::fclose(in);
-        if (failed) {
-            if (error)
-                *error = "cannot read '" + file + "'";
-            return false;
-        }
+    return hashFileSet(model.files, hash, error);
+}
+
+std::string tokenizerPathFor(const std::string &flagValue, const std::vector<ResolvedModel> &models)
+{
+    if (!flagValue.empty())
+        return flagValue;
+    for (const ResolvedModel &model : models) {
+        if (model.kind == ModelKind::TextEncoder)
+            return (fs::path(model.directory).parent_path() / "tokenizer" / "vocab.json").string();
     }
-    hash = hasher.digest();
-    return true;
+    return {};
 }
 
 std::map<std::string, std::int64_t> modelDimensions(const std::vector<ResolvedModel> &models)

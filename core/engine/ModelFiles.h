@@ -51,6 +51,11 @@ bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &sp
 // A hash of the model's weight files' bytes (in file order); false with `error`.
 bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error);
 
+// The tokenizer file the text encoder reads: `flagValue` (--tokenizer_path) when
+// given, else tokenizer/vocab.json beside the text encoder's folder; empty when
+// neither names one (no text encoder among `models`).
+std::string tokenizerPathFor(const std::string &flagValue, const std::vector<ResolvedModel> &models);
+
 // The sizes the models' config.json files fix for the values around them, keyed
 // "<model>.<config key>": "dit.latent_channels", "dit.joint_attention_dim",
 // "vae.latent_channels", "text_encoder.hidden_size" (ParamSpec::shape names them).

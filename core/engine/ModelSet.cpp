@@ -5,11 +5,7 @@
 #include "TensorIO.h"
 #include "UnitRuntime.h"
 
-#include <filesystem>
-
 namespace splitscope::engine {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -116,13 +112,9 @@ const Tokenizer &ModelSet::tokenizer(const std::string &caller)
 {
     if (m_tokenizer)
         return *m_tokenizer;
-    std::string path = m_tokenizerPath;
-    if (path.empty()) {
-        const ResolvedModel *r = resolved("text_encoder");
-        if (!r)
-            throw EngineInputError(caller + " needs the tokenizer, but --model_id_with_origin_paths names no text encoder");
-        path = (fs::path(r->directory).parent_path() / "tokenizer" / "vocab.json").string();
-    }
+    const std::string path = tokenizerPathFor(m_tokenizerPath, m_resolved);
+    if (path.empty())
+        throw EngineInputError(caller + " needs the tokenizer, but --model_id_with_origin_paths names no text encoder");
     auto tokenizer = std::make_unique<Tokenizer>();
     std::string error;
     if (!tokenizer->load(path, &error))

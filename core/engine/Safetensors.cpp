@@ -12,9 +12,6 @@ namespace splitscope::engine {
 
 namespace {
 
-// Headers above this size are refused as corrupt (the reference reader's limit).
-constexpr std::size_t kMaxHeaderSize = 100 * 1024 * 1024;
-
 struct DTypeName {
     DType dtype;
     const char *name;
@@ -96,7 +93,16 @@ bool SafetensorsFile::open(const std::string &path, std::string *error)
 
 bool SafetensorsFile::parse(const unsigned char *bytes, std::size_t size, const std::string &label, std::string *error)
 {
+    if (!parseHeader(bytes, size, size, label, error))
+        return false;
     m_bytes = bytes;
+    return true;
+}
+
+bool SafetensorsFile::parseHeader(
+    const unsigned char *bytes, std::size_t available, std::size_t size, const std::string &label, std::string *error)
+{
+    m_bytes = nullptr;
     m_size = size;
     m_label = label;
     m_tensors.clear();
@@ -108,12 +114,16 @@ bool SafetensorsFile::parse(const unsigned char *bytes, std::size_t size, const 
     std::uint64_t headerSize = 0;
     for (int i = 7; i >= 0; --i)
         headerSize = (headerSize << 8) | bytes[i];
-    if (headerSize > kMaxHeaderSize || headerSize > size - 8) {
+    if (headerSize > kMaxSafetensorsHeaderBytes || headerSize > size - 8) {
         return fail(error, where + ": header length " + std::to_string(headerSize) + " exceeds the file ("
             + std::to_string(size) + " bytes) or the 100 MiB limit; the file is truncated or not safetensors");
     }
     m_dataStart = 8 + static_cast<std::size_t>(headerSize);
     const std::size_t dataSize = size - m_dataStart;
+    if (available < m_dataStart) {
+        return fail(error, where + ": only " + std::to_string(available) + " of the header's " + std::to_string(m_dataStart)
+            + " bytes were read");
+    }
 
     nlohmann::json header;
     try {

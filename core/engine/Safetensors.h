@@ -20,6 +20,9 @@ namespace splitscope::engine {
 // (padded with spaces), then the tensor bytes; offsets are relative to the first byte
 // after the header. Torch-free: tensors are dtype + shape + bytes.
 
+// Headers above this size are refused as corrupt (the reference reader's limit).
+constexpr std::size_t kMaxSafetensorsHeaderBytes = 100 * 1024 * 1024;
+
 enum class DType { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64 };
 
 const char *dtypeName(DType dtype); // "F32"
@@ -48,6 +51,13 @@ public:
     bool open(const std::string &path, std::string *error = nullptr);
     // Validates bytes already in memory (they must outlive this object).
     bool parse(const unsigned char *bytes, std::size_t size, const std::string &label, std::string *error = nullptr);
+    // Validates the header of a file of `size` bytes from its first `available` bytes
+    // (which must hold the 8-byte length and the header it gives, and need not outlive
+    // this object): the tensors' names, dtypes, shapes and offsets, checked against
+    // `size`, without the data. data() is then unusable: the caller reads the data
+    // itself at headerSize() + the tensor's offsets.
+    bool parseHeader(const unsigned char *bytes, std::size_t available, std::size_t size, const std::string &label,
+        std::string *error = nullptr);
 
     const std::string &path() const { return m_label; }
     const std::vector<TensorInfo> &tensors() const { return m_tensors; } // in file order

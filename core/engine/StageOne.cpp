@@ -12,6 +12,7 @@
 #include "UnitRuntime.h"
 #include "core/AtomicFile.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace splitscope::engine {
@@ -98,10 +99,7 @@ TrainResult Trainer::runDataProcess()
     ImageDataset dataset;
     if (auto failure = openDataset(dataset))
         return fail(*failure);
-    if (m_params.datasetRepeat != 1) {
-        m_pendingWarnings.emplace_back("dataset-repeat", "stage one caches each sample once; --dataset_repeat "
-            + std::to_string(m_params.datasetRepeat) + " applies in stage two");
-    }
+    warnIgnoredFlags(nullptr);
     const std::string cacheDir = m_params.outputPath;
     std::error_code sameError;
     if (fs::equivalent(m_params.datasetBasePath, cacheDir, sameError))
@@ -123,6 +121,17 @@ TrainResult Trainer::runDataProcess()
         }
     }
     CacheManifest manifest = wantedManifest(dataset, hashes);
+    // The text encoder reads prompts through the tokenizer: its file is part of what
+    // the cached embeddings depend on. (With no text encoder named, and no
+    // --tokenizer_path, there is none: loading the text encoder says what is missing.)
+    const std::string tokenizerPath = tokenizerPathFor(m_params.tokenizerPath, m_models);
+    if (std::find(modelNames.begin(), modelNames.end(), "text_encoder") != modelNames.end() && !tokenizerPath.empty()) {
+        CacheTokenizerRecord record{tokenizerPath, 0};
+        std::string error;
+        if (!hashFileSet({tokenizerPath}, record.hash, &error))
+            return fail({kTrainBadInput, "model", "tokenizer: " + error + " (--tokenizer_path overrides where it is looked for)"});
+        manifest.tokenizer = record;
+    }
 
     // Resume: keep a matching cache's intact shards; refuse a cache made otherwise.
     std::error_code ec;
@@ -162,6 +171,10 @@ TrainResult Trainer::runDataProcess()
         return fail({kTrainFailed, "io", "cannot create --output_path '" + cacheDir + "': " + ec.message()});
     std::string error;
     if (!writeFileAtomically(manifestPath, manifest.toJson(), &error))
+        return fail({kTrainFailed, "io", error});
+    // The flags this run used, and apart from them those it was given but ignores, as training writes them.
+    const std::string argsPath = (fs::path(cacheDir) / "training_args.json").string();
+    if (!writeFileAtomically(argsPath, settingsJson(), &error))
         return fail({kTrainFailed, "io", error});
 
     emitStart("data_process");
@@ -275,7 +288,7 @@ TrainResult Trainer::runDataProcess()
     }
     emitMemory(models, written, 0);
     result.samples = done;
-    result.outputs = {{"cache", cacheDir}, {"manifest", manifestPath}};
+    result.outputs = {{"cache", cacheDir}, {"manifest", manifestPath}, {"training_args", argsPath}};
     if (result.status == kTrainCancelled)
         return result;
     manifest.complete = manifest.finishedSamples() == dataset.size();

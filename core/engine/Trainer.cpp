@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <unistd.h>
 
 namespace splitscope::engine {
@@ -316,6 +317,27 @@ std::vector<Trainer::IgnoredFlag> Trainer::ignoredFlags() const
         add("cache_all_params", "", p.cacheAllParams);
         number("cache_shard_size", p.cacheShardSize, defaults.cacheShardSize);
         number("num_inference_steps", p.numInferenceSteps, defaults.numInferenceSteps);
+    } else if (m_task.stage == Stage::DataProcess) {
+        // Stage one trains nothing: it runs the stage-one units once per sample. It
+        // reads --trainable_models and --lora_base_model for the split, and --seed for
+        // the per-sample seeds; what only training reads is ignored.
+        auto real = [&](const char *name, double value, double defaultValue) {
+            std::ostringstream text;
+            text << value;
+            add(name, text.str(), value != defaultValue);
+        };
+        number("dataset_repeat", p.datasetRepeat, defaults.datasetRepeat);
+        real("learning_rate", p.learningRate, defaults.learningRate);
+        real("weight_decay", p.weightDecay, defaults.weightDecay);
+        number("num_epochs", p.numEpochs, defaults.numEpochs);
+        add("remove_prefix_in_ckpt", p.removePrefixInCkpt, p.removePrefixInCkpt != defaults.removePrefixInCkpt);
+        add("lora_target_modules", p.loraTargetModules, p.loraTargetModules != defaults.loraTargetModules);
+        number("lora_rank", p.loraRank, defaults.loraRank);
+        add("lora_checkpoint", p.loraCheckpoint, p.loraCheckpoint != defaults.loraCheckpoint);
+        add("use_gradient_checkpointing", "", p.useGradientCheckpointing);
+        number("save_steps", p.saveSteps, defaults.saveSteps);
+        number("max_steps", p.maxSteps, defaults.maxSteps);
+        add("resume", "", p.resume);
     } else if (m_task.stage == Stage::OneStage) {
         add("split_mode", splitModeName(p.splitMode), p.splitMode != defaults.splitMode);
         add("allow_hazards", "", p.allowHazards);
@@ -365,6 +387,10 @@ std::string Trainer::settingsJson() const
     doc["allow_hazards"] = p.allowHazards;
     doc["cache_all_params"] = p.cacheAllParams;
     doc["cache_shard_size"] = p.cacheShardSize;
+    // (Training runs leave it out: their resume state compares these settings, and a
+    // resumed run differs from the first only in it.)
+    if (m_task.stage == Stage::DataProcess)
+        doc["resume"] = p.resume;
     // The file says what the run used: a flag this stage ignores is not among the
     // flags (a script that reads them back as DiffSynth's arguments would take it for
     // one that mattered), and the ones given anyway are kept apart.

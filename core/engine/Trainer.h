@@ -53,8 +53,9 @@ private:
     // --resume: refuses a state that --max_steps or --num_epochs leaves nothing to do.
     std::optional<Failure> checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const;
 
-    // A flag this stage does not use: stage two reads what stage one's flags shaped
-    // from the cache; one-stage training has no split and no cache.
+    // A flag this stage does not use: stage one trains nothing; stage two reads what
+    // stage one's flags shaped from the cache; one-stage training has no split and no
+    // cache.
     struct IgnoredFlag {
         std::string name;  // without the dashes
         std::string value; // as the command line gives it; empty for a switch

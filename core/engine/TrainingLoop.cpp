@@ -137,6 +137,25 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
                 + "'), this run has " + hashToHex(hash) + " ('" + resolved->spec.text + "')");
         }
     }
+    // The tokenizer turned the prompts into the ids the text encoder embedded.
+    const std::string tokenizerPath = tokenizerPathFor(m_params.tokenizerPath, m_models);
+    if (manifest.tokenizer && tokenizerPath.empty()) {
+        m_pendingWarnings.emplace_back("unchecked-tokenizer", "stage one read the tokenizer '" + manifest.tokenizer->path
+            + "'; this run names no text encoder nor --tokenizer_path, so it cannot be compared");
+    } else if (manifest.tokenizer) {
+        std::uint64_t hash = 0;
+        std::string error;
+        if (!hashFileSet({tokenizerPath}, hash, &error))
+            return Failure{kTrainBadInput, "model", "tokenizer: " + error + " (--tokenizer_path overrides where it is looked for)"};
+        if (hash != manifest.tokenizer->hash) {
+            diffs.push_back("tokenizer: the cache was made with " + hashToHex(manifest.tokenizer->hash) + " ('"
+                + manifest.tokenizer->path + "'), this run has " + hashToHex(hash) + " ('" + tokenizerPath + "')");
+        }
+    } else if (manifest.model("text_encoder")) {
+        m_pendingWarnings.emplace_back("unchecked-tokenizer", "the cache does not record which tokenizer stage one's text "
+            "encoder used (it was made before caches recorded it), so it cannot be compared: if the tokenizer has changed "
+            "since, run stage one again to rebuild the cache");
+    }
     if (!diffs.empty()) {
         std::string message = "the cache at '" + m_params.datasetBasePath + "' does not match this run:";
         for (const auto &d : diffs)
@@ -156,11 +175,25 @@ void Trainer::warnIgnoredFlags(const CacheManifest *manifest)
 {
     // "--height 32", "--dataset_metadata_path 'x.csv'": a flag as given.
     auto flagText = [](const std::string &name, const std::string &value) {
-        return "--" + name + (value.empty() ? "" : " " + (name == "dataset_metadata_path" ? "'" + value + "'" : value));
+        const bool quoted = name == "dataset_metadata_path" || name == "lora_checkpoint" || name == "lora_target_modules"
+            || name == "remove_prefix_in_ckpt";
+        return "--" + name + (value.empty() ? "" : " " + (quoted ? "'" + value + "'" : value));
     };
     for (const IgnoredFlag &flag : ignoredFlags()) {
         const bool isSwitch = flag.name == "cache_all_params" || flag.name == "allow_hazards";
         const std::string given = flagText(flag.name, flag.value);
+        if (m_task.stage == Stage::DataProcess) {
+            if (!flag.given)
+                continue;
+            std::string why = "stage one trains nothing: it runs the stage-one units once per sample and caches what "
+                              "stage two reads; training flags apply in stage two";
+            if (flag.name == "dataset_repeat")
+                why = "stage one caches each sample once; --dataset_repeat applies in stage two";
+            else if (flag.name == "resume")
+                why = "stage one resumes by itself, keeping the finished shards of a cache made with the same settings";
+            m_pendingWarnings.emplace_back("ignored-flag", given + " is ignored: " + why);
+            continue;
+        }
         if (!manifest) {
             if (flag.given)
                 m_pendingWarnings.emplace_back("ignored-flag", given + " is ignored: one-stage training runs every unit "
@@ -231,7 +264,7 @@ TrainResult Trainer::runTraining()
         std::string error;
         if (!readWholeFile(manifestPath, text, &error)) {
             return fail({kTrainBadInput, "dataset", "--dataset_base_path '" + m_params.datasetBasePath
-                + "' holds no readable manifest.json: " + m_params.task + " reads the cache that stage one ("
+                + "' holds no readable manifest.json (" + error + "): " + m_params.task + " reads the cache that stage one ("
                 + m_task.loss + ":data_process) wrote to its --output_path"});
         }
         CacheManifest manifest;

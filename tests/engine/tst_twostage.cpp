@@ -177,6 +177,10 @@ private Q_SLOTS:
     void loraCheckpointSaysWhatItDoesNotUse();
     void damagedImageIsRefusedBeforeAnyWork();
     void pathsThatAreNotUtf8();
+    void shardTruncatedWhileReadIsAnError();
+    void cacheRecordsTheTokenizer();
+    void stageOneWarnsAboutTrainingFlags();
+    void devicesAreRefusedNamingTheFile();
 
 private:
     QString sftCache(); // made once
@@ -1106,6 +1110,221 @@ void TestTwoStage::pathsThatAreNotUtf8()
     two.maxSteps = 1;
     const Run stageTwo = runTraining(two);
     QVERIFY2(stageTwo.result.status == engine::kTrainOk, qPrintable(stageTwo.errors()));
+}
+
+// Another process truncating a shard while stage two reads it gives a cache error
+// naming the shard (exit 2, as other damaged shards), not a SIGBUS: the shards are
+// read, not mapped, and each read checks the shard is still the file that was checked.
+void TestTwoStage::shardTruncatedWhileReadIsAnError()
+{
+    const QString cache = m_fixture.path("one-shard-cache");
+    auto made = m_fixture.params("sft:data_process", cache);
+    made.cacheShardSize = 8; // every sample in the one shard the first step read from
+    const Run first = runTraining(made);
+    QVERIFY2(first.result.status == engine::kTrainOk, qPrintable(first.errors()));
+    const QString shard = cache + "/0/shard-00000.safetensors";
+    QVERIFY(QFile::exists(shard));
+
+    auto p = m_fixture.params("sft:train", m_fixture.path("truncated-out"), cache);
+    p.numEpochs = 2;
+    bool truncated = false;
+    const Run run = runTraining(p, [&](const QJsonObject &e) {
+        if (!truncated && e.value("event").toString() == "step") {
+            QFile file(shard);
+            truncated = file.setPermissions(file.permissions() | QFileDevice::WriteOwner) && file.resize(0);
+        }
+        return false;
+    });
+    QVERIFY(truncated);
+    QCOMPARE(run.result.status, engine::kTrainBadInput);
+    QCOMPARE(run.last("error").value("code").toString(), QString("corrupt-shard"));
+    QVERIFY2(run.errors().contains("cache shard '" + shard + "'") && run.errors().contains("truncated"), qPrintable(run.errors()));
+    QVERIFY2(run.errors().contains("(rebuild it by running stage one (*:data_process) again with this cache folder as its --output_path)"),
+        qPrintable(run.errors()));
+    QCOMPARE(run.last("done").value("exit_status").toInt(), engine::kTrainBadInput);
+    QVERIFY(run.result.steps < 16);
+}
+
+// The manifest records the tokenizer stage one's text encoder read, hashed as model
+// weights are: stage two refuses a cache made with another one, stage one does not
+// resume such a cache, and a cache made before it was recorded still works with a
+// warning that it cannot be compared.
+void TestTwoStage::cacheRecordsTheTokenizer()
+{
+    const QString cache = sftCache();
+    QVERIFY(!cache.isEmpty());
+    const QJsonObject manifest = QJsonDocument::fromJson(readFile(cache + "/manifest.json")).object();
+    const QString vocab = m_fixture.models() + "/Qwen/Qwen-Image/tokenizer/vocab.json";
+    const QJsonObject recorded = manifest.value("tokenizer").toObject();
+    QCOMPARE(recorded.value("path").toString(), vocab);
+    const QString hash = recorded.value("hash").toString();
+    QCOMPARE(hash.size(), 16);
+
+    // The same vocabulary with its last two tokens swapped: the same size, other ids.
+    QJsonObject tokenizer = QJsonDocument::fromJson(readFile(vocab)).object();
+    QJsonArray tokens = tokenizer.value("tokens").toArray();
+    QVERIFY(tokens.size() > 2);
+    const QJsonValue last = tokens.at(tokens.size() - 1);
+    tokens[tokens.size() - 1] = tokens.at(tokens.size() - 2);
+    tokens[tokens.size() - 2] = last;
+    tokenizer["tokens"] = tokens;
+    const QString other = m_fixture.path("other-tokenizer/vocab.json");
+    QVERIFY(QDir().mkpath(m_fixture.path("other-tokenizer")));
+    {
+        QFile out(other);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(tokenizer).toJson());
+    }
+
+    auto p = m_fixture.params("sft:train", m_fixture.path("tokenizer-two"), cache);
+    p.maxSteps = 1;
+    p.tokenizerPath = other.toStdString();
+    const Run refused = runTraining(p);
+    QCOMPARE(refused.result.status, engine::kTrainBadInput);
+    QCOMPARE(refused.last("error").value("code").toString(), QString("manifest-mismatch"));
+    QVERIFY2(refused.errors().contains("\n  tokenizer: the cache was made with " + hash + " ('" + vocab + "'), this run has "),
+        qPrintable(refused.errors()));
+    QVERIFY2(refused.errors().contains("('" + other + "')"), qPrintable(refused.errors()));
+
+    // A copy of the same file is the same tokenizer.
+    const QString copy = m_fixture.path("copied-tokenizer/vocab.json");
+    QVERIFY(QDir().mkpath(m_fixture.path("copied-tokenizer")) && QFile::copy(vocab, copy));
+    p.tokenizerPath = copy.toStdString();
+    p.outputPath = m_fixture.path("tokenizer-copy-two").toStdString();
+    const Run same = runTraining(p);
+    QVERIFY2(same.result.status == engine::kTrainOk, qPrintable(same.errors()));
+    QVERIFY(!codes(same, "warning").contains("unchecked-tokenizer"));
+
+    // Stage one resumes only a cache made with the same tokenizer.
+    const QString resumed = m_fixture.path("tokenizer-cache");
+    QVERIFY(copyFolder(cache, resumed));
+    auto one = m_fixture.params("sft:data_process", resumed);
+    one.cacheShardSize = 3;
+    one.tokenizerPath = other.toStdString();
+    const Run notResumed = runTraining(one);
+    QCOMPARE(notResumed.result.status, engine::kTrainBadInput);
+    QVERIFY2(notResumed.errors().contains("\n  tokenizer: the cache has " + hash + " ('" + vocab + "'), this run "),
+        qPrintable(notResumed.errors()));
+
+    // A cache made before the tokenizer was recorded.
+    const QString old = m_fixture.path("tokenizer-old-cache");
+    QVERIFY(copyFolder(cache, old));
+    QJsonObject oldManifest = manifest;
+    oldManifest.remove("tokenizer");
+    {
+        QFile out(old + "/manifest.json");
+        QVERIFY(out.setPermissions(out.permissions() | QFileDevice::WriteOwner));
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        out.write(QJsonDocument(oldManifest).toJson());
+    }
+    auto two = m_fixture.params("sft:train", m_fixture.path("tokenizer-old-two"), old);
+    two.maxSteps = 1;
+    const Run unchecked = runTraining(two);
+    QVERIFY2(unchecked.result.status == engine::kTrainOk, qPrintable(unchecked.errors()));
+    QVERIFY(codes(unchecked, "warning").contains("unchecked-tokenizer"));
+}
+
+// Stage one trains nothing: each training flag it is given is a warning, and
+// training_args.json in the cache folder keeps them apart from the flags it used, as
+// stage two does with stage one's flags.
+void TestTwoStage::stageOneWarnsAboutTrainingFlags()
+{
+    // The fixture gives --learning_rate 1e-3, --lora_target_modules, --lora_rank 4 and --remove_prefix_in_ckpt.
+    auto p = m_fixture.params("sft:data_process", m_fixture.path("ignored-cache"));
+    p.datasetRepeat = 50;
+    p.weightDecay = 0.5;
+    p.numEpochs = 3;
+    p.loraCheckpoint = "start.safetensors";
+    p.useGradientCheckpointing = true;
+    p.saveSteps = 2;
+    p.maxSteps = 5;
+    p.resume = true;
+    const Run run = runTraining(p);
+    QVERIFY2(run.result.status == engine::kTrainOk, qPrintable(run.errors()));
+    QStringList warned;
+    for (const auto &w : run.all("warning")) {
+        if (w.value("code").toString() == "ignored-flag")
+            warned << w.value("message").toString();
+    }
+    const QString because = " is ignored: stage one trains nothing: it runs the stage-one units once per sample and caches "
+                            "what stage two reads; training flags apply in stage two";
+    QCOMPARE(warned, (QStringList{"--dataset_repeat 50 is ignored: stage one caches each sample once; --dataset_repeat applies "
+                                  "in stage two",
+                         "--learning_rate 0.001" + because, "--weight_decay 0.5" + because, "--num_epochs 3" + because,
+                         "--remove_prefix_in_ckpt 'pipe.dit.'" + because,
+                         "--lora_target_modules '" + QString(kLoraTargets) + "'" + because, "--lora_rank 4" + because,
+                         "--lora_checkpoint 'start.safetensors'" + because, "--use_gradient_checkpointing" + because,
+                         "--save_steps 2" + because, "--max_steps 5" + because,
+                         "--resume is ignored: stage one resumes by itself, keeping the finished shards of a cache made "
+                         "with the same settings"}));
+    QCOMPARE(run.events.first().value("event").toString(), QString("start"));
+    const QString argsPath = m_fixture.path("ignored-cache/training_args.json");
+    QCOMPARE(run.last("done").value("outputs").toObject().value("training_args").toString(), argsPath);
+    const QJsonObject args = QJsonDocument::fromJson(readFile(argsPath)).object();
+    const QStringList trainingFlags = {"dataset_repeat", "learning_rate", "weight_decay", "num_epochs", "remove_prefix_in_ckpt",
+        "lora_target_modules", "lora_rank", "lora_checkpoint", "use_gradient_checkpointing", "save_steps", "max_steps", "resume"};
+    for (const QString &flag : trainingFlags)
+        QVERIFY2(!args.contains(flag), qPrintable(flag));
+    const QJsonObject ignored = args.value("ignored").toObject();
+    QCOMPARE(ignored.keys().size(), trainingFlags.size());
+    QCOMPARE(ignored.value("learning_rate").toDouble(), 1e-3);
+    QCOMPARE(ignored.value("lora_rank").toInt(), 4);
+    QCOMPARE(ignored.value("resume").toBool(), true);
+    // What stage one uses stays.
+    QCOMPARE(args.value("lora_base_model").toString(), QString("dit"));
+    QCOMPARE(args.value("output_path").toString(), m_fixture.path("ignored-cache"));
+    QVERIFY(args.contains("cache_shard_size") && args.contains("seed") && args.contains("max_pixels"));
+
+    // Without them: no warning, nothing set apart.
+    auto plain = m_fixture.params("sft:data_process", m_fixture.path("plain-cache"));
+    plain.learningRate = engine::TrainParams().learningRate;
+    plain.loraTargetModules.clear();
+    plain.loraRank = engine::TrainParams().loraRank;
+    plain.removePrefixInCkpt.clear();
+    const Run plainRun = runTraining(plain);
+    QVERIFY2(plainRun.result.status == engine::kTrainOk, qPrintable(plainRun.errors()));
+    QVERIFY(!codes(plainRun, "warning").contains("ignored-flag"));
+    const QByteArray plainArgs = readFile(m_fixture.path("plain-cache/training_args.json"));
+    QVERIFY(!plainArgs.isEmpty());
+    QVERIFY(!plainArgs.contains("ignored"));
+}
+
+// What the engine reads whole is refused when it is a device that never ends, with
+// an error naming the file, rather than read until memory runs out.
+void TestTwoStage::devicesAreRefusedNamingTheFile()
+{
+    auto metadata = m_fixture.params("sft:data_process", m_fixture.path("device-metadata"));
+    metadata.datasetMetadataPath = "/dev/zero";
+    const Run badMetadata = runTraining(metadata);
+    QCOMPARE(badMetadata.result.status, engine::kTrainBadInput);
+    QVERIFY2(badMetadata.errors().contains("--dataset_metadata_path: cannot read '/dev/zero': it is a character device"),
+        qPrintable(badMetadata.errors()));
+
+    auto tokenizer = m_fixture.params("sft:data_process", m_fixture.path("device-tokenizer"));
+    tokenizer.tokenizerPath = "/dev/zero";
+    const Run badTokenizer = runTraining(tokenizer);
+    QCOMPARE(badTokenizer.result.status, engine::kTrainBadInput);
+    QVERIFY2(badTokenizer.errors().contains("tokenizer: cannot read '/dev/zero': it is not a regular file"),
+        qPrintable(badTokenizer.errors()));
+
+    const QString cache = m_fixture.path("device-manifest");
+    QVERIFY(QDir().mkpath(cache));
+    QVERIFY(QFile::link("/dev/zero", cache + "/manifest.json"));
+    const Run badManifest = runTraining(m_fixture.params("sft:train", m_fixture.path("device-manifest-two"), cache));
+    QCOMPARE(badManifest.result.status, engine::kTrainBadInput);
+    QVERIFY2(badManifest.errors().contains("holds no readable manifest.json (cannot read '" + cache
+                 + "/manifest.json': it is a character device"),
+        qPrintable(badManifest.errors()));
+
+    const QString models = m_fixture.path("device-models");
+    QVERIFY(copyFolder(m_fixture.models(), models));
+    const QString config = models + "/Qwen/Qwen-Image/vae/config.json";
+    QVERIFY(QFile::remove(config) && QFile::link("/dev/zero", config));
+    auto model = m_fixture.params("sft:data_process", m_fixture.path("device-config"));
+    model.modelRoot = models.toStdString();
+    const Run badConfig = runTraining(model);
+    QCOMPARE(badConfig.result.status, engine::kTrainBadInput);
+    QVERIFY2(badConfig.errors().contains("cannot read '" + config + "': it is a character device"), qPrintable(badConfig.errors()));
 }
 
 QTEST_GUILESS_MAIN(TestTwoStage)
