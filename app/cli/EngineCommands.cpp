@@ -159,7 +159,7 @@ int runDescribe(const Args &args)
 {
     ArgParser p;
     p.positional("PIPELINE", "a built-in executable pipeline (default tiny-qwen-image)", false);
-    p.option("task", "sft|direct_distill", "which loss the description carries (default sft)");
+    p.option("task", "sft|direct_distill", "which loss the description carries (default sft; a train --task such as sft:train names its loss too)");
     p.option("output", "FILE", "write to FILE (atomically) instead of standard output");
     p.flag("help", "show this help");
     if (wantsHelp(args)) {
@@ -490,6 +490,13 @@ int runSample(const Args &args)
         return p.usageError("sample", p.error());
     if (params.modelIdWithOriginPaths.empty())
         return p.usageError("sample", "--model_id_with_origin_paths is required");
+    if (!p.has("lora")) {
+        for (const char *flag : {"lora_target_modules", "lora_rank"}) {
+            if (p.has(flag))
+                std::fprintf(stderr, "splitscope-cli sample: warning: --%s is ignored without --lora (no LoRA is loaded)\n",
+                    flag);
+        }
+    }
     std::vector<std::string> written;
     std::string error;
     bool badInput = false;

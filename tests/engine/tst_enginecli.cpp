@@ -135,6 +135,8 @@ void TestEngineCli::badFlags_data()
     QTest::addRow("misspelt flag") << QStringList{"train", "--lerning_rate", "1"} << 2 << "unknown flag --lerning_rate (did you mean --learning_rate?)";
     QTest::addRow("not a number") << QStringList{"train", "--num_epochs", "two"} << 2 << "--num_epochs: 'two' is not an integer";
     QTest::addRow("out of range") << QStringList{"train", "--lora_rank", "0"} << 2 << "--lora_rank: 0 is out of range";
+    QTest::addRow("beyond 64 bits") << QStringList{"train", "--num_epochs", "99999999999999999999"} << 2
+                                    << "--num_epochs: 99999999999999999999 is out of range";
     QTest::addRow("negative rate") << QStringList{"train", "--learning_rate", "-1"} << 2 << "--learning_rate: -1 must be positive";
     QTest::addRow("infinite rate") << QStringList{"train", "--learning_rate", "inf"} << 2 << "--learning_rate: inf is not a finite number";
     QTest::addRow("nan rate") << QStringList{"train", "--learning_rate", "nan"} << 2 << "--learning_rate: nan is not a finite number";
