@@ -227,39 +227,33 @@ bool writeFileAtomically(const std::string &path, std::string_view bytes, std::s
     return true;
 }
 
-bool readWholeFile(const std::string &path, std::string &bytes, std::string *error, std::size_t maxBytes)
+BoundedRead readDescriptor(int fd, std::size_t maxBytes, std::string &bytes)
 {
+    using Status = BoundedRead::Status;
+    BoundedRead result;
     bytes.clear();
-    // O_NOCTTY: a terminal named here must not become the controlling one.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return setError(error, "cannot open", quoted(path), errno);
-    auto refuse = [&](const std::string &reason) {
-        ::close(fd);
-        if (error)
-            *error = "cannot read " + quoted(path) + ": " + reason;
-        return false;
-    };
-    const std::string limit = std::to_string(maxBytes) + " bytes"
-        + (maxBytes % (std::size_t(1) << 30) == 0 ? " (" + std::to_string(maxBytes >> 30) + " GiB)" : std::string());
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        return setError(error, "cannot read", quoted(path), err);
+        result.status = Status::ReadError;
+        result.error = errno;
+        return result;
     }
     if (S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        return setError(error, "cannot read", quoted(path), EISDIR);
+        result.status = Status::Folder;
+        return result;
     }
-    // A pipe, socket or terminal ends when its writer is done; a device such as
-    // /dev/zero never does, and a disk would be read whole.
     const bool regular = S_ISREG(st.st_mode);
-    if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !(S_ISCHR(st.st_mode) && ::isatty(fd)))
-        return refuse(std::string("it is ") + (S_ISBLK(st.st_mode) ? "a block device" : "a character device")
-            + ", not a regular file or a pipe");
-    if (regular && static_cast<std::uint64_t>(st.st_size) > maxBytes)
-        return refuse("the file has " + std::to_string(st.st_size) + " bytes, above the limit of " + limit);
+    if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !(S_ISCHR(st.st_mode) && ::isatty(fd))) {
+        result.status = Status::Device;
+        result.blockDevice = S_ISBLK(st.st_mode);
+        return result;
+    }
+    if (regular && static_cast<std::uint64_t>(st.st_size) > maxBytes) {
+        result.status = Status::TooLarge;
+        result.regularFile = true;
+        result.size = static_cast<std::uint64_t>(st.st_size);
+        return result;
+    }
     try {
         if (regular)
             bytes.reserve(static_cast<std::size_t>(st.st_size));
@@ -271,26 +265,68 @@ bool readWholeFile(const std::string &path, std::string &bytes, std::string *err
             if (n < 0) {
                 if (errno == EINTR)
                     continue;
-                const int err = errno;
-                ::close(fd);
-                bytes.clear();
-                return setError(error, "cannot read", quoted(path), err);
+                result.status = Status::ReadError;
+                result.error = errno;
+                std::string().swap(bytes);
+                return result;
             }
             if (n == 0)
                 break;
+            // Grown by hand, so that a pipe near the limit never asks for twice the limit.
+            const std::size_t needed = bytes.size() + static_cast<std::size_t>(n);
+            if (needed > bytes.capacity())
+                bytes.reserve(std::min(std::max(2 * bytes.capacity(), needed), maxBytes + 1));
             bytes.append(buffer, static_cast<std::size_t>(n));
         }
     } catch (const std::bad_alloc &) {
-        const std::size_t got = bytes.size();
+        result.status = Status::OutOfMemory;
+        result.size = bytes.size();
         std::string().swap(bytes);
-        return refuse("not enough memory (" + std::to_string(got) + " bytes read)");
+        return result;
     }
     if (bytes.size() > maxBytes) {
+        result.status = Status::TooLarge;
+        result.size = bytes.size();
         std::string().swap(bytes);
-        return refuse("it gave more than the limit of " + limit);
     }
+    return result;
+}
+
+bool readWholeFile(const std::string &path, std::string &bytes, std::string *error, std::size_t maxBytes)
+{
+    using Status = BoundedRead::Status;
+    bytes.clear();
+    // O_NOCTTY: a terminal named here must not become the controlling one.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return setError(error, "cannot open", quoted(path), errno);
+    const BoundedRead read = readDescriptor(fd, maxBytes, bytes);
     ::close(fd);
-    return true;
+    const std::string limit = std::to_string(maxBytes) + " bytes"
+        + (maxBytes % (std::size_t(1) << 30) == 0 ? " (" + std::to_string(maxBytes >> 30) + " GiB)" : std::string());
+    std::string reason;
+    switch (read.status) {
+    case Status::Ok:
+        return true;
+    case Status::Folder:
+        return setError(error, "cannot read", quoted(path), EISDIR);
+    case Status::ReadError:
+        return setError(error, "cannot read", quoted(path), read.error);
+    case Status::Device:
+        reason = std::string("it is ") + (read.blockDevice ? "a block device" : "a character device")
+            + ", not a regular file or a pipe";
+        break;
+    case Status::TooLarge:
+        reason = read.regularFile ? "the file has " + std::to_string(read.size) + " bytes, above the limit of " + limit
+                                  : "it gave more than the limit of " + limit;
+        break;
+    case Status::OutOfMemory:
+        reason = "not enough memory (" + std::to_string(read.size) + " bytes read)";
+        break;
+    }
+    if (error)
+        *error = "cannot read " + quoted(path) + ": " + reason;
+    return false;
 }
 
 } // namespace splitscope

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,30 @@ bool writeFileAtomically(const std::string &path, std::string_view bytes, std::s
 // limit: far above any manifest, configuration, vocabulary, metadata.csv or image the
 // engine reads whole, and the same as the pipeline loader's (PipelineFile.h).
 constexpr std::size_t kMaxWholeFileBytes = std::size_t(1) << 30; // 1 GiB
+
+// What readDescriptor() found when it stopped.
+struct BoundedRead {
+    enum class Status {
+        Ok,
+        Folder,      // nothing read
+        Device,      // a block or character device other than a terminal; nothing read
+        TooLarge,    // a regular file above the limit (nothing read), or a stream that gave more
+        ReadError,   // read() failed: `error`
+        OutOfMemory, // the bytes did not fit in memory
+    };
+    Status status = Status::Ok;
+    int error = 0;
+    bool blockDevice = false;  // for Device
+    bool regularFile = false;  // for TooLarge: the size is the file's, not what was read
+    std::uint64_t size = 0;    // TooLarge: the file's size; OutOfMemory: the bytes read by then
+};
+
+// Reads everything an open descriptor gives into `bytes`, up to `maxBytes`: a regular
+// file larger than that is refused before anything is read; a pipe, socket or terminal
+// (which ends when its writer is done) is read until it ends or gives more; a folder or
+// a device (/dev/zero never ends, and a disk would be read whole) is refused. No
+// exception: running out of memory is a status. `bytes` is empty unless Ok.
+BoundedRead readDescriptor(int fd, std::size_t maxBytes, std::string &bytes);
 
 // Reads a whole file; false with `error` naming the path and the reason on failure.
 // A regular file larger than `maxBytes` is refused before anything is read; a pipe

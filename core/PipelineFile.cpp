@@ -1217,52 +1217,29 @@ LoadResult loadPipelineFile(const std::string &path)
 
 LoadResult loadPipelineDescriptor(int fd, const std::string &name, std::size_t maxBytes)
 {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        return failedLoad(name, "io", "cannot read '" + name + "': " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return failedLoad(name, "io", "cannot read '" + name + "': it is a folder, not a pipeline file");
-    // Whatever a pipe, socket or terminal gives ends at its end of file. A device such as
-    // /dev/zero or /dev/urandom never ends, and a disk would be read whole.
-    const bool regular = S_ISREG(st.st_mode);
-    if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !(S_ISCHR(st.st_mode) && ::isatty(fd))) {
-        const char *kind = S_ISBLK(st.st_mode) ? "a block device" : "a character device"; // what remains
-        return failedLoad(name, "io", "cannot read '" + name + "': it is " + kind + ", not a regular file or a pipe");
-    }
-    if (regular && static_cast<std::uint64_t>(st.st_size) > maxBytes)
-        return failedLoad(name, "input-too-large",
-            tooLargeMessage("the file has " + std::to_string(st.st_size) + " bytes", maxBytes));
+    using Status = BoundedRead::Status;
     std::string bytes;
-    try {
-        if (regular)
-            bytes.reserve(static_cast<std::size_t>(st.st_size));
-        // Up to one byte past the limit, which tells a pipe (or a growing file) that is too large.
-        char buffer[1 << 16];
-        while (bytes.size() <= maxBytes) {
-            const std::size_t want = std::min(sizeof buffer, maxBytes + 1 - bytes.size());
-            const ssize_t n = ::read(fd, buffer, want);
-            if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                return failedLoad(name, "io", "cannot read '" + name + "': " + std::strerror(errno));
-            }
-            if (n == 0)
-                break;
-            // Grown by hand, so that a pipe near the limit never asks for twice the limit.
-            const std::size_t needed = bytes.size() + static_cast<std::size_t>(n);
-            if (needed > bytes.capacity())
-                bytes.reserve(std::min(std::max(2 * bytes.capacity(), needed), maxBytes + 1));
-            bytes.append(buffer, static_cast<std::size_t>(n));
-        }
-    } catch (const std::bad_alloc &) {
-        const std::size_t got = bytes.size();
-        std::string().swap(bytes);
-        return failedLoad(name, "out-of-memory",
-            "not enough memory to read '" + name + "' (" + std::to_string(got) + " bytes read)");
-    }
-    if (bytes.size() > maxBytes)
+    const BoundedRead read = readDescriptor(fd, maxBytes, bytes);
+    switch (read.status) {
+    case Status::Ok:
+        break;
+    case Status::Folder:
+        return failedLoad(name, "io", "cannot read '" + name + "': it is a folder, not a pipeline file");
+    case Status::Device:
+        return failedLoad(name, "io",
+            "cannot read '" + name + "': it is " + (read.blockDevice ? "a block device" : "a character device")
+                + ", not a regular file or a pipe");
+    case Status::ReadError:
+        return failedLoad(name, "io", "cannot read '" + name + "': " + std::strerror(read.error));
+    case Status::TooLarge:
         return failedLoad(name, "input-too-large",
-            tooLargeMessage("it holds more than " + std::to_string(maxBytes) + " bytes", maxBytes));
+            tooLargeMessage(read.regularFile ? "the file has " + std::to_string(read.size) + " bytes"
+                                             : "it holds more than " + std::to_string(maxBytes) + " bytes",
+                maxBytes));
+    case Status::OutOfMemory:
+        return failedLoad(name, "out-of-memory",
+            "not enough memory to read '" + name + "' (" + std::to_string(read.size) + " bytes read)");
+    }
     return parsePipeline(bytes, name);
 }
 
