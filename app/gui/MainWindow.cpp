@@ -154,9 +154,11 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     connect(m_compare, &ComparePanel::sideBySideChanged, m_workspace, &GraphWorkspace::setSideBySide);
     connect(m_workspace, &GraphWorkspace::sideBySideChanged, m_compare, &ComparePanel::setSideBySide);
     connect(m_stepper, &StepperPanel::presentationModeChanged, this, &MainWindow::setPresentationMode);
-    // Escape leaves presentation mode (as F5 does); it does nothing otherwise.
-    auto *leavePresentation = new QShortcut(QKeySequence(Qt::Key_Escape), this);
-    connect(leavePresentation, &QShortcut::activated, this, [this]() {
+    // Escape leaves presentation mode (as F5 does). Enabled only then: otherwise the
+    // widgets take it (the Find box clears, the graph drops its selection).
+    m_leavePresentation = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    m_leavePresentation->setEnabled(false);
+    connect(m_leavePresentation, &QShortcut::activated, this, [this]() {
         if (m_presentation)
             setPresentationMode(false);
     });
@@ -174,6 +176,12 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     connect(m_workspace->layouts(), &LayoutController::layoutReady, this, &MainWindow::updateStatus);
     connect(m_run, &RunPanel::launched, this, &MainWindow::runLaunched);
     connect(m_runController, &RunController::launchFinished, this, &MainWindow::runFinished);
+    // Each stage's own command (stage two's replaces stage one's).
+    connect(m_runController, &RunController::stageStarted, this, [this]() {
+        statusBar()->showMessage(tr("Started: %1").arg(m_runController->currentCommand()), kStatusMessageMs);
+    });
+    connect(m_run, &RunPanel::message, this,
+        [this](const QString &message) { statusBar()->showMessage(message, kStatusMessageMs); });
     connect(m_run, &RunPanel::toolFinished, this, [this](bool ok, const QString &message) {
         statusBar()->showMessage(ok ? message : tr("Failed: %1").arg(message), kStatusMessageMs);
     });
@@ -217,6 +225,7 @@ void MainWindow::createDocks()
     m_monitor = new RunMonitor(m_runController, this);
     m_historyPanel = new RunHistoryPanel(m_runHistory, this);
     m_run->setHistory(m_runHistory); // Resume after a restart: the history's last launch
+    m_monitor->setHistory(m_runHistory); // and the monitor shows it until the next launch
     m_runningUnit = new RunningUnitMarker(m_runController, m_document, m_workspace->scene(), this);
 
     // Each dock joins its tab group as soon as it is added: docks side by side for a
@@ -352,6 +361,19 @@ void MainWindow::createActions()
     connect(m_document, &SplitDocument::trainingChanged, this, [this, seed, safe]() {
         (m_document->training().mode == SplitMode::Safe ? safe : seed)->setChecked(true);
     });
+    // A launch trains the configuration it started with: while it runs, nothing may
+    // change it, or the graph, the Run panel and the ring of the unit running now would
+    // describe another run than the one going.
+    connect(m_runController, &RunController::stateChanged, this, [this, modes]() {
+        const auto session = m_runController->session();
+        const bool running = m_runController->isRunning() && session;
+        modes->setEnabled(!running);
+        m_training->setLocked(running
+                ? tr("The launch going now (%1) trains this configuration: %2. Cancel it, or wait for it to end, "
+                     "to change it.")
+                      .arg(runKindTitle(session->kind()), session->config().label())
+                : QString());
+    });
     split->addSeparator();
     split->addAction(tr("&Compare seed vs safe"), this, [this]() {
         m_compare->compareOtherMode();
@@ -426,7 +448,6 @@ void MainWindow::showDock(const QString &objectName)
 void MainWindow::runLaunched()
 {
     showDock(QStringLiteral("RunMonitorDock"));
-    statusBar()->showMessage(tr("Started: %1").arg(m_runController->currentCommand()), kStatusMessageMs);
 }
 
 void MainWindow::runFinished()
@@ -435,16 +456,15 @@ void MainWindow::runFinished()
     if (!session)
         return;
     m_runHistory->add(session);
-    statusBar()->showMessage(tr("%1: %2").arg(runKindTitle(session->kind()), session->summary()), kStatusMessageMs);
-    // A finished baseline and a finished split launch: show what the split bought.
-    const bool pair = session->outcome() == StageRun::Outcome::Finished
-        && (session->kind() == RunKind::Baseline || session->kind() == RunKind::Both
-            || session->kind() == RunKind::StageTwo);
-    if (pair && m_historyPanel->compareBaselineAndSplit(session->id()))
-        statusBar()->showMessage(tr("%1: %2 · Run history compares it with the %3")
-                                     .arg(runKindTitle(session->kind()), session->summary(),
-                                         session->kind() == RunKind::Baseline ? tr("split") : tr("baseline")),
-            kStatusMessageMs);
+    QString message = tr("%1: %2").arg(runKindTitle(session->kind()), session->summary());
+    // The history shows the launch (with its baseline or split when they pair up), unless
+    // the user compares two runs of their choice there: that comparison stays.
+    if (m_historyPanel->comparisonChosenByHand())
+        message += tr(" · the Run history keeps the comparison you chose");
+    else if (m_historyPanel->showFinishedLaunch(session->id()))
+        message += tr(" · Run history compares it with the %1")
+                       .arg(session->kind() == RunKind::Baseline ? tr("split") : tr("baseline"));
+    statusBar()->showMessage(message, kStatusMessageMs);
 }
 
 void MainWindow::rebuildExamplesMenu(QMenu *menu)
@@ -656,6 +676,7 @@ void MainWindow::setPresentationMode(bool on)
     if (on == m_presentation)
         return;
     m_presentation = on;
+    m_leavePresentation->setEnabled(on);
     m_stepper->setPresentationMode(on);
     if (on) {
         // Only the graph and the stepper, large: for a projector.
@@ -689,10 +710,16 @@ void MainWindow::showShortcuts()
     QMessageBox::information(this, tr("Keyboard shortcuts"),
         tr("<table cellspacing=4>"
            "<tr><td><b>Ctrl+O</b></td><td>open a pipeline (or drop a .json file on the window)</td></tr>"
+#ifdef SPLITSCOPE_HAVE_IMPORTER
+           "<tr><td><b>Ctrl+I</b></td><td>import a DiffSynth-Studio source (.py file or folder)</td></tr>"
+#endif
+           "<tr><td><b>Shift+F5</b></td><td>reload the pipeline file (also one that failed to load)</td></tr>"
            "<tr><td><b>Ctrl+F</b></td><td>find a unit; Enter jumps to the next match</td></tr>"
-           "<tr><td><b>wheel, + / −</b></td><td>zoom around the pointer; <b>Ctrl+0</b> or <b>F</b> fits</td></tr>"
+           "<tr><td><b>wheel, + / −</b></td><td>zoom around the pointer; <b>Ctrl+0</b> or <b>F</b> fits; "
+           "<b>Ctrl+1</b> actual size</td></tr>"
            "<tr><td><b>drag</b></td><td>pan; the overview in the corner moves the view too</td></tr>"
-           "<tr><td><b>click</b></td><td>select a unit and highlight its upstream and downstream</td></tr>"
+           "<tr><td><b>click</b></td><td>select a unit and highlight its upstream and downstream; "
+           "<b>Esc</b> clears (in the Find box: clears the text, then leaves it)</td></tr>"
            "<tr><td><b>Ctrl+Home / End</b></td><td>first step (X0) / the split</td></tr>"
            "<tr><td><b>Ctrl+← / → or , / .</b></td><td>previous / next step</td></tr>"
            "<tr><td><b>P</b></td><td>play or pause the stepper</td></tr>"
@@ -702,7 +729,9 @@ void MainWindow::showShortcuts()
            "<tr><td><b>Ctrl+E</b></td><td>export PNG</td></tr>"
            "<tr><td><b>Ctrl+R</b></td><td>run both stages; <b>Ctrl+Shift+R</b> the one-stage baseline; "
            "<b>Ctrl+Shift+1 / 2</b> stage one / two</td></tr>"
-           "<tr><td><b>Ctrl+Shift+X</b></td><td>cancel the run (again: stop at once)</td></tr>"
+           "<tr><td><b>Ctrl+Shift+X</b></td><td>cancel the run (again: stop at once); <b>Ctrl+Shift+T</b> "
+           "resumes a cancelled launch</td></tr>"
+           "<tr><td><b>Delete</b></td><td>in the Run history: delete the selected runs (asks first)</td></tr>"
            "</table>"));
 }
 

@@ -6,6 +6,7 @@
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QShortcut;
 
 namespace splitscope {
 
@@ -126,6 +127,7 @@ private:
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
     QLabel *m_status = nullptr;
+    QShortcut *m_leavePresentation = nullptr;
     QStringList m_recent;
     bool m_presentation = false;
     QByteArray m_statePresentationSaved;

@@ -177,16 +177,12 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
 QString applyRunOptions(MainWindow &window, const GuiOptions &o)
 {
     if (!o.runSettings.isEmpty()) {
-        QFile file(o.runSettings);
-        if (!file.open(QIODevice::ReadOnly))
-            return QStringLiteral("--run-settings: %1: %2").arg(o.runSettings, file.errorString());
-        QJsonParseError parseError;
-        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-        if (parseError.error != QJsonParseError::NoError || !doc.isObject())
-            return QStringLiteral("--run-settings: %1: not a JSON object (%2 at offset %3)")
-                .arg(o.runSettings, parseError.errorString())
-                .arg(parseError.offset);
-        window.runPanel()->setSettings(RunSettings::fromJson(doc.object(), RunPanel::defaultSettings()));
+        // Checked as main() checks it: the same messages (file, line and column, key).
+        QStringList errors;
+        const auto settings = readRunSettingsFile(o.runSettings, RunPanel::defaultSettings(), &errors);
+        if (!settings)
+            return QStringLiteral("--run-settings: %1").arg(errors.join(QStringLiteral("; ")));
+        window.runPanel()->setSettings(*settings);
     }
     if (!o.runHistory.isEmpty()) {
         QString error;

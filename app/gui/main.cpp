@@ -159,18 +159,26 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "splitscope: %s\n", qPrintable(error));
             return kExitFailure;
         }
-        if (written != options.size) {
-            // The docked panels need a minimum size: the window (and the picture) cannot be smaller.
+        // The picture is in device pixels: --size times the scale (QT_SCALE_FACTOR=1.5 makes
+        // 1280x800 a 1920x1200 picture). Only a window larger than asked is worth a word.
+        const qreal scale = window.devicePixelRatio();
+        const QSize logical(qRound(written.width() / scale), qRound(written.height() / scale));
+        if (logical.width() > options.size.width() || logical.height() > options.size.height()) {
+            // The docked panels need a minimum size: the window cannot be smaller.
             QStringList needs;
-            if (written.width() > options.size.width())
-                needs << QStringLiteral("%1 px wide").arg(written.width());
-            if (written.height() > options.size.height())
-                needs << QStringLiteral("%1 px high").arg(written.height());
+            if (logical.width() > options.size.width())
+                needs << QStringLiteral("%1 px wide").arg(logical.width());
+            if (logical.height() > options.size.height())
+                needs << QStringLiteral("%1 px high").arg(logical.height());
             std::fprintf(stderr,
                 "splitscope: --size %dx%d: the window cannot be that small (its panels need at least %s); "
                 "the picture is %dx%d\n",
                 options.size.width(), options.size.height(), qPrintable(needs.join(QStringLiteral(" and "))),
                 written.width(), written.height());
+        } else if (written != options.size) {
+            std::fprintf(stderr, "splitscope: the picture is %dx%d device pixels: the %dx%d window at a scale of %s\n",
+                written.width(), written.height(), options.size.width(), options.size.height(),
+                qPrintable(QString::number(scale, 'g', 3)));
         }
         return kExitOk;
     }

@@ -78,7 +78,10 @@ inline bool writeManifest(const QString &cacheDir, bool complete, const QStringL
 //   "ok" (or no file): a training stage writes epoch-0.safetensors, loss.csv and
 //       training_args.json into its --output_path; exit 0 with final loss 1.99973;
 //   "cancel": a training stage writes resume.safetensors too; exit 4 (cancelled);
-//   "wait": step 896 of 1600, then waits for SIGTERM and exits 4.
+//   "wait": step 896 of 1600, then waits for SIGTERM and exits 4;
+//   "steps": stage one finishes; a training stage without --resume runs steps 1-3
+//       and is cancelled (exit 4, a resume state written), with --resume it runs
+//       steps 4-6 and finishes.
 // Returns the script's path ("" if it could not be written).
 inline QString writeFakeWorker(const QString &dir)
 {
@@ -102,6 +105,19 @@ case "$task" in
      for f in epoch-0.safetensors loss.csv training_args.json; do echo "$task" > "$out/$f"; done
      [ "$mode" = cancel ] && echo state > "$out/resume.safetensors" ;;
 esac
+resume=""
+for a in "$@"; do [ "$a" = "--resume" ] && resume=1; done
+if [ "$mode" = steps ]; then
+  case "$task" in *:data_process) echo '{"event":"done","time":0.1,"exit_status":0}'; exit 0 ;; esac
+  echo '{"event":"stage","time":0,"stage":"train","total_steps":6,"epochs":2}'
+  if [ -z "$resume" ]; then
+    for i in 1 2 3; do echo "{\"event\":\"step\",\"time\":0.$i,\"epoch\":0,\"step\":$i,\"total_steps\":6,\"loss\":2.$i}"; done
+    echo state > "$out/resume.safetensors"
+    echo '{"event":"done","time":0.5,"exit_status":4,"steps":3,"final_loss":2.3}'; exit 4
+  fi
+  for i in 4 5 6; do echo "{\"event\":\"step\",\"time\":0.$i,\"epoch\":1,\"step\":$i,\"total_steps\":6,\"loss\":1.$i}"; done
+  echo '{"event":"done","time":0.7,"exit_status":0,"steps":6,"final_loss":1.6}'; exit 0
+fi
 case "$mode" in
   cancel) echo '{"event":"done","time":0.1,"exit_status":4,"steps":3}'; exit 4 ;;
   wait) trap 'echo "{"event":"done","time":1,"exit_status":4}"; exit 4' TERM

@@ -5,6 +5,7 @@
 // record, the run history on disk, its table and the comparison of two runs.
 #include "RunTestSupport.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/run/RunChecks.h"
 #include "widgets/run/RunComparisonModel.h"
 #include "widgets/run/RunEvent.h"
@@ -13,18 +14,23 @@
 #include "widgets/run/RunHistoryModel.h"
 #include "widgets/run/RunHistoryPanel.h"
 #include "widgets/run/RunSession.h"
+#include "widgets/run/LossChartView.h"
 
 #include "core/PipelineFile.h"
 #include "resources/Examples.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QBrush>
 #include <QColor>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <cmath>
 
@@ -130,6 +136,8 @@ private Q_SLOTS:
     void historyModel();
     void comparison();
     void baselinePairsOnlyWithTheSameTraining();
+    void historySelectionAndShownRunsAgree();
+    void historyDeleteAsksFirst();
     void formats();
 };
 
@@ -324,7 +332,7 @@ void TestRunConfig::settingsFileIsChecked_data()
     QTest::addRow("valid") << QByteArray(R"({"num_epochs": 3, "learning_rate": 0.005, "seed": 7, "allow_hazards": true})")
                            << "";
     QTest::addRow("epochs a string") << QByteArray(R"({"num_epochs": "abc"})")
-                                     << "num_epochs: must be a whole number from 1 to 100000, not the string \"abc\"";
+                                     << "num_epochs: must be a whole number from 1 to 1000000, not the string \"abc\"";
     QTest::addRow("negative learning rate") << QByteArray(R"({"learning_rate": -1})")
                                             << "learning_rate: must be greater than 0, not -1";
     QTest::addRow("learning rate a string") << QByteArray(R"({"learning_rate": "0.005"})")
@@ -333,14 +341,23 @@ void TestRunConfig::settingsFileIsChecked_data()
     QTest::addRow("unknown key") << QByteArray(R"({"colour": "red"})") << "colour: unknown key (the keys are ";
     QTest::addRow("fraction") << QByteArray(R"({"lora_rank": 2.5})")
                               << "lora_rank: must be a whole number from 1 to 4096, not 2.5";
-    QTest::addRow("zero epochs") << QByteArray(R"({"num_epochs": 0})") << "num_epochs: must be from 1 to 100000, not 0";
+    QTest::addRow("zero epochs") << QByteArray(R"({"num_epochs": 0})") << "num_epochs: must be from 1 to 1000000, not 0";
+    // The command line's range (it was 1 to 100000 here, 1 to 1000000 there).
+    QTest::addRow("epochs beyond the CLI's") << QByteArray(R"({"num_epochs": 1000001})")
+                                             << "num_epochs: must be from 1 to 1000000, not 1000001";
+    // A key given twice was taken silently (the last one), where the pipeline loader refuses it.
+    QTest::addRow("duplicate key") << QByteArray("{\"num_epochs\": 2,\n \"num_epochs\": 3}")
+                                   << "line 2, column 2: \"num_epochs\" appears twice (each key may be given once)";
     QTest::addRow("seed beyond the field") << QByteArray(R"({"seed": 123456789012})")
-                                           << "seed: must be from 0 to 2147483647, not 1.23457e+11";
+                                           << "seed: must be from 0 to 2147483647, not 123456789012";
     QTest::addRow("flag a number") << QByteArray(R"({"allow_hazards": 1})") << "allow_hazards: must be true or false, not 1";
     QTest::addRow("path a number") << QByteArray(R"({"output_path": 5})")
-                                   << "output_path: must be a string (a folder or a list), not 5";
+                                   << "output_path: must be a folder as a string, not 5";
+    QTest::addRow("targets a list") << QByteArray(R"({"lora_target_modules": ["to_q"]})")
+                                    << "lora_target_modules: must be a string of module names separated by commas";
     QTest::addRow("not an object") << QByteArray("[1]") << "not a JSON object of settings";
-    QTest::addRow("not JSON") << QByteArray("{\"num_epochs\": ") << "not JSON (";
+    // Where, as line and column (it said "offset 15").
+    QTest::addRow("not JSON") << QByteArray("{\n  \"num_epochs\": ") << "line 2, column 17: not JSON: ";
 }
 
 void TestRunConfig::settingsFileIsChecked()
@@ -543,14 +560,15 @@ void TestRunConfig::cacheOfTheSameSplitWhateverTheMode()
     moved.stageOneUnits.removeLast();
     QList<RunIssue> issues = validateRun(moved, tiny(), RunKind::StageTwo, 0);
     QCOMPARE(fields(issues), QList<RunField>{RunField::Cache});
-    QVERIFY2(issues[0].message.contains("stage-one units: the cache has [Shape, Prompt, Vae], this run [Shape, Prompt]"),
+    // What moved, not both lists whole (they were 20 names long in the panel).
+    QVERIFY2(issues[0].message.contains("stage-one units: Vae moved to stage two"),
         qPrintable(issues[0].message));
     // Stage two needs every param it reads; stage one continues only the same cache.
     RunConfig reads = c;
     reads.cacheSet = {QStringLiteral("latents")};
     QVERIFY(validateRun(reads, tiny(), RunKind::StageTwo, 0).isEmpty()); // the cache stores more than it reads
     issues = validateRun(reads, tiny(), RunKind::StageOne, 0);
-    QVERIFY2(messages(issues).contains("stored params: the cache has [latents, prompt_emb], this run [latents]"),
+    QVERIFY2(messages(issues).contains("stored params: the cache stores prompt_emb, this split does not"),
         qPrintable(messages(issues)));
     reads.cacheSet = {QStringLiteral("latents"), QStringLiteral("noise")};
     issues = validateRun(reads, tiny(), RunKind::StageTwo, 0);
@@ -750,7 +768,7 @@ void TestRunConfig::historyModel()
     QCOMPARE(model.index(0, RunHistoryModel::LossColumn).data().toString(), QStringLiteral("0.125000"));
     // The configuration says epochs and dataset (the tooltip, everything).
     QCOMPARE(model.index(0, RunHistoryModel::ConfigurationColumn).data().toString(),
-        QString::fromUtf8("nothing to train · seed split · 2 epochs · dataset data"));
+        QString::fromUtf8("nothing to train · seed split · 2 epochs · w/data"));
     QVERIFY(model.index(0, RunHistoryModel::ConfigurationColumn)
                 .data(Qt::ToolTipRole)
                 .toString()
@@ -860,6 +878,111 @@ void TestRunConfig::baselinePairsOnlyWithTheSameTraining()
     QVERIFY2(otherPanel.summaryLabel()->text().contains(
                  QLatin1String("differ in trainable models (none) vs text_encoder; split mode seed vs safe")),
         qPrintable(otherPanel.summaryLabel()->text()));
+}
+
+void TestRunConfig::historySelectionAndShownRunsAgree()
+{
+    // After a launch, a failed pairing cleared the comparison but left the old pair
+    // selected; it also replaced a comparison the user had chosen; one selected run
+    // showed no curves at all.
+    RunHistory history;
+    RunHistoryPanel panel(&history);
+    panel.resize(1200, 600);
+    panel.show();
+    const auto baseline = finishedSession(RunKind::Baseline, 10, 3 << 20, 0.25, 2);
+    const auto split = finishedSession(RunKind::Both, 8, 3 << 20, 0.25, 2);
+    const auto other = finishedSession(RunKind::Both, 8, 3 << 20, 0.25, 2, 4);
+    history.add(baseline);
+    history.add(split);
+    QTableView *table = panel.table();
+    auto selectedIds = [table]() {
+        QStringList ids;
+        for (const QModelIndex &row : table->selectionModel()->selectedRows())
+            ids << row.data(RunHistoryModel::IdRole).toString();
+        std::sort(ids.begin(), ids.end());
+        return ids;
+    };
+
+    // One run selected by the user: its curves, and no comparison.
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(table->model()->index(1, 1)).center());
+    QCOMPARE(selectedIds(), QStringList{baseline->id()});
+    QCOMPARE(panel.lossChart()->runCount(), 1);
+    QCOMPARE(panel.lossChart()->rawPoints(0), 2);
+    QVERIFY(!panel.comparison()->runA());
+    QVERIFY2(plainTextOf(panel.summaryLabel()->text()).startsWith(QLatin1String("One-stage baseline")),
+        qPrintable(panel.summaryLabel()->text()));
+
+    // The user selects two runs: they are compared, and a launch that ends keeps them.
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::ControlModifier,
+        table->visualRect(table->model()->index(0, 1)).center());
+    QCOMPARE(panel.comparison()->runA()->id(), baseline->id());
+    QVERIFY(panel.comparisonChosenByHand());
+    history.add(other);
+    QVERIFY(!panel.showFinishedLaunch(other->id()));
+    QCOMPARE(panel.comparison()->runB()->id(), split->id());
+    QStringList pair{baseline->id(), split->id()};
+    std::sort(pair.begin(), pair.end());
+    QCOMPARE(selectedIds(), pair);
+
+    // Without a comparison of the user's: a launch without a partner is shown alone, selected.
+    table->clearSelection();
+    QVERIFY(!panel.comparisonChosenByHand());
+    QVERIFY(!panel.showFinishedLaunch(other->id()));
+    QCOMPARE(selectedIds(), QStringList{other->id()});
+    QVERIFY(!panel.comparison()->runA());
+    QCOMPARE(panel.lossChart()->runCount(), 1);
+    // Baseline vs split that finds no pair leaves nothing selected as if compared.
+    QVERIFY(panel.compareBaselineAndSplit());
+    QCOMPARE(selectedIds(), pair);
+    QVERIFY(!panel.comparisonChosenByHand());
+    QVERIFY(!panel.compareBaselineAndSplit(other->id()));
+    QCOMPARE(selectedIds(), QStringList());
+    QVERIFY(!panel.comparison()->runA());
+    QCOMPARE(panel.lossChart()->runCount(), 0);
+    // Tab leaves the table (it went from cell to cell and never out).
+    QVERIFY(!table->tabKeyNavigation());
+
+    // A dataset folder named "dataset" is not "dataset dataset".
+    RunConfig c;
+    c.settings.datasetPath = QStringLiteral("/w/tiny-qwen-image/dataset");
+    QCOMPARE(c.numbersLabel(), QString::fromUtf8("1 epoch · tiny-qwen-image/dataset"));
+}
+
+void TestRunConfig::historyDeleteAsksFirst()
+{
+    // Delete removed runs at once, without a word; the Delete key did nothing.
+    RunHistory history;
+    RunHistoryPanel panel(&history);
+    panel.resize(1000, 500);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    history.add(finishedSession(RunKind::Baseline, 10, 3 << 20, 0.25, 2));
+    history.add(finishedSession(RunKind::Both, 8, 3 << 20, 0.25, 2));
+    panel.table()->selectAll();
+    QString asked;
+    QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
+    auto answer = [&](QMessageBox::StandardButton button) {
+        QTimer::singleShot(50, [&, button]() {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            QVERIFY(box);
+            asked = box->text();
+            defaultButton = box->standardButton(box->defaultButton());
+            box->button(button)->click();
+        });
+    };
+    // The key, with the table focused: asked, default No; No keeps both.
+    panel.table()->setFocus();
+    answer(QMessageBox::No);
+    QTest::keyClick(panel.table(), Qt::Key_Delete);
+    QVERIFY2(asked.startsWith(QLatin1String("Delete these 2 runs from the run history?")), qPrintable(asked));
+    QCOMPARE(defaultButton, QMessageBox::No);
+    QCOMPARE(history.count(), 2);
+    panel.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    panel.table()->setFocus();
+    answer(QMessageBox::Yes);
+    QTest::keyClick(panel.table(), Qt::Key_Delete);
+    QCOMPARE(history.count(), 0);
 }
 
 void TestRunConfig::formats()

@@ -14,6 +14,11 @@
 
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
+#include "widgets/graph/GraphView.h"
+#include "widgets/graph/GraphWorkspace.h"
+#include "widgets/graph/SplitGraphScene.h"
+#include "widgets/panels/TrainingPanel.h"
+#include "widgets/run/LossChartView.h"
 #include "widgets/run/RunCharts.h"
 #include "widgets/run/RunController.h"
 #include "widgets/run/RunHistory.h"
@@ -29,6 +34,8 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QCompleter>
+#include <QAbstractItemView>
 #include <QDir>
 #include <QDockWidget>
 #include <QGuiApplication>
@@ -39,11 +46,13 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTableView>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -133,6 +142,9 @@ private Q_SLOTS:
     void trainingChoiceIsRestoredWithTheFields();
     void eachLaunchWritesIntoItsOwnFolder();
     void resumeSurvivesARestart();
+    void resumedLaunchIsOneLaunch();
+    void trainingIsLockedWhileALaunchRuns();
+    void keysAndQuestionsBehave();
     void aRunningLaunchSaysSo();
     void wheelScrollsTheFormNotTheFields();
     void settingsLayoutAndHistorySurviveARestart();
@@ -378,7 +390,7 @@ void TestRunPanel::cacheOfTheSameSplitIsTakenInEitherMode()
 
     // Another split (the text encoder trained too): refused, saying what differs.
     document->setModelTrainable("text_encoder", true);
-    QTRY_VERIFY2(panel->fieldMessage(RunField::Cache).contains(QLatin1String("stage-one units: the cache has [")),
+    QTRY_VERIFY2(panel->fieldMessage(RunField::Cache).contains(QLatin1String(" moved to stage two")),
         qPrintable(panel->fieldMessage(RunField::Cache)));
 }
 
@@ -570,6 +582,7 @@ void TestRunPanel::resumeSurvivesARestart()
     QVERIFY(!second.isEmpty());
     RunApp app(worker, historyPath, c.settings);
     QVERIFY(app.panel->resumeAction()->isEnabled());
+    const QString interruptedId = app.panel->resumableLaunch()->id();
     setFakeWorkerMode(dir.path(), "ok");
     QVERIFY(app.panel->resume());
     QVERIFY(app.controller.waitForIdle(30000));
@@ -581,9 +594,187 @@ void TestRunPanel::resumeSurvivesARestart()
     QCOMPARE(resumed->config().runFolder, second);
     QCOMPARE(resumed->outcome(), StageRun::Outcome::Finished);
     QVERIFY(!app.panel->resumeAction()->isEnabled());
-    QCOMPARE(app.history.count(), 4);
-    QCOMPARE(RunHistoryModel(&app.history).index(0, RunHistoryModel::OutputColumn).data().toString(),
-        QDir::toNativeSeparators(second));
+    // One launch, one row: the resumed launch replaced its cancelled entry (it was two
+    // rows, "cancelled" and "(resumed)", and Baseline vs split paired the second alone).
+    QCOMPARE(resumed->id(), interruptedId);
+    QCOMPARE(app.history.count(), 3);
+    QCOMPARE(app.history.indexOf(interruptedId), 2);
+    RunHistoryModel model(&app.history);
+    QCOMPARE(model.index(0, RunHistoryModel::OutputColumn).data().toString(), QDir::toNativeSeparators(second));
+    QCOMPARE(model.index(0, RunHistoryModel::OutcomeColumn).data().toString(), QStringLiteral("finished"));
+    // Its one training stage went on: the cancelled process's time is part of it.
+    QCOMPARE(resumed->stages().size(), std::size_t(1));
+    QVERIFY(resumed->stages().front().priorSeconds > 0);
+    QVERIFY(resumed->stages().front().processSeconds > resumed->stages().front().priorSeconds);
+}
+
+void TestRunPanel::resumedLaunchIsOneLaunch()
+{
+    // Resume made a second launch: the monitor showed a "Stage two" launch from step 4
+    // without the earlier curve, the history kept "Both stages, cancelled" and "Stage two
+    // (resumed)" as two rows (Baseline vs split then paired stage two alone, without
+    // stage one's time), and a cancelled run's loss was called final.
+    QTemporaryDir dir;
+    const QString worker = writeFakeWorker(dir.path());
+    QVERIFY(setFakeWorkerMode(dir.path(), "steps"));
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    const QString historyPath = dir.filePath(QStringLiteral("run-history.json"));
+    QString launchId;
+    {
+        RunApp app(worker, historyPath, c.settings);
+        RunMonitor monitor(&app.controller);
+        QVERIFY(app.panel->launch(RunKind::Both));
+        QVERIFY(app.controller.waitForIdle(30000));
+        const auto cancelled = app.controller.session();
+        QCOMPARE(cancelled->outcome(), StageRun::Outcome::Cancelled);
+        launchId = cancelled->id();
+        const QString details = plainTextOf(monitor.detailsLabel()->text());
+        QVERIFY2(details.contains(QLatin1String("Last loss")) && !details.contains(QLatin1String("Final loss")),
+            qPrintable(details));
+        QVERIFY2(cancelled->summary().contains(QLatin1String("last loss 2.30000")), qPrintable(cancelled->summary()));
+        QCOMPARE(RunHistoryModel(&app.history).index(0, RunHistoryModel::LossColumn).data().toString(),
+            QStringLiteral("2.30000 (last)"));
+    }
+    // After a restart, the monitor shows the launch Resume would continue, with its curve.
+    RunApp app(worker, historyPath, c.settings);
+    RunMonitor monitor(&app.controller);
+    monitor.setHistory(&app.history);
+    QVERIFY2(plainTextOf(monitor.titleLabel()->text()).startsWith(QLatin1String("Last launch (")),
+        qPrintable(monitor.titleLabel()->text()));
+    QCOMPARE(monitor.lossChart()->rawPoints(0), 3);
+    QVERIFY(app.panel->resume());
+    QVERIFY(app.controller.waitForIdle(30000));
+    const auto resumed = app.controller.session();
+    QCOMPARE(resumed->id(), launchId);
+    QCOMPARE(resumed->kind(), RunKind::Both);
+    QCOMPARE(resumed->outcome(), StageRun::Outcome::Finished);
+    QCOMPARE(resumed->stages().size(), std::size_t(2));
+    QVERIFY(resumed->stage(RunStage::StageOne)->processSeconds > 0); // stage one's time counts
+    const StageRun *training = resumed->trainingStage();
+    QCOMPARE(training->loss.size(), 6); // steps 1-3, then 4-6: one curve
+    QCOMPARE(training->loss.front().x(), 1.0);
+    QCOMPARE(training->loss.back().x(), 6.0);
+    QCOMPARE(monitor.lossChart()->rawPoints(0), 6);
+    QVERIFY2(plainTextOf(monitor.detailsLabel()->text()).contains(QLatin1String("Final loss")),
+        qPrintable(monitor.detailsLabel()->text()));
+    QCOMPARE(app.history.count(), 1);
+    RunHistoryModel model(&app.history);
+    QCOMPARE(model.index(0, RunHistoryModel::LaunchColumn).data().toString(), QStringLiteral("Both stages (resumed)"));
+    QCOMPARE(model.index(0, RunHistoryModel::OutcomeColumn).data().toString(), QStringLiteral("finished"));
+    QCOMPARE(model.index(0, RunHistoryModel::LossColumn).data().toString(), QStringLiteral("1.60000"));
+}
+
+void TestRunPanel::trainingIsLockedWhileALaunchRuns()
+{
+    // During a run the training configuration could change: the graph recoloured and the
+    // Run panel described another run than the one going.
+    QTemporaryDir dir;
+    const QString worker = writeFakeWorker(dir.path());
+    QVERIFY(setFakeWorkerMode(dir.path(), "wait"));
+    MainWindow window(false);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.runController()->setWorkerProgram(worker);
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    window.runPanel()->setSettings(c.settings);
+    TrainingPanel *training = window.trainingPanel();
+    QVERIFY(training->modelTable()->isEnabled());
+    QAction *safe = nullptr;
+    for (QAction *top : window.menuBar()->actions()) {
+        if (top->text().remove(QLatin1Char('&')) == QLatin1String("Split"))
+            for (QAction *a : top->menu()->actions())
+                if (a->text().remove(QLatin1Char('&')).startsWith(QLatin1String("Safe")))
+                    safe = a;
+    }
+    QVERIFY(safe && safe->isEnabled());
+
+    QVERIFY(window.runPanel()->launch(RunKind::Baseline));
+    QVERIFY(training->isLocked());
+    QVERIFY(!training->modelTable()->isEnabled());
+    QVERIFY(!training->loraCombo()->isEnabled());
+    QVERIFY(training->lockLabel()->isVisible());
+    QVERIFY2(plainTextOf(training->lockLabel()->text()).contains(QLatin1String("Cancel it")),
+        qPrintable(training->lockLabel()->text()));
+    QVERIFY(!safe->isEnabled()); // Alt+2 neither
+    const SplitMode before = window.document()->training().mode;
+    safe->trigger();
+    QCOMPARE(window.document()->training().mode, before);
+
+    window.runPanel()->cancel();
+    QVERIFY(window.runController()->waitForIdle(30000));
+    QVERIFY(!training->isLocked());
+    QVERIFY(training->modelTable()->isEnabled());
+    QVERIFY(!training->lockLabel()->isVisible());
+    QVERIFY(safe->isEnabled());
+}
+
+void TestRunPanel::keysAndQuestionsBehave()
+{
+    QTemporaryDir dir;
+    MainWindow window(false);
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.showDock(QStringLiteral("RunDock"));
+
+    // Tab moves on from every table (it went from cell to cell, never out).
+    for (QTableView *table : window.findChildren<QTableView *>())
+        QVERIFY2(!table->tabKeyNavigation(), qPrintable(table->parentWidget()->metaObject()->className()));
+
+    // Escape in the Find box clears it, then leaves it; in the graph it clears the selection.
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QLineEdit *find = window.workspace()->searchField();
+    find->setFocus();
+    QTest::keyClicks(find, QStringLiteral("Prompt"));
+    QTest::keyClick(find, Qt::Key_Return);
+    QVERIFY(window.document()->currentUnit() != kNoUnit);
+    find->completer()->popup()->hide(); // an open completion list takes the first Escape itself
+    QTest::keyClick(find, Qt::Key_Escape);
+    QCOMPARE(find->text(), QString());
+    QVERIFY(find->hasFocus());
+    QTest::keyClick(find, Qt::Key_Escape);
+    QVERIFY(!find->hasFocus());
+    QVERIFY(window.workspace()->view()->hasFocus());
+    QTest::keyClick(window.workspace()->view(), Qt::Key_Escape);
+    QCOMPARE(window.document()->currentUnit(), kNoUnit);
+
+    // A refused launch's list is scrolled into view in a 1280x800 window (it was below it).
+    RunSettings s = tinyConfig(dir.path()).settings;
+    window.runPanel()->setSettings(s); // no dataset, no models
+    QVERIFY(!window.runPanel()->launch(RunKind::Both));
+    QLabel *status = window.runPanel()->statusLabel();
+    QTRY_VERIFY2(!status->visibleRegion().isEmpty(), "the refusal is out of view");
+    QVERIFY(plainTextOf(status->text()).startsWith(QLatin1String("Both stages cannot start")));
+
+    // "Replace the run?" summarizes 62 files, and every replace question defaults to No.
+    QVERIFY(writeDataset(s.datasetPath, 3));
+    QVERIFY(writeModelFiles(s.modelsRoot, tiny()));
+    s.newFolderPerLaunch = false;
+    for (int epoch = 0; epoch < 60; ++epoch)
+        QVERIFY(writeText(QDir(s.outputPath).filePath(QStringLiteral("epoch-%1.safetensors").arg(epoch)), "x"));
+    QVERIFY(writeText(QDir(s.outputPath).filePath(QStringLiteral("loss.csv")), "x"));
+    QVERIFY(writeText(QDir(s.outputPath).filePath(QStringLiteral("training_args.json")), "{}"));
+    window.runPanel()->setSettings(s);
+    QString asked;
+    QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
+    QTimer::singleShot(50, [&]() {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        asked = box->text();
+        defaultButton = box->standardButton(box->defaultButton());
+        box->button(QMessageBox::No)->click();
+    });
+    QVERIFY(!window.runPanel()->launchAsking(RunKind::Baseline));
+    QVERIFY2(asked.contains(QString::fromUtf8("60 checkpoints (epoch-0 … epoch-59), loss.csv, training_args.json")),
+        qPrintable(asked));
+    QCOMPARE(defaultButton, QMessageBox::No);
 }
 
 void TestRunPanel::aRunningLaunchSaysSo()

@@ -195,6 +195,15 @@ void GraphView::keyPressEvent(QKeyEvent *event)
             return;
         }
         break;
+    case Qt::Key_Escape:
+        // Escape clears the selection (and with it the highlighted lineage), also one
+        // made elsewhere (Find, the Inspector) before the boxes were laid out.
+        if (SplitGraphScene *shown = graphScene(); shown && shown->document()->currentUnit() != kNoUnit) {
+            shown->clearSelection();
+            shown->document()->setCurrentUnit(kNoUnit);
+            return;
+        }
+        break;
     default: break;
     }
     QGraphicsView::keyPressEvent(event);

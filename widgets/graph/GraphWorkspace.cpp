@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QAbstractItemView>
 #include <QCompleter>
 #include <QEvent>
 #include <QFontMetrics>
@@ -135,6 +136,7 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     connect(m_search, &QLineEdit::returnPressed, this, [this]() { findUnit(m_search->text()); });
     m_searchStatus->setMinimumWidth(90);
     m_info->installEventFilter(this); // re-elided on resize
+    m_search->installEventFilter(this); // Escape: clear, then leave the box
     auto *strip = new QHBoxLayout;
     strip->setContentsMargins(8, 4, 8, 4);
     strip->addWidget(m_info, 1);
@@ -279,6 +281,24 @@ bool GraphWorkspace::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched == m_info && event->type() == QEvent::Resize)
         showInfo();
+    if (watched == m_search && (event->type() == QEvent::KeyPress || event->type() == QEvent::ShortcutOverride)
+        && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape
+        && static_cast<QKeyEvent *>(event)->modifiers() == Qt::NoModifier) {
+        // The box takes Escape (no window shortcut gets it): the first clears the text, the
+        // next gives the focus back to the graph. An open completion list closes by itself.
+        if (m_search->completer() && m_search->completer()->popup()->isVisible())
+            return false;
+        event->accept();
+        if (event->type() == QEvent::ShortcutOverride)
+            return true;
+        if (!m_search->text().isEmpty()) {
+            m_search->clear();
+            m_searchStatus->clear();
+        } else {
+            m_view->setFocus(Qt::OtherFocusReason);
+        }
+        return true;
+    }
     return QWidget::eventFilter(watched, event);
 }
 

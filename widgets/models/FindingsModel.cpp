@@ -3,6 +3,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/common/WidgetHelpers.h"
+#include "widgets/graph/GraphStyle.h"
 
 #include <QColor>
 
@@ -19,6 +20,7 @@ FindingsModel::FindingsModel(SplitDocument *document, QObject *parent)
 void FindingsModel::rebuild()
 {
     beginResetModel();
+    m_prefix = m_document->hasPipeline() ? GraphStyle::commonUnitPrefix(m_document->graph()) : QString();
     const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
     m_hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
     m_violations = analysis ? static_cast<int>(analysis->verification.violations.size()) : 0;
@@ -119,7 +121,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     if (role == kUnitRole)
         return unit;
     if (role == Qt::DisplayRole)
-        return cells[index.column()];
+        return m_prefix.isEmpty() ? cells[index.column()] : QString(cells[index.column()]).remove(m_prefix);
     if (role == Qt::ToolTipRole)
         return tip;
     if (role == Qt::ForegroundRole && index.column() == KindColumn)

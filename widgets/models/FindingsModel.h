@@ -37,6 +37,9 @@ private:
     void rebuild();
 
     SplitDocument *m_document;
+    // The unit-name prefix the graph's boxes leave out ("QwenImageUnit_"): the tables leave it
+    // out too, so that the part of a name that differs is not elided away; tooltips keep it.
+    QString m_prefix;
     int m_hazards = 0;
     int m_violations = 0;
     int m_frozen = 0;

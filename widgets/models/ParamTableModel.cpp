@@ -3,6 +3,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/common/WidgetHelpers.h"
+#include "widgets/graph/GraphStyle.h"
 
 #include <QColor>
 
@@ -39,6 +40,7 @@ void ParamTableModel::rebuild()
 {
     beginResetModel();
     m_params.clear();
+    m_prefix = m_document->hasPipeline() ? GraphStyle::commonUnitPrefix(m_document->graph()) : QString();
     if (m_document->hasPipeline()) {
         const PipelineGraph &graph = m_document->graph();
         for (ParamId p = 0; p < graph.paramCount(); ++p)
@@ -86,7 +88,12 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
         return p;
     const PipelineGraph &graph = m_document->graph();
     const auto analysis = m_document->analysis();
-    auto unitName = [&](UnitId u) { return nameText(graph.unitName(u)); };
+    // Full names in tooltips; without the shared prefix in the cells.
+    auto unitName = [&](UnitId u) {
+        const QString name = nameText(graph.unitName(u));
+        return role == Qt::DisplayRole && !m_prefix.isEmpty() && name.startsWith(m_prefix) ? name.mid(m_prefix.size())
+                                                                                           : name;
+    };
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
         case ParamColumn: return nameText(graph.paramName(p));

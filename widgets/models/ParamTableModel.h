@@ -31,6 +31,9 @@ public:
     int rowOf(ParamId param) const;
 
 private:
+    // The unit-name prefix the graph's boxes leave out ("QwenImageUnit_"): the tables leave it
+    // out too, so that the part of a name that differs is not elided away; tooltips keep it.
+    QString m_prefix;
     void rebuild();
     void refreshCache();
 

@@ -3,6 +3,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/common/WidgetHelpers.h"
+#include "widgets/graph/GraphStyle.h"
 
 #include <QColor>
 #include <QFont>
@@ -24,6 +25,7 @@ void UnitPortsModel::rebuild()
 {
     beginResetModel();
     m_rows.clear();
+    m_prefix = m_document->hasPipeline() ? GraphStyle::commonUnitPrefix(m_document->graph()) : QString();
     const UnitId unit = m_document->currentUnit();
     if (m_document->hasPipeline() && unit != kNoUnit && m_document->analysis()) {
         if (m_side == Side::Inputs)
@@ -190,6 +192,8 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
             const QString note = row.hazardNote.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
             return QStringLiteral("<qt><p>%1</p><p>%2</p></qt>").arg(text.toHtmlEscaped(), note);
         }
+        if (role == Qt::DisplayRole && index.column() != ParamColumn && !m_prefix.isEmpty())
+            text.remove(m_prefix);
         return text;
     }
     if (role == Qt::ForegroundRole && hazard)

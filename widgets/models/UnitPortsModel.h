@@ -41,6 +41,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    // The unit-name prefix the graph's boxes leave out ("QwenImageUnit_"): the tables leave it
+    // out too, so that the part of a name that differs is not elided away; tooltips keep it.
+    QString m_prefix;
     struct Row {
         ParamId param = -1;
         QString peer;

@@ -67,6 +67,7 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
     table->setWordWrap(false);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     table->setToolTip(tr("Double-click a row to inspect the producer or reader"));
+    table->setTabKeyNavigation(false); // Tab goes on to the next widget; the arrows move between cells
     table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     table->setTextElideMode(Qt::ElideMiddle);
     connect(model, &QAbstractItemModel::modelReset, table, [table]() {

@@ -46,6 +46,7 @@ ParamsPanel::ParamsPanel(SplitDocument *document, QWidget *parent)
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setToolTip(tr("Double-click a param to inspect the first unit that writes it"));
+    m_table->setTabKeyNavigation(false); // Tab goes on to the next widget; the arrows move between cells
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(m_filter);

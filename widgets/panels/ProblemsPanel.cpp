@@ -22,6 +22,7 @@ ProblemsPanel::ProblemsPanel(SplitDocument *document, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
+    m_table->setTabKeyNavigation(false); // Tab goes on to the next widget; the arrows move between cells
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     auto *layout = new QVBoxLayout(this);

@@ -19,9 +19,20 @@ namespace splitscope {
 TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_models(new ModelChoiceModel(document, this)),
       m_presets(new QComboBox(this)), m_table(new QTableView(this)), m_lora(new QComboBox(this)),
-      m_mode(new QButtonGroup(this)), m_summary(new QLabel(this))
+      m_mode(new QButtonGroup(this)), m_summary(new QLabel(this)), m_lock(new QLabel(this)),
+      m_controls(new QWidget(this))
 {
-    auto *layout = new QVBoxLayout(this);
+    auto *outer = new QVBoxLayout(this);
+    m_lock->setWordWrap(true);
+    m_lock->setTextFormat(Qt::RichText);
+    m_lock->setFrameShape(QFrame::StyledPanel);
+    m_lock->setMargin(6);
+    m_lock->setStyleSheet(QStringLiteral("QLabel { background:#fff4e6; }"));
+    m_lock->hide();
+    outer->addWidget(m_lock);
+    outer->addWidget(m_controls, 1);
+    auto *layout = new QVBoxLayout(m_controls);
+    layout->setContentsMargins(0, 0, 0, 0);
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_presets->setToolTip(tr("Training configurations named in the pipeline file"));
@@ -57,7 +68,9 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setFrameShape(QFrame::StyledPanel);
     m_summary->setMargin(6);
-    layout->addWidget(m_summary);
+    outer->addWidget(m_summary);
+    // Tab leaves the table (the arrows move between its cells, Space checks a box).
+    m_table->setTabKeyNavigation(false);
 
     connect(m_presets, qOverload<int>(&QComboBox::activated), this, [this](int index) {
         const auto presets = m_document->presets();
@@ -77,6 +90,15 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     connect(document, &SplitDocument::trainingChanged, this, &TrainingPanel::trainingChanged);
     connect(document, &SplitDocument::analysisChanged, this, &TrainingPanel::analysisChanged);
     pipelineReset();
+}
+
+void TrainingPanel::setLocked(const QString &reason)
+{
+    m_lockReason = reason;
+    m_lock->setVisible(!reason.isEmpty());
+    m_lock->setText(tr("<b>Locked while the launch runs</b><br>%1").arg(reason.toHtmlEscaped()));
+    m_controls->setEnabled(reason.isEmpty());
+    m_controls->setToolTip(reason.isEmpty() ? QString() : tr("Locked while the launch runs: %1").arg(reason));
 }
 
 void TrainingPanel::pipelineReset()

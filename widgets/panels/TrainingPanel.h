@@ -27,6 +27,13 @@ public:
     QComboBox *loraCombo() const { return m_lora; }
     QComboBox *presetCombo() const { return m_presets; }
     ModelChoiceModel *modelChoices() const { return m_models; }
+    QLabel *lockLabel() const { return m_lock; }
+
+    // While a launch runs, the configuration it trains cannot change (the graph, the
+    // Run panel and the ring of the unit running now describe that launch): the
+    // controls are disabled, and a line above them says why (`reason`; "" unlocks).
+    void setLocked(const QString &reason);
+    bool isLocked() const { return !m_lockReason.isEmpty(); }
 
 private:
     void pipelineReset();
@@ -40,6 +47,9 @@ private:
     QComboBox *m_lora;
     QButtonGroup *m_mode;
     QLabel *m_summary;
+    QLabel *m_lock;
+    QWidget *m_controls;
+    QString m_lockReason;
 };
 
 } // namespace splitscope

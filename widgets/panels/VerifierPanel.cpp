@@ -64,6 +64,7 @@ VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->setTabKeyNavigation(false); // Tab goes on to the next widget; the arrows move between cells
     m_show->setEnabled(false);
     m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-click a row does the same)"));
 

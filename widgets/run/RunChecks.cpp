@@ -37,6 +37,51 @@ QString listText(const QStringList &items)
     return QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
+// The prefix, up to an underscore, that all `names` share ("QwenImageUnit_"): left out
+// where names are listed, as the graph's boxes leave it out.
+QString sharedPrefix(const QStringList &names)
+{
+    if (names.size() < 2)
+        return {};
+    QString prefix = names.front();
+    for (const QString &name : names) {
+        qsizetype n = 0;
+        while (n < prefix.size() && n < name.size() && prefix.at(n) == name.at(n))
+            ++n;
+        prefix.truncate(n);
+    }
+    const qsizetype underscore = prefix.lastIndexOf(QLatin1Char('_'));
+    return underscore > 0 ? prefix.left(underscore + 1) : QString();
+}
+
+// What moved between two lists, in words: "PromptEmbedder moved to stage two".
+QString movedText(const QStringList &cached, const QStringList &wanted, const QString &gone, const QString &added)
+{
+    const QString prefix = sharedPrefix(cached + wanted);
+    auto names = [&prefix](const QStringList &items) {
+        QStringList out;
+        for (const QString &item : items)
+            out << (prefix.isEmpty() || !item.startsWith(prefix) ? item : item.mid(prefix.size()));
+        return out.join(QStringLiteral(", "));
+    };
+    QStringList onlyCached;
+    QStringList onlyWanted;
+    for (const QString &item : cached) {
+        if (!wanted.contains(item))
+            onlyCached << item;
+    }
+    for (const QString &item : wanted) {
+        if (!cached.contains(item))
+            onlyWanted << item;
+    }
+    QStringList parts;
+    if (!onlyCached.isEmpty())
+        parts << gone.arg(names(onlyCached));
+    if (!onlyWanted.isEmpty())
+        parts << added.arg(names(onlyWanted));
+    return parts.join(QStringLiteral("; "));
+}
+
 QString cleanFolder(const QString &path)
 {
     return QDir::cleanPath(QFileInfo(QDir::fromNativeSeparators(path)).absoluteFilePath());
@@ -141,7 +186,12 @@ QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, 
     compare(tr("task"), cache.task, config.task);
     compare(tr("models requiring backward"), listText(cache.modelsRequiringBackward),
         listText(modelsRequiringBackward(config)));
-    compare(tr("stage-one units"), listText(cache.stageOneUnits), listText(config.stageOneUnits));
+    // Unit and param lists are long: what moved, not both lists whole.
+    if (listText(cache.stageOneUnits) != listText(config.stageOneUnits)) {
+        const QString moved = movedText(cache.stageOneUnits, config.stageOneUnits, tr("%1 moved to stage two"),
+            tr("%1 moved to stage one"));
+        diffs << tr("stage-one units: %1").arg(moved.isEmpty() ? tr("the same units in another order") : moved);
+    }
     if (stage == RunStage::StageTwo) {
         // Stage two needs every param it reads; a cache may store more.
         if (!cache.cacheAllParams) {
@@ -153,7 +203,11 @@ QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, 
         return diffs;
     }
     // Stage one continues a cache only if it would write the same one.
-    compare(tr("stored params"), listText(cache.cacheSet), listText(config.cacheSet));
+    if (listText(cache.cacheSet) != listText(config.cacheSet)) {
+        const QString moved = movedText(cache.cacheSet, config.cacheSet, tr("the cache stores %1, this split does not"),
+            tr("this split stores %1, the cache does not"));
+        diffs << tr("stored params: %1").arg(moved.isEmpty() ? tr("the same params in another order") : moved);
+    }
     compare(QStringLiteral("--cache_all_params"), cache.cacheAllParams ? tr("on") : tr("off"), tr("off"));
     auto setting = [&](const char *key, const QString &wanted) {
         const auto it = cache.settings.constFind(QLatin1String(key));

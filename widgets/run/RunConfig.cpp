@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -59,8 +60,13 @@ QString describeValue(const QJsonValue &value)
     switch (value.type()) {
     case QJsonValue::String:
         return tr("the string \"%1\"").arg(value.toString());
-    case QJsonValue::Double:
-        return numberText(value.toDouble());
+    case QJsonValue::Double: {
+        // Whole numbers whole: "not 1000001" rather than "not 1e+06".
+        const double d = value.toDouble();
+        if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 1e15)
+            return QString::number(static_cast<qint64>(d));
+        return numberText(d);
+    }
     case QJsonValue::Bool:
         return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
     case QJsonValue::Null:
@@ -260,8 +266,11 @@ std::optional<RunSettings> RunSettings::fromJsonChecked(const QJsonObject &json,
         const QJsonValue v = json.value(key);
         if (v.isString())
             target = v.toString();
+        else if (key == QLatin1String("lora_target_modules"))
+            problem(key, tr("must be a string of module names separated by commas, such as \"to_q,to_k\", not %1")
+                             .arg(describeValue(v)));
         else
-            problem(key, tr("must be a string (a folder or a list), not %1").arg(describeValue(v)));
+            problem(key, tr("must be a folder as a string, not %1").arg(describeValue(v)));
     };
     auto flag = [&](const QString &key, bool &target) {
         const QJsonValue v = json.value(key);
@@ -340,6 +349,59 @@ std::optional<RunSettings> RunSettings::fromJsonChecked(const QJsonObject &json,
     return s;
 }
 
+namespace {
+
+// "line L, column C" of a byte offset in `text` (1-based; columns count characters).
+QString lineAndColumn(const QByteArray &text, qsizetype offset)
+{
+    offset = std::clamp<qsizetype>(offset, 0, text.size());
+    const QByteArrayView before(text.constData(), offset);
+    const qsizetype lineStart = before.lastIndexOf('\n') + 1;
+    const qsizetype line = before.count('\n') + 1;
+    const qsizetype column = QString::fromUtf8(before.sliced(lineStart)).size() + 1;
+    return tr("line %1, column %2").arg(line).arg(column);
+}
+
+// The keys that appear twice in one object of a JSON text that parsed: QJsonDocument
+// keeps the last silently, where the pipeline loader refuses them.
+QStringList duplicateKeys(const QByteArray &text)
+{
+    QStringList problems;
+    std::vector<std::optional<QSet<QString>>> scopes; // an object's keys, or nullopt for an array
+    qsizetype i = 0;
+    while (i < text.size()) {
+        const char c = text.at(i);
+        if (c == '{') {
+            scopes.emplace_back(QSet<QString>());
+        } else if (c == '[') {
+            scopes.emplace_back(std::nullopt);
+        } else if ((c == '}' || c == ']') && !scopes.empty()) {
+            scopes.pop_back();
+        } else if (c == '"') {
+            const qsizetype start = i;
+            ++i;
+            while (i < text.size() && text.at(i) != '"')
+                i += text.at(i) == '\\' ? 2 : 1;
+            const QByteArray quoted = text.mid(start, i - start + 1);
+            qsizetype next = i + 1;
+            while (next < text.size() && QChar::isSpace(static_cast<uchar>(text.at(next))))
+                ++next;
+            if (next < text.size() && text.at(next) == ':' && !scopes.empty() && scopes.back()) {
+                // Decoded as JSON, so that "a" and "\u0061" are the same key.
+                const QString key = QJsonDocument::fromJson("[" + quoted + "]").array().at(0).toString();
+                if (scopes.back()->contains(key))
+                    problems << tr("%1: \"%2\" appears twice (each key may be given once)")
+                                    .arg(lineAndColumn(text, start), key);
+                scopes.back()->insert(key);
+            }
+        }
+        ++i;
+    }
+    return problems;
+}
+
+} // namespace
+
 std::optional<RunSettings> readRunSettingsFile(const QString &path, const RunSettings &defaults, QStringList *errors)
 {
     QStringList problems;
@@ -348,12 +410,15 @@ std::optional<RunSettings> readRunSettingsFile(const QString &path, const RunSet
     if (!file.open(QIODevice::ReadOnly)) {
         problems << file.errorString();
     } else {
+        const QByteArray text = file.readAll();
         QJsonParseError parseError;
-        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+        const QJsonDocument doc = QJsonDocument::fromJson(text, &parseError);
         if (parseError.error != QJsonParseError::NoError)
-            problems << tr("not JSON (%1 at offset %2)").arg(parseError.errorString()).arg(parseError.offset);
+            problems << tr("%1: not JSON: %2").arg(lineAndColumn(text, parseError.offset), parseError.errorString());
         else if (!doc.isObject())
             problems << tr("not a JSON object of settings");
+        else if (const QStringList duplicates = duplicateKeys(text); !duplicates.isEmpty())
+            problems << duplicates;
         else
             settings = RunSettings::fromJsonChecked(doc.object(), defaults, &problems);
     }
@@ -378,9 +443,21 @@ QString RunConfig::label() const
 
 QString RunConfig::numbersLabel() const
 {
-    const QString dataset = QFileInfo(cleanFolder(settings.datasetPath)).fileName();
+    const QFileInfo folder(cleanFolder(settings.datasetPath));
+    const QString dataset = folder.fileName();
     const QString epochs = settings.epochs == 1 ? tr("1 epoch") : tr("%1 epochs").arg(settings.epochs);
-    return dataset.isEmpty() ? epochs : tr("%1 · dataset %2").arg(epochs, dataset);
+    if (dataset.isEmpty())
+        return epochs;
+    // A folder whose name says it is a dataset ("dataset", "my_data") is named as it is,
+    // with its parent when the name alone says nothing ("dataset dataset" was the label
+    // of the default folder).
+    if (dataset.contains(QLatin1String("data"), Qt::CaseInsensitive)) {
+        const QString parent = QFileInfo(folder.absolutePath()).fileName();
+        const bool generic = dataset.compare(QLatin1String("dataset"), Qt::CaseInsensitive) == 0
+            || dataset.compare(QLatin1String("data"), Qt::CaseInsensitive) == 0;
+        return tr("%1 · %2").arg(epochs, generic && !parent.isEmpty() ? parent + QLatin1Char('/') + dataset : dataset);
+    }
+    return tr("%1 · dataset %2").arg(epochs, dataset);
 }
 
 QString RunConfig::details() const

@@ -31,8 +31,9 @@ bool parseRunKind(const QString &key, RunKind &kind);
 // The stages a launch runs, in order.
 std::vector<RunStage> stagesOf(RunKind kind);
 
-// The ranges the Run panel's fields accept (a settings file outside them is refused).
-constexpr int kMaxEpochs = 100000;
+// The ranges the Run panel's fields accept (a settings file outside them is refused):
+// those of `splitscope-cli train` (the seed field is an int, below the CLI's 2^62).
+constexpr int kMaxEpochs = 1000000;
 constexpr int kMaxDatasetRepeat = 1000000;
 constexpr int kMaxLoraRank = 4096;
 constexpr int kMaxThreads = 1024;

@@ -144,6 +144,52 @@ bool RunController::start(RunKind kind, const RunConfig &config, const Executabl
     m_resume = resume;
     m_cancelRequested = false;
     m_shownUnit.clear();
+    m_launchOffset = 0;
+    m_launchClock.start();
+    setState(State::Running);
+    Q_EMIT launchStarted();
+    startStage(m_plan[m_next++]);
+    return true;
+}
+
+bool RunController::resume(const RunSession &launch, const ExecutablePipeline &pipeline, QString *error)
+{
+    if (isRunning()) {
+        if (error)
+            *error = tr("A run is going: cancel it first.");
+        return false;
+    }
+    if (!QFileInfo(m_program).isExecutable()) {
+        if (error)
+            *error = tr("The worker program %1 is missing or not executable (it is built as splitscope-cli next to "
+                        "splitscope; set SPLITSCOPE_CLI to use another).")
+                         .arg(QDir::toNativeSeparators(m_program));
+        return false;
+    }
+    // The stages still to do: the one that stopped and those after it.
+    std::vector<RunStage> plan;
+    for (RunStage stage : stagesOf(launch.kind())) {
+        const StageRun *run = launch.stage(stage);
+        if (!run || run->outcome != StageRun::Outcome::Finished)
+            plan.push_back(stage);
+    }
+    if (plan.empty()) {
+        if (error)
+            *error = tr("That launch finished: there is nothing to resume.");
+        return false;
+    }
+    double offset = 0;
+    for (const StageRun &run : launch.stages())
+        offset = std::max(offset, run.startOffset + std::max(0.0, run.processSeconds));
+    m_session = launch.continuation();
+    m_createdFolder.clear();
+    m_pipeline = pipeline;
+    m_plan = plan;
+    m_next = 0;
+    m_resume = true;
+    m_cancelRequested = false;
+    m_shownUnit.clear();
+    m_launchOffset = offset;
     m_launchClock.start();
     setState(State::Running);
     Q_EMIT launchStarted();
@@ -161,10 +207,19 @@ void RunController::startStage(RunStage stage)
         && QFileInfo::exists(QDir(output).filePath(QStringLiteral("resume.safetensors")));
     const QStringList arguments = trainArguments(config, m_pipeline, stage, resume);
 
-    StageRun &run = m_session->addStage(stage);
+    // A resumed launch goes on in the stage that stopped (the last one it ran).
+    StageRun *last = m_session->current();
+    const bool reopen = m_resume && last && last->stage == stage && !last->isRunning()
+        && last->outcome != StageRun::Outcome::Finished;
+    if (reopen)
+        last->reopen();
+    StageRun &run = reopen ? *last : m_session->addStage(stage);
     run.command = shellCommand(m_program, arguments);
-    run.startOffset = launchSeconds();
-    m_session->addLog(RunSession::LogLine::Level::Command, QStringLiteral("$ ") + run.command, run.startOffset);
+    if (!reopen)
+        run.startOffset = launchSeconds();
+    if (reopen)
+        m_session->addLog(RunSession::LogLine::Level::Note, tr("Resumed."), launchSeconds());
+    m_session->addLog(RunSession::LogLine::Level::Command, QStringLiteral("$ ") + run.command, launchSeconds());
 
     m_stdout.clear();
     m_stdoutOffset = 0;
@@ -314,7 +369,7 @@ void RunController::finishStage()
         m_stderr += '\n';
         readStderr();
     }
-    run->processSeconds = m_stageClock.elapsed() / 1000.0;
+    run->processSeconds = run->priorSeconds + m_stageClock.elapsed() / 1000.0;
     const QString stage = runStageTitle(run->stage);
     const QString tail = run->stderrTail.isEmpty()
         ? tr("(it wrote nothing on standard error)")
@@ -488,7 +543,7 @@ void RunController::setState(State state)
 
 double RunController::launchSeconds() const
 {
-    return m_launchClock.isValid() ? m_launchClock.elapsed() / 1000.0 : 0.0;
+    return m_launchOffset + (m_launchClock.isValid() ? m_launchClock.elapsed() / 1000.0 : 0.0);
 }
 
 } // namespace splitscope

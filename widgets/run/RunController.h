@@ -63,6 +63,12 @@ public:
     // panel validates the configuration first: validateRun().)
     bool start(RunKind kind, const RunConfig &config, const ExecutablePipeline &pipeline, bool resume = false,
         QString *error = nullptr);
+    // Continues `launch` (cancelled or crashed) in its folder as the same launch: its
+    // finished stages stay, the stage that stopped is reopened (its curves and time go
+    // on), the stages after it run. The session keeps the launch's id, start and
+    // stages, so that the history replaces the launch's entry when it ends and a
+    // launch stays one row however often it was resumed. False with `error` as start().
+    bool resume(const RunSession &launch, const ExecutablePipeline &pipeline, QString *error = nullptr);
     // First call: ask the worker to stop and keep its work (SIGTERM); second: kill it.
     void cancel();
     // Blocks until the launch is over or `msecs` passed (closing the window, tests).
@@ -126,6 +132,7 @@ private:
     int m_badLines = 0;
 
     QElapsedTimer m_launchClock;
+    double m_launchOffset = 0; // a resumed launch: the seconds its earlier processes took
     QElapsedTimer m_stageClock;
     QTimer m_flushTimer;
     QTimer m_memoryTimer;

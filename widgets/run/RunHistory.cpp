@@ -76,6 +76,14 @@ void RunHistory::add(std::shared_ptr<const RunSession> session)
 {
     if (!session)
         return;
+    // A resumed launch keeps its id: its entry is replaced, and moves to the newest place
+    // (the launch ended last), so that one launch is one row however often it was resumed.
+    const int earlier = indexOf(session->id());
+    if (earlier >= 0) {
+        Q_EMIT aboutToRemove(earlier);
+        m_runs.erase(m_runs.begin() + earlier);
+        Q_EMIT removed(earlier);
+    }
     while (count() >= kMaxRuns)
         remove(0);
     Q_EMIT aboutToAdd(count());

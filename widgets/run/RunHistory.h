@@ -41,6 +41,7 @@ public:
     std::shared_ptr<const RunSession> run(int index) const { return m_runs.at(static_cast<std::size_t>(index)); }
     int indexOf(const QString &id) const; // -1 when absent
 
+    // Appends `session`; one with the id of an entry (a resumed launch) replaces it.
     void add(std::shared_ptr<const RunSession> session);
     void remove(int index);
     void clear();

@@ -115,7 +115,10 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     case PeakColumn:
         return formatBytes(s.peakMemory() > 0 ? s.peakMemory() : -1);
     case LossColumn:
-        return formatLoss(s.finalLoss());
+        // A launch that stopped early has a last loss, not a final one.
+        return std::isfinite(s.finalLoss()) && s.outcome() != StageRun::Outcome::Finished
+            ? tr("%1 (last)").arg(formatLoss(s.finalLoss()))
+            : formatLoss(s.finalLoss());
     case OutputColumn:
         return QDir::toNativeSeparators(outputOf(s));
     case ColumnCount:

@@ -9,6 +9,9 @@
 #include "RunHistory.h"
 #include "RunHistoryModel.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QDesktopServices>
 #include <QDir>
 #include <QFileInfo>
@@ -17,6 +20,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -56,11 +60,20 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->setToolTip(tr("Select two runs to compare them (the older is A)"));
+    m_table->setToolTip(tr("Select a run to see its curves, or two runs to compare them (the older is A); "
+                           "Delete removes the selected runs from the history"));
+    // Tab leaves the table (the arrows move between its cells).
+    m_table->setTabKeyNavigation(false);
+    auto *deleteKey = new QAction(tr("Delete from the history"), m_table);
+    deleteKey->setShortcuts({QKeySequence::Delete, QKeySequence(Qt::Key_Backspace)});
+    deleteKey->setShortcutContext(Qt::WidgetShortcut);
+    connect(deleteKey, &QAction::triggered, this, &RunHistoryPanel::removeSelected);
+    m_table->addAction(deleteKey);
 
     m_comparisonTable->setModel(m_comparison);
     m_comparisonTable->verticalHeader()->hide();
     m_comparisonTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_comparisonTable->setTabKeyNavigation(false);
     m_comparisonTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_comparisonTable->horizontalHeader()->setStretchLastSection(true);
     m_comparisonTable->verticalHeader()->setDefaultSectionSize(m_comparisonTable->fontMetrics().height() + 4);
@@ -96,7 +109,11 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
 
     layOutWithCharts(this, left, m_loss, m_memory, 5);
 
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunHistoryPanel::selectionChanged);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this]() {
+        // Two rows the user selected are their comparison: a launch that ends does not replace it.
+        m_chosenByHand = !m_selecting && m_table->selectionModel()->selectedRows().size() == 2;
+        selectionChanged();
+    });
     connect(m_pair, &QPushButton::clicked, this, [this]() { compareBaselineAndSplit(); });
     connect(m_remove, &QPushButton::clicked, this, &RunHistoryPanel::removeSelected);
     connect(m_open, &QPushButton::clicked, this, &RunHistoryPanel::openOutput);
@@ -132,13 +149,61 @@ void RunHistoryPanel::selectionChanged()
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
     m_remove->setEnabled(!rows.isEmpty());
     m_open->setEnabled(rows.size() == 1);
+    // What is shown follows the selection: nothing, one run's curves, or the two compared.
     if (rows.size() == 2) {
         // Rows are newest first: the lower row is the older run, A.
         const int older = std::max(rows[0].row(), rows[1].row());
         const int newer = std::min(rows[0].row(), rows[1].row());
         compare(m_model->index(older, 0).data(RunHistoryModel::IdRole).toString(),
             m_model->index(newer, 0).data(RunHistoryModel::IdRole).toString());
+    } else if (rows.size() == 1) {
+        showRun(rows.front().data(RunHistoryModel::IdRole).toString());
+    } else {
+        clearComparison();
+        if (rows.size() > 2)
+            m_summary->setText(tr("%1 runs selected: select one to see its curves, or two to compare them.")
+                                   .arg(rows.size()));
     }
+}
+
+void RunHistoryPanel::selectIds(const QStringList &ids)
+{
+    // Shown as a whole once selected (not row by row), and not taken for the user's choice.
+    m_selecting = true;
+    QItemSelection selection;
+    for (const QString &id : ids) {
+        const int index = m_history->indexOf(id);
+        if (index < 0)
+            continue;
+        const int row = m_model->rowOf(index);
+        selection.select(m_model->index(row, 0), m_model->index(row, RunHistoryModel::ColumnCount - 1));
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!ids.isEmpty() && !selection.isEmpty())
+        m_table->scrollTo(selection.indexes().front());
+    selectionChanged();
+    m_selecting = false;
+}
+
+bool RunHistoryPanel::showRun(const QString &id)
+{
+    const int index = m_history->indexOf(id);
+    if (index < 0)
+        return false;
+    const auto run = m_history->run(index);
+    m_comparison->setRuns(nullptr, nullptr);
+    m_loss->clearRuns();
+    m_memory->clearRuns();
+    m_loss->addRun(run, runKindTitle(run->kind()), comparisonColor(0));
+    m_memory->addRun(run, runKindTitle(run->kind()), comparisonColor(0), false);
+    m_loss->refresh();
+    m_memory->refresh();
+    m_summary->setText(QStringLiteral("<b>%1</b> · %2 · %3<br>%4")
+                           .arg(runKindTitle(run->kind()).toHtmlEscaped(),
+                               tr("%1 · %2").arg(run->config().label(), run->config().numbersLabel()).toHtmlEscaped(),
+                               run->summary().toHtmlEscaped(),
+                               tr("Select a second run to compare them.").toHtmlEscaped()));
+    return true;
 }
 
 bool RunHistoryPanel::compare(const QString &idA, const QString &idB)
@@ -223,27 +288,34 @@ bool RunHistoryPanel::compareBaselineAndSplit(const QString &runId)
                       .arg(name(newest[0]), name(newest[1]),
                           trainingDifferences(newest[0]->config(), newest[1]->config()).join(QStringLiteral("; ")));
         }
+        // Nothing is compared, and nothing stays selected as if it were.
+        selectIds({});
         clearComparison();
         m_pairingProblem = why;
         m_summary->setText(why.toHtmlEscaped());
         return false;
     }
     m_pairingProblem.clear();
-    // A is the baseline, B the split.
+    // A is the baseline, B the split; the pair is selected, so that the table says what is compared.
     const QString baseline = anchor->kind() == RunKind::Baseline ? anchor->id() : partner->id();
     const QString split = anchor->kind() == RunKind::Baseline ? partner->id() : anchor->id();
-    // Show the pair selected, so that the table says what is compared.
-    m_table->selectionModel()->blockSignals(true);
-    m_table->clearSelection();
-    for (const QString &id : {baseline, split}) {
-        const int row = m_model->rowOf(m_history->indexOf(id));
-        m_table->selectionModel()->select(m_model->index(row, 0),
-            QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    }
-    m_table->selectionModel()->blockSignals(false);
-    m_remove->setEnabled(true);
-    m_open->setEnabled(false);
+    selectIds({baseline, split});
     return compare(baseline, split);
+}
+
+bool RunHistoryPanel::showFinishedLaunch(const QString &runId)
+{
+    if (m_chosenByHand && m_comparison->runA() && m_comparison->runB())
+        return false; // the user's own comparison stays
+    const int index = m_history->indexOf(runId);
+    if (index < 0)
+        return false;
+    const auto run = m_history->run(index);
+    const bool pairable = finished(*run) && (run->kind() == RunKind::Baseline || isSplit(*run));
+    if (pairable && compareBaselineAndSplit(runId))
+        return true;
+    selectIds({runId});
+    return false;
 }
 
 void RunHistoryPanel::clearComparison()
@@ -261,6 +333,20 @@ void RunHistoryPanel::removeSelected()
     QList<int> indices;
     for (const QModelIndex &row : m_table->selectionModel()->selectedRows())
         indices << m_model->historyIndex(row.row());
+    if (indices.isEmpty())
+        return;
+    // Deleting is not undone: ask, with No as the default.
+    const QString what = indices.size() == 1
+        ? tr("the run of %1 (%2)")
+              .arg(QLocale().toString(m_history->run(indices.front())->started(), QLocale::ShortFormat),
+                  runKindTitle(m_history->run(indices.front())->kind()))
+        : tr("these %1 runs").arg(indices.size());
+    if (QMessageBox::question(this, tr("Delete from the run history"),
+            tr("Delete %1 from the run history? Their records and curves go; their output folders stay on disk.")
+                .arg(what),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+        != QMessageBox::Yes)
+        return;
     std::sort(indices.begin(), indices.end(), std::greater<int>());
     for (int index : indices)
         m_history->remove(index);
@@ -274,7 +360,23 @@ void RunHistoryPanel::openOutput()
     QString path = m_model->index(rows.front().row(), RunHistoryModel::OutputColumn).data().toString();
     if (QFileInfo(path).isFile())
         path = QFileInfo(path).absolutePath();
-    QDesktopServices::openUrl(QUrl::fromLocalFile(path));
+    if (!QFileInfo::exists(path)) {
+        QMessageBox::warning(this, tr("Open output folder"),
+            tr("%1 does not exist any more (it was moved or deleted).").arg(QDir::toNativeSeparators(path)));
+        return;
+    }
+    if (QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        return;
+    // No file manager to hand it to: say where it is, and offer the path.
+    QMessageBox box(QMessageBox::Information, tr("Open output folder"),
+        tr("No program to open folders with was found (xdg-open). The output folder is:\n\n%1")
+            .arg(QDir::toNativeSeparators(path)),
+        QMessageBox::Close, this);
+    box.setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QPushButton *copy = box.addButton(tr("&Copy path"), QMessageBox::ActionRole);
+    box.exec();
+    if (box.clickedButton() == copy)
+        QApplication::clipboard()->setText(QDir::toNativeSeparators(path));
 }
 
 } // namespace splitscope

@@ -19,7 +19,8 @@ class RunHistoryModel;
 class RunSession;
 
 // The run history and the comparison of two runs. The table lists every launch
-// (newest first); selecting two rows compares them: a table of time (as waited,
+// (newest first); selecting one row shows its loss and memory curves, selecting two
+// compares them (the selection and what is shown always agree): a table of time (as waited,
 // per stage, per epoch), training speed, peak memory (whole launch and while
 // training), final loss and steps with B relative to A, a one-line summary, and
 // both runs' loss and memory charts overlaid. The older run is A. "Baseline vs
@@ -51,10 +52,20 @@ public Q_SLOTS:
     // line, when there is no such pair.
     bool compareBaselineAndSplit(const QString &runId = QString());
     void clearComparison();
+    // After a launch ended: the pair of compareBaselineAndSplit(runId), else that
+    // launch alone, selected and shown; unless the user chose a comparison by hand,
+    // which stays. True when the pair is shown.
+    bool showFinishedLaunch(const QString &runId);
+    // Whether the two runs compared now were selected by the user (not by a button).
+    bool comparisonChosenByHand() const { return m_chosenByHand; }
+    // Shows one run's curves (the selection is not changed).
+    bool showRun(const QString &id);
+    // Asks, default No, then removes the selected runs (also the Delete key).
+    void removeSelected();
 
 private:
     void selectionChanged();
-    void removeSelected();
+    void selectIds(const QStringList &ids);
     void openOutput();
     void historyChanged();
 
@@ -71,6 +82,8 @@ private:
     LossChartView *m_loss;
     MemoryChartView *m_memory;
     QString m_pairingProblem;
+    bool m_selecting = false;    // the panel selects rows itself
+    bool m_chosenByHand = false; // the two rows compared were selected by the user
 };
 
 } // namespace splitscope

@@ -6,11 +6,13 @@
 #include "RunController.h"
 #include "RunCharts.h"
 #include "RunFormat.h"
+#include "RunHistory.h"
 
 #include <QChart>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QScrollBar>
@@ -111,14 +113,42 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     refresh();
 }
 
+void RunMonitor::setHistory(RunHistory *history)
+{
+    if (m_history)
+        m_history->disconnect(this);
+    m_history = history;
+    if (history) {
+        connect(history, &RunHistory::reset, this, &RunMonitor::refresh);
+        connect(history, &RunHistory::added, this, &RunMonitor::refresh);
+        connect(history, &RunHistory::removed, this, &RunMonitor::refresh);
+    }
+    refresh();
+}
+
+std::shared_ptr<const RunSession> RunMonitor::shownSession() const
+{
+    if (const auto session = m_controller->session())
+        return session;
+    if (m_history && m_history->count() > 0)
+        return m_history->run(m_history->count() - 1);
+    return nullptr;
+}
+
 void RunMonitor::launchStarted()
 {
-    const auto session = m_controller->session();
+    m_charted.reset();
+    m_bar->setMinimumWidth(0); // the new launch's text decides
+    m_followLog = true;
+    refresh();
+}
+
+void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)
+{
+    m_charted = session;
     m_loss->clearRuns();
     m_memory->clearRuns();
     m_log->clear();
-    m_bar->setMinimumWidth(0); // the new launch's text decides
-    m_followLog = true;
     m_logShown = 0;
     m_chartClock.invalidate();
     if (!session)
@@ -128,7 +158,6 @@ void RunMonitor::launchStarted()
     m_loss->addRun(session, tr("smoothed"), stageLineColor(
         session->kind() == RunKind::Baseline ? RunStage::OneStage : RunStage::StageTwo));
     m_memory->addRun(session, QString(), QColor(), true);
-    refresh();
 }
 
 void RunMonitor::setBarText(const QString &text)
@@ -150,7 +179,9 @@ void RunMonitor::setBarText(const QString &text)
 
 void RunMonitor::refresh()
 {
-    const auto session = m_controller->session();
+    const auto session = shownSession();
+    if (session != m_charted)
+        showSession(session);
     if (!session) {
         m_title->setText(tr("<b>No run yet</b>"));
         m_stages->setText(tr("Launch from the Run panel: stage one caches what stage two does not train; stage two "
@@ -163,8 +194,12 @@ void RunMonitor::refresh()
     }
     const StageRun *run = session->current();
     const bool cancelling = m_controller->state() == RunController::State::Cancelling;
-    m_title->setText(QStringLiteral("<b>%1</b> · %2 · %3")
-                         .arg(runKindTitle(session->kind()).toHtmlEscaped(), session->config().label().toHtmlEscaped(),
+    // Before this session's first launch: the history's newest, and when it ran.
+    const QString from = m_controller->session()
+        ? QString()
+        : tr("Last launch (%1): ").arg(QLocale().toString(session->started(), QLocale::ShortFormat)).toHtmlEscaped();
+    m_title->setText(QStringLiteral("%1<b>%2</b> · %3 · %4")
+                         .arg(from, runKindTitle(session->kind()).toHtmlEscaped(), session->config().label().toHtmlEscaped(),
                              session->isRunning() ? (cancelling ? tr("cancelling…") : tr("running"))
                                                   : session->summary().toHtmlEscaped()));
 
@@ -214,7 +249,7 @@ void RunMonitor::refresh()
     auto row = [&rows](const QString &name, const QString &value) {
         rows << QStringLiteral("<tr><td style='color:#495057;padding-right:10px'>%1</td><td>%2</td></tr>").arg(name, value);
     };
-    const double elapsed = run->isRunning() ? std::max(0.0, run->lastTime) : run->processSeconds;
+    const double elapsed = run->isRunning() ? run->priorSeconds + std::max(0.0, run->lastTime) : run->processSeconds;
     if (run->isTraining() && run->epochs > 0)
         row(tr("Epoch"), tr("%1 of %2").arg(std::max(0, run->epoch) + 1).arg(run->epochs));
     if (std::isfinite(run->samplesPerSecond))
@@ -238,8 +273,9 @@ void RunMonitor::refresh()
             models << QStringLiteral("%1 %2").arg(it.key(), formatBytes(it.value()));
         row(tr("Loaded models"), models.join(QStringLiteral(", ")));
     }
+    // A run that stopped early has a last loss, not a final one.
     if (run->isTraining() && std::isfinite(run->finalLoss) && !run->isRunning())
-        row(tr("Final loss"), formatLoss(run->finalLoss));
+        row(run->outcome == StageRun::Outcome::Finished ? tr("Final loss") : tr("Last loss"), formatLoss(run->finalLoss));
     QString details = QStringLiteral("<table cellspacing=0>%1</table>").arg(rows.join(QString()));
     if (!run->failure.isEmpty() && !run->isRunning()) {
         const bool cancelled = run->outcome == StageRun::Outcome::Cancelled;

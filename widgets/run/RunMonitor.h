@@ -4,6 +4,8 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
+#include <memory>
+
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -14,6 +16,8 @@ namespace splitscope {
 class LossChartView;
 class MemoryChartView;
 class RunController;
+class RunHistory;
+class RunSession;
 
 // The live view of a launch: a progress strip (stage, epoch, step or sample, ETA,
 // samples per second, elapsed time, cache bytes written and read, the unit
@@ -27,6 +31,12 @@ class RunMonitor : public QWidget {
 public:
     explicit RunMonitor(RunController *controller, QWidget *parent = nullptr);
 
+    // Before the first launch of this session (after a restart), the monitor shows
+    // the newest launch of `history`: its curves, how it ended and its log.
+    void setHistory(RunHistory *history);
+    // The launch shown: the controller's, else the history's newest; null when none.
+    std::shared_ptr<const RunSession> shownSession() const;
+
     LossChartView *lossChart() const { return m_loss; }
     MemoryChartView *memoryChart() const { return m_memory; }
     QPlainTextEdit *logView() const { return m_log; }
@@ -38,9 +48,12 @@ public:
 private:
     void launchStarted();
     void refresh();
+    void showSession(const std::shared_ptr<const RunSession> &session);
     void setBarText(const QString &text);
 
     RunController *m_controller;
+    RunHistory *m_history = nullptr;
+    std::shared_ptr<const RunSession> m_charted; // the launch the charts and the log follow
     QLabel *m_title;
     QLabel *m_stages;
     QProgressBar *m_bar;

@@ -32,9 +32,11 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -73,6 +75,30 @@ int datasetRows(const QString &path)
     return std::max(0, lines - 1);
 }
 
+// A run's files for a question, short: "60 checkpoints (epoch-0 … epoch-59), loss.csv,
+// training_args.json" rather than 62 names.
+QString summarizedRunFiles(const QStringList &files)
+{
+    static const QRegularExpression checkpoint(QStringLiteral("^epoch-(\\d+)\\.safetensors$"));
+    QList<int> epochs;
+    QStringList others;
+    for (const QString &file : files) {
+        const QRegularExpressionMatch match = checkpoint.match(file);
+        if (match.hasMatch())
+            epochs << match.captured(1).toInt();
+        else
+            others << file;
+    }
+    std::sort(epochs.begin(), epochs.end());
+    QStringList parts;
+    if (epochs.size() == 1)
+        parts << QStringLiteral("epoch-%1.safetensors").arg(epochs.front());
+    else if (epochs.size() > 1)
+        parts << RunPanel::tr("%1 checkpoints (epoch-%2 … epoch-%3)").arg(epochs.size()).arg(epochs.front()).arg(epochs.back());
+    parts << others;
+    return parts.join(QStringLiteral(", "));
+}
+
 } // namespace
 
 RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *parent)
@@ -84,7 +110,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
       m_create(new QPushButton(tr("Create…"), this)), m_epochs(new QSpinBox(this)), m_repeat(new QSpinBox(this)),
       m_learningRate(new QLineEdit(this)), m_rank(new QSpinBox(this)), m_targets(new QLineEdit(this)),
       m_seed(new QSpinBox(this)), m_threads(new QSpinBox(this)), m_shardSize(new QSpinBox(this)),
-      m_allowHazards(new QCheckBox(tr("Allow hazards (two-stage training then differs from one-stage)"), this)),
+      m_allowHazards(new QCheckBox(tr("Allow ha&zards"), this)),
       m_commandStage(new QComboBox(this)), m_command(new QPlainTextEdit(this)), m_status(new QLabel(this)),
       m_validation(new QTimer(this))
 {
@@ -123,7 +149,8 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X)});
     m_cancel->setStatusTip(tr("Stop the worker after the sample or step at hand, keeping its work; again: at once"));
     connect(m_cancel, &QAction::triggered, this, &RunPanel::cancel);
-    m_resume = makeAction(this, QString(), tr("Res&ume"));
+    // Ctrl+Shift+T, as a browser reopens what was closed (Ctrl+Shift+U is Unicode input on Linux).
+    m_resume = makeAction(this, QString(), tr("Res&ume"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T)});
     m_resume->setStatusTip(tr("Continue the cancelled launch: stage one from its finished shards, training from its checkpoint"));
     connect(m_resume, &QAction::triggered, this, &RunPanel::resume);
 
@@ -242,7 +269,21 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     formLayout->addWidget(m_training);
     formLayout->addWidget(messageLabel(RunField::Training));
     formLayout->addWidget(messageLabel(RunField::Hazards));
-    formLayout->addWidget(m_allowHazards);
+    // The check box's own text cannot wrap: the explanation is a label under it (a long
+    // check box text made the panel too wide, with a scroll bar and clipped buttons).
+    m_hazardsRow = new QWidget(m_form);
+    auto *hazardsLayout = new QVBoxLayout(m_hazardsRow);
+    hazardsLayout->setContentsMargins(0, 0, 0, 0);
+    hazardsLayout->setSpacing(0);
+    hazardsLayout->addWidget(m_allowHazards);
+    auto *hazardsNote = new QLabel(tr("Two-stage training then differs from one-stage training."), m_hazardsRow);
+    hazardsNote->setWordWrap(true);
+    hazardsNote->setStyleSheet(QLatin1String(kInfoStyle));
+    hazardsNote->setIndent(m_allowHazards->style()->pixelMetric(QStyle::PM_IndicatorWidth) + 6);
+    hazardsLayout->addWidget(hazardsNote);
+    m_allowHazards->setToolTip(tr("--allow_hazards: train with a split that has hazards; two-stage training then "
+                                  "differs from one-stage training"));
+    formLayout->addWidget(m_hazardsRow);
     formLayout->addWidget(paths);
     formLayout->addWidget(numbers);
     formLayout->addLayout(buttons);
@@ -303,6 +344,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     });
     connect(controller, &RunController::launchFinished, this, [this]() {
         updateStatus();
+        revealStatus();
         scheduleValidation(); // the cache changed
     });
     connect(m_tools, &CliTask::finished, this, [this](bool ok, const QString &message) {
@@ -608,7 +650,7 @@ void RunPanel::validate()
     // last refused while its problems are shown; a launch of one stage or of the
     // baseline is checked again when it is asked for.
     const QList<RunIssue> issues = checks(m_refused.value_or(RunKind::Both));
-    m_allowHazards->setVisible(hazards > 0 || m_allowHazards->isChecked());
+    m_hazardsRow->setVisible(hazards > 0 || m_allowHazards->isChecked());
     if (analysis) {
         const std::size_t trained = analysis->split.trainedCount();
         m_training->setText(tr("<b>Trains</b> %1<br>Stage one caches %2 unit(s); stage two runs %3 unit(s) and the "
@@ -647,6 +689,16 @@ QList<RunIssue> RunPanel::checks(RunKind kind) const
                     .arg(fieldText(m_learningRate))});
     }
     return issues;
+}
+
+void RunPanel::revealStatus()
+{
+    // The status line is at the end of the form: scrolled into view once laid out, so
+    // that a refusal or how a launch ended is seen where the button was pressed.
+    QTimer::singleShot(0, this, [this]() {
+        if (!m_status->text().isEmpty() && m_status->isVisibleTo(m_scroll->widget()))
+            m_scroll->ensureWidgetVisible(m_status, 0, 8);
+    });
 }
 
 void RunPanel::showRefusal(RunKind kind, const QList<RunIssue> &issues)
@@ -754,6 +806,7 @@ void RunPanel::updateActions()
     for (QWidget *w : m_form->findChildren<QSpinBox *>())
         w->setEnabled(!m_controller->isRunning());
     m_perLaunch->setEnabled(!m_controller->isRunning());
+    m_allowHazards->setEnabled(!m_controller->isRunning());
 }
 
 void RunPanel::updateCommand()
@@ -843,6 +896,11 @@ bool RunPanel::launch(RunKind kind, bool replaceRun)
         m_refused = kind;
         showIssues(issues);
         showRefusal(kind, issues);
+        revealStatus();
+        Q_EMIT message(issues.size() == 1 ? tr("%1 cannot start: %2").arg(runKindTitle(kind), issues.front().message)
+                                          : tr("%1 cannot start: %2 problems, listed in the Run panel")
+                                                .arg(runKindTitle(kind))
+                                                .arg(issues.size()));
         return false;
     }
     m_refused.reset();
@@ -885,7 +943,7 @@ bool RunPanel::launchAsking(RunKind kind)
     const QString question
         = tr("%1 holds a run already: %2.\n\nReplace it? Its checkpoints, loss.csv, training_args.json%3 are deleted "
              "before the launch. (To keep it, turn on “New folder for each launch”.)")
-              .arg(folder, files.join(QStringLiteral(", ")),
+              .arg(folder, summarizedRunFiles(files),
                   files.contains(QStringLiteral("resume.safetensors"))
                       ? tr(" and its resume state (Resume could continue it)")
                       : QString());
@@ -901,19 +959,16 @@ bool RunPanel::resume()
     const auto session = resumableLaunch();
     if (!session || !m_resume->isEnabled())
         return false;
-    // The same launch with the same settings, in its own folder; the stages that
-    // finished are skipped (stage one finds its cache complete, training its resume state).
-    RunKind kind = session->kind();
-    if (kind == RunKind::Both && session->stage(RunStage::StageOne)
-        && session->stage(RunStage::StageOne)->outcome == StageRun::Outcome::Finished)
-        kind = RunKind::StageTwo;
+    // The same launch with the same settings, in its own folder, as one launch: the
+    // stages that finished stay, the one that stopped goes on (stage one finds its
+    // finished shards, training its resume state).
     QString error;
     m_refused.reset();
-    if (!m_controller->start(kind, session->config(), m_pipeline, true, &error)) {
+    if (!m_controller->resume(*session, m_pipeline, &error)) {
         m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), breakableText(error).toHtmlEscaped()));
         return false;
     }
-    Q_EMIT launched(kind);
+    Q_EMIT launched(session->kind());
     return true;
 }
 
@@ -994,7 +1049,8 @@ void RunPanel::askGenerateDataset()
     if (QFileInfo::exists(QDir(fieldText(m_dataset)).filePath(QStringLiteral("metadata.csv")))) {
         if (QMessageBox::question(this, tr("Generate example dataset"),
                 tr("A dataset exists there already (metadata.csv). Replace it? Its images that the new list does "
-                   "not name are removed; other files stay."))
+                   "not name are removed; other files stay."),
+                QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
             != QMessageBox::Yes)
             return;
         overwrite = true;
@@ -1014,7 +1070,9 @@ void RunPanel::askCreateModels()
     const bool exists = QFileInfo::exists(QDir(fieldText(m_models)).filePath(m_pipeline.modelId));
     bool overwrite = false;
     if (exists) {
-        if (QMessageBox::question(this, tr("Create tiny models"), tr("Models exist there already. Replace them?"))
+        if (QMessageBox::question(this, tr("Create tiny models"),
+                tr("Models exist there already. Replace them? Caches and runs made with them no longer match."),
+                QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
             != QMessageBox::Yes)
             return;
         overwrite = true;

@@ -124,6 +124,8 @@ Q_SIGNALS:
     void launched(splitscope::RunKind kind);
     // A background command (make-dataset, init-models) ended.
     void toolFinished(bool ok, const QString &message);
+    // Something to say in the window's status bar (a refused launch).
+    void message(const QString &text);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -142,6 +144,7 @@ private:
     // The checks of `kind` with the panel's own (the learning rate's text).
     QList<RunIssue> checks(RunKind kind) const;
     void showRefusal(RunKind kind, const QList<RunIssue> &issues);
+    void revealStatus();
     void restoreTrainingChoice();
     void recordTrainingChoice();
     bool learningRate(double *value) const;
@@ -177,6 +180,7 @@ private:
     QSpinBox *m_threads;
     QSpinBox *m_shardSize;
     QCheckBox *m_allowHazards;
+    QWidget *m_hazardsRow = nullptr; // the check box and its explanation
     QComboBox *m_commandStage;
     QPlainTextEdit *m_command;
     QLabel *m_status;

@@ -45,6 +45,14 @@ RunSession::RunSession(RunKind kind, RunConfig config, bool resumed)
 {
 }
 
+std::shared_ptr<RunSession> RunSession::continuation() const
+{
+    auto next = std::make_shared<RunSession>(*this);
+    next->m_resumed = true;
+    next->m_incomplete = false;
+    return next;
+}
+
 StageRun &RunSession::addStage(RunStage stage)
 {
     StageRun run;
@@ -140,7 +148,8 @@ QString RunSession::summary() const
     if (peakMemory() > 0)
         text += tr(", peak %1").arg(formatBytes(peakMemory()));
     if (std::isfinite(finalLoss()))
-        text += tr(", final loss %1").arg(formatLoss(finalLoss()));
+        text += (outcome() == StageRun::Outcome::Finished ? tr(", final loss %1") : tr(", last loss %1"))
+                    .arg(formatLoss(finalLoss()));
     return text;
 }
 

@@ -31,6 +31,11 @@ public:
     static constexpr int kHistoryPoints = 1500; // points per series kept in the history file
 
     RunSession(RunKind kind, RunConfig config, bool resumed = false);
+    // The same launch to be continued by Resume: its id, start, configuration, stages
+    // (series included) and log, marked resumed. The controller reopens the stage that
+    // did not finish, so that its curves go on where they stopped, and the history
+    // replaces the launch's entry with it when it ends.
+    std::shared_ptr<RunSession> continuation() const;
 
     QString id() const { return m_id; }
     QDateTime started() const { return m_started; }

@@ -83,6 +83,29 @@ QVector<QPointF> thinned(const QVector<QPointF> &points, int maxPoints)
     return out;
 }
 
+void StageRun::reopen()
+{
+    outcome = Outcome::Running;
+    exitCode = -1;
+    failure.clear();
+    stderrTail.clear();
+    clockOffset = kNaN;
+    trainStartTime = kNaN;
+    lastEpochEnd = kNaN;
+    wallSeconds = kNaN;
+    finalLoss = kNaN;
+    etaSeconds = kNaN;
+    samplesPerSecond = kNaN;
+    unit.clear();
+    unitSample = -1;
+    rss = 0;
+    modelBytes.clear();
+    started = false;
+    lastTime = 0;
+    priorSeconds = processSeconds >= 0 ? processSeconds : priorSeconds;
+    processSeconds = -1;
+}
+
 bool StageRun::apply(const RunEvent &event)
 {
     ++events;

@@ -42,6 +42,7 @@ struct StageRun {
     // samples share the launch's clock. NaN until the first event.
     double clockOffset = kNaN;
     double processSeconds = -1; // start to exit as the GUI measured it (LibTorch's load included)
+    double priorSeconds = 0;    // a resumed stage: its earlier processes' time (processSeconds includes it)
 
     // From `start`.
     bool started = false;
@@ -97,6 +98,10 @@ struct StageRun {
 
     // Folds one event in. Returns true when it changed what the progress line shows.
     bool apply(const RunEvent &event);
+    // Makes a stage that was cancelled or crashed running again, for a resumed worker:
+    // its series, steps and time so far stay (the worker counts steps on from its
+    // checkpoint), how it ended and the old worker's clock go.
+    void reopen();
     // A resident-memory sample the GUI took itself (at `launchSeconds`), between
     // the worker's memory events (about one a second); loaded model bytes carry over.
     void addMemorySample(double launchSeconds, qint64 rssBytes);
