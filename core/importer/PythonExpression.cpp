@@ -104,6 +104,8 @@ StringsError checkAdjacentStrings(const std::vector<Token> &tokens, std::size_t 
             return after("cannot mix bytes and nonbytes literals");
         if (t.literalError == LiteralError::AtLiteral)
             return {t.text, t.line, t.column};
+        if (t.literalError == LiteralError::Inside)
+            return {t.text, t.problemLine, t.problemColumn};
         if (t.literalError == LiteralError::AfterLiterals)
             return after(t.text);
         if (mixed)

@@ -31,14 +31,14 @@ namespace splitscope::importer {
 // arguments less a lone generator expression, case patterns follow PEP 634's grammar
 // (`case 1 + 1:` is refused: '+' and '-' join a real and an imaginary number only),
 // and string literals are ones CPython's parser takes (Token::literalError: valid UTF-8,
-// ASCII bytes, f-string braces that match).
+// ASCII bytes, known "\N{name}" characters, f-string fields whose expressions parse).
 // Every valid Python 3 construct is accepted (f-strings, match, async, walrus,
 // decorators, type hints, type parameters, `type X = ...`, lambda, star arguments).
 // Of what the grammar leaves to CPython's compiler only a starred expression outside a
 // tuple, list, set or call arguments is checked (`x = *a`, `*a = b`), reported when the
 // grammar found nothing, as CPython compiles only what parsed. The rest is not (`return`
-// outside a function, a repeated keyword argument, a name bound twice in a pattern), nor
-// are the expressions in f-string replacement fields, or expressions or patterns nested
+// outside a function, a repeated keyword argument, a name bound twice in a pattern,
+// `yield` in an f-string outside a function), nor are expressions or patterns nested
 // past ExpressionParser::kMaxExpressionDepth (the readers report them where they need
 // them; a string literal in one is still checked).
 

@@ -24,12 +24,18 @@ enum class LiteralError : unsigned char {
     None,
     AtLiteral,     // at the literal: "bytes can only contain ASCII literal characters"
     AfterLiterals, // where its parser stands then: at the token after the adjacent literals
+    // Inside it, at Token::problemLine and problemColumn: a syntax error in an f-string's
+    // replacement field ("f-string: invalid syntax", where the field's expression has it).
+    // CPython 3.11 reads the field's expression on its own and puts the error at a position
+    // counted from the field; the importer gives the position in the file.
+    Inside,
 };
 
 struct Token {
     TokenKind kind = TokenKind::EndOfInput;
     // Name, Number, Operator: the source text. String: the value with escapes decoded
-    // (raw strings keep their backslashes; f-strings keep their replacement fields as text).
+    // (raw strings keep their backslashes; f-strings keep their replacement fields and
+    // "\N{...}" as written).
     std::string text;
     int line = 0;   // 1-based, where the token starts
     int column = 0; // 1-based, in code points (0 for NEWLINE)
@@ -42,6 +48,8 @@ struct Token {
     // String: CPython's parser refuses it (invalid UTF-8, a non-ASCII character in bytes, a
     // single '}' in an f-string, ...), and `text` is then its message instead of the value.
     LiteralError literalError = LiteralError::None;
+    int problemLine = 0;   // LiteralError::Inside: where the problem is
+    int problemColumn = 0;
     // Name: non-ASCII, and Python's NFKC normalization of names (PEP 3131) may make it
     // another name ("ﬁle" is "file"); `text` is the name as written (see PythonIdentifier.h).
     bool nfkcMayChange = false;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "PythonTokenizer.h"
 
+#include "PythonExpression.h"
 #include "PythonIdentifier.h"
 #include "PythonSourceEncoding.h"
+#include "PythonUnicodeNames.h"
 #include "core/Utf8.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -74,27 +77,21 @@ constexpr std::array<std::string_view, 47> kOperators = {
     "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
 };
 
+// F-strings nested in replacement fields deeper than this are read for where they end but
+// their fields are not checked: Python 3.11 cannot nest them past four (a nested string
+// cannot reuse an enclosing quote), and this bounds the work to a multiple of the input.
+constexpr int kMaxCheckedFieldNesting = 20;
+
 class Tokenizer {
 public:
-    explicit Tokenizer(std::string_view source) : m_src(source) {}
+    // `fieldNesting`: 0 for a file; n for the expression of a replacement field of an
+    // f-string nested n - 1 deep in other fields (already UTF-8, in parentheses).
+    explicit Tokenizer(std::string_view source, int fieldNesting = 0) : m_src(source), m_fieldNesting(fieldNesting) {}
 
     TokenizeResult run()
     {
-        // A coding cookie may declare Latin-1: the tokenizer then reads its UTF-8 re-encoding.
-        DecodedSource decoded = decodePythonSource(m_src);
-        if (!decoded.ok()) {
-            failAt(decoded.errorLine, decoded.errorColumn, decoded.error);
+        if (m_fieldNesting == 0 && !readSourceEncoding())
             return finish();
-        }
-        if (decoded.converted) {
-            m_decoded = std::move(decoded.text);
-            m_src = m_decoded;
-        }
-        if (decoded.decodeWholeFile && !checkWholeFileUtf8(decoded.encoding))
-            return finish();
-        // A UTF-8 byte order mark is allowed at the very start, as in Python.
-        if (m_src.substr(0, 3) == "\xEF\xBB\xBF")
-            m_pos = m_lineStart = 3;
         while (!m_failed && m_pos < m_src.size()) {
             if (m_atLineStart && m_brackets.empty()) {
                 m_atLineStart = false;
@@ -146,6 +143,102 @@ private:
         int line;
         int column;
     };
+
+    // The first problem CPython's parser finds in the string literal being read, by source offset.
+    struct LiteralProblems {
+        std::size_t at = std::string_view::npos;
+        std::string message;
+        LiteralError where = LiteralError::None;
+        int line = 0; // LiteralError::Inside: where it is
+        int column = 0;
+        bool found() const { return where != LiteralError::None; }
+        void note(std::size_t offset, std::string text, LiteralError kind, int atLine = 0, int atColumn = 0)
+        {
+            if (offset >= at)
+                return;
+            at = offset;
+            message = std::move(text);
+            where = kind;
+            line = atLine;
+            column = atColumn;
+        }
+    };
+
+    // Where readString stands in an f-string's replacement field.
+    enum class FieldPart {
+        Expression,      // {expression
+        AfterEquals,     // {expression=
+        Conversion,      // {expression!
+        AfterConversion, // {expression!r
+        Spec,            // {expression:spec
+    };
+
+    // The string literal readString is reading.
+    struct StringState {
+        struct Field {
+            FieldPart part = FieldPart::Expression;
+            std::string brackets; // ( [ { open in the expression, innermost last
+            std::size_t expressionStart = 0; // just past the '{'
+            int expressionLine = 0;
+            int expressionColumn = 0;
+        };
+        std::string_view closing; // its quote, or three
+        // An f-string's replacement fields, innermost last. Inside a field's expression a
+        // quote starts a nested string (Python 3.12 allows even the enclosing quote there),
+        // so it does not end the f-string.
+        std::vector<Field> fields;
+        // Python 3.11 ends a string at its first closing quote, even one that starts or is in
+        // a nested string: just past it, and the line it is on (npos: none in a field).
+        std::size_t end311 = std::string_view::npos;
+        int end311Line = 0;
+        std::size_t end311LineStart = 0;
+        // Where the text CPython decodes on its own begins: the literal's, or in an f-string
+        // the text after a field or a doubled brace, or a format spec's.
+        std::size_t partStart = 0;
+        LiteralProblems problems;
+
+        void reset(std::string_view quotes)
+        {
+            closing = quotes;
+            fields.clear();
+            end311 = std::string_view::npos;
+            problems = LiteralProblems();
+        }
+        bool inExpression() const { return !fields.empty() && fields.back().part == FieldPart::Expression; }
+        bool inFieldTail() const
+        {
+            return !fields.empty() && fields.back().part != FieldPart::Expression && fields.back().part != FieldPart::Spec;
+        }
+        void noteEnd311(std::string_view source, std::size_t pos, int line, std::size_t lineStart)
+        {
+            if (end311 == std::string_view::npos && source.compare(pos, closing.size(), closing) == 0) {
+                end311 = pos + closing.size();
+                end311Line = line;
+                end311LineStart = lineStart;
+            }
+        }
+    };
+
+    // A coding cookie may declare Latin-1: the tokenizer then reads its UTF-8 re-encoding.
+    // False on an error.
+    bool readSourceEncoding()
+    {
+        DecodedSource decoded = decodePythonSource(m_src);
+        if (!decoded.ok()) {
+            failAt(decoded.errorLine, decoded.errorColumn, decoded.error);
+            return false;
+        }
+        if (decoded.converted) {
+            m_decoded = std::move(decoded.text);
+            m_src = m_decoded;
+        }
+        if (decoded.decodeWholeFile && !checkWholeFileUtf8(decoded.encoding))
+            return false;
+        // A UTF-8 byte order mark is allowed at the very start, as in Python.
+        if (m_src.substr(0, 3) == "\xEF\xBB\xBF")
+            m_pos = m_lineStart = 3;
+        return true;
+    }
 
     // A cookie that names UTF-8 otherwise than "utf-8" makes CPython decode the whole file
     // before it tokenizes: the first invalid sequence, a comment's too, is an error. Its
@@ -479,6 +572,7 @@ private:
         m_string.reset(m_src.substr(m_pos, triple ? 3 : 1));
         m_pos += m_string.closing.size();
         const std::size_t body = m_pos;
+        m_string.partStart = body;
         std::string value;
         while (true) {
             if (m_pos >= m_src.size()) {
@@ -487,6 +581,8 @@ private:
                 return;
             }
             const char c = m_src[m_pos];
+            if (format && m_string.inFieldTail() && readFieldTail(c, value))
+                continue;
             if (format && c != '\\' && c != '\n' && c != '\r' && readFormatCharacter(c, value))
                 continue;
             if (c == quote) {
@@ -553,6 +649,8 @@ private:
         m_tokens.back().fString = format;
         m_tokens.back().bytes = bytes;
         m_tokens.back().literalError = problems.where;
+        m_tokens.back().problemLine = problems.line;
+        m_tokens.back().problemColumn = problems.column;
     }
 
     // A string that does not end. An f-string may yet end for Python 3.11, at the first
@@ -568,8 +666,9 @@ private:
         LiteralProblems &problems = m_string.problems;
         problems.note(m_string.end311 - m_string.closing.size(), "f-string: expecting '}'",
             LiteralError::AfterLiterals);
-        if (problems.where == LiteralError::AtLiteral) {
-            failAt(line, col, problems.message);
+        if (problems.where == LiteralError::AtLiteral || problems.where == LiteralError::Inside) {
+            failAt(problems.where == LiteralError::Inside ? problems.line : line,
+                problems.where == LiteralError::Inside ? problems.column : col, problems.message);
             return;
         }
         // Where CPython's parser stands after the string: its next token.
@@ -592,6 +691,7 @@ private:
             if (c == '{' && fields.empty() && next == '{') {
                 value += "{{";
                 m_pos += 2;
+                m_string.partStart = m_pos;
             } else if (c == '{') {
                 value += c;
                 ++m_pos;
@@ -600,9 +700,11 @@ private:
                 fields.pop_back();
                 value += c;
                 ++m_pos;
+                m_string.partStart = m_pos;
             } else if (c == '}' && next == '}') {
                 value += "}}";
                 m_pos += 2;
+                m_string.partStart = m_pos;
             } else if (c == '}') {
                 m_string.problems.note(m_pos, "f-string: single '}' is not allowed", LiteralError::AfterLiterals);
                 value += c;
@@ -612,22 +714,45 @@ private:
             }
             return true;
         }
+        // A replacement field's expression, read as Python 3.11 reads it to find where it ends:
+        // at '!', ':', '=' or '}' outside brackets ("!=", "==", "<=" and ">=" do not end it).
         auto &field = fields.back();
+        const char next = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
         if (c == '\'' || c == '"') {
             readNestedString(value);
             return true;
         }
-        if (c == '(' || c == '[' || c == '{') {
-            ++field.brackets;
-        } else if (c == ')' || c == ']') {
-            field.brackets = field.brackets > 0 ? field.brackets - 1 : 0;
-        } else if (c == '}') {
-            if (field.brackets > 0)
-                --field.brackets;
-            else
+        const auto problem = [this](std::string message) {
+            m_string.problems.note(m_pos, std::move(message), LiteralError::AfterLiterals);
+        };
+        if (c == '#') {
+            problem("f-string expression part cannot include '#'");
+        } else if (c == '(' || c == '[' || c == '{') {
+            if (static_cast<int>(field.brackets.size()) >= kMaxBracketDepth)
+                problem("f-string: too many nested parenthesis"); // kept: the rest is read as before
+            field.brackets += c;
+        } else if (c == ')' || c == ']' || (c == '}' && !field.brackets.empty())) {
+            if (field.brackets.empty()) {
+                problem(std::string("f-string: unmatched '") + c + "'");
+            } else {
+                const char open = field.brackets.back();
+                field.brackets.pop_back();
+                if (open != (c == ')' ? '(' : c == ']' ? '[' : '{')) {
+                    problem(std::string("f-string: closing parenthesis '") + c
+                        + "' does not match opening parenthesis '" + open + "'");
+                }
+            }
+        } else if (field.brackets.empty() && std::strchr("!=<>", c) != nullptr && next == '=') {
+            value.append(m_src.substr(m_pos, 2));
+            m_pos += 2;
+            return true;
+        } else if (field.brackets.empty() && (c == '!' || c == ':' || c == '=' || c == '}')) {
+            checkFieldExpression(field);
+            m_string.partStart = m_pos + 1; // a format spec's text, or the text after the field
+            if (c == '}')
                 fields.pop_back();
-        } else if (c == ':' && field.brackets == 0) {
-            field.spec = true;
+            else
+                field.part = c == '!' ? FieldPart::Conversion : c == ':' ? FieldPart::Spec : FieldPart::AfterEquals;
         } else if (static_cast<unsigned char>(c) >= 0x80) {
             checkFieldUtf8();
         }
@@ -636,10 +761,135 @@ private:
         return true;
     }
 
-    // Just past a field's '{': "{}", "{!r}", "{:x}" and "{=}" lack the expression CPython wants first.
+    // A field past its expression, as Python 3.11 reads it: after '=' (whitespace, then '!',
+    // ':' or '}'), after '!' (one conversion character: s, r or a) and after the conversion
+    // (':' or '}'). False when readString is to read the character (a newline, a backslash,
+    // the closing quote), which still counts here.
+    bool readFieldTail(char c, std::string &value)
+    {
+        auto &fields = m_string.fields;
+        FieldPart &part = fields.back().part;
+        if (m_src.compare(m_pos, m_string.closing.size(), m_string.closing) == 0)
+            return false; // readString reports the field that does not close
+        const auto problem = [this](const char *message) {
+            m_string.problems.note(m_pos, message, LiteralError::AfterLiterals);
+        };
+        if (part == FieldPart::Conversion) {
+            if (c != 's' && c != 'r' && c != 'a')
+                problem("f-string: invalid conversion character: expected 's', 'r', or 'a'");
+            part = FieldPart::AfterConversion;
+            if (c != ':' && c != '}')
+                return takeFieldTail(c, value);
+        } else if (part == FieldPart::AfterEquals && std::strchr(" \t\n\r\f\v", c) != nullptr) {
+            return takeFieldTail(c, value);
+        } else if (c == '!' && part == FieldPart::AfterEquals) {
+            part = FieldPart::Conversion;
+            return takeFieldTail(c, value);
+        } else if (c != ':' && c != '}') {
+            problem("f-string: expecting '}'");
+            part = FieldPart::AfterConversion;
+            return takeFieldTail(c, value);
+        }
+        if (c == ':')
+            part = FieldPart::Spec;
+        else
+            fields.pop_back();
+        m_string.partStart = m_pos + 1;
+        return takeFieldTail(c, value);
+    }
+
+    // The character at m_pos, read past the end of a field's expression: readString reads a
+    // newline or a backslash (false), the rest is taken here.
+    bool takeFieldTail(char c, std::string &value)
+    {
+        if (c == '\n' || c == '\r' || c == '\\')
+            return false;
+        value += c;
+        ++m_pos;
+        return true;
+    }
+
+    // A field's expression, from just past its '{' to m_pos, where it ends: Python 3.11 parses
+    // it on its own, in parentheses, when it reaches its end ("{a b}", "{lambda: 1}", "{*a}"
+    // are errors), and reports what is wrong in it before what follows. The importer reads it
+    // with its own tokenizer and expression parser, and puts the error where it is in the file.
+    void checkFieldExpression(const StringState::Field &field)
+    {
+        if (m_string.problems.found() || m_fieldNesting >= kMaxCheckedFieldNesting)
+            return; // an earlier problem is the one reported
+        const std::string_view text = m_src.substr(field.expressionStart, m_pos - field.expressionStart);
+        if (text.find_first_not_of(" \t\f\n\r") == std::string_view::npos)
+            return; // openField() reported it
+        std::string source;
+        source.reserve(text.size() + 2);
+        source += '(';
+        source.append(text);
+        source += ')';
+        // Positions in `source` to the file's: its first line starts one character before the
+        // expression (the parenthesis); the lines after it are the file's.
+        const auto report = [&](const std::string &message, int line, int column) {
+            const int fileColumn = line <= 1 ? field.expressionColumn + column - 2 : column;
+            m_string.problems.note(m_pos, message, LiteralError::Inside, field.expressionLine + std::max(line, 1) - 1,
+                std::max(fileColumn, 1));
+        };
+        const TokenizeResult tokens = Tokenizer(source, m_fieldNesting + 1).run();
+        if (!tokens.ok()) {
+            report(tokens.error, tokens.errorLine, tokens.errorColumn);
+            return;
+        }
+        std::size_t last = 0;
+        while (tokens.tokens[last].kind != TokenKind::Newline && tokens.tokens[last].kind != TokenKind::EndOfInput)
+            ++last;
+        ExprArena arena;
+        ExpressionParser parser(tokens.tokens, 0, last, arena);
+        if (parser.parseAll() >= 0 || parser.tooDeep())
+            return;
+        std::string detail = parser.error();
+        if (!parser.errorIsComplete()) {
+            // The parentheses are not the source's: what the parser says of them it says of the field.
+            std::size_t at = 0;
+            int depth = 0;
+            for (; at + 1 < last; ++at) {
+                const Token &t = tokens.tokens[at];
+                if (t.line == parser.errorLine() && t.column == parser.errorColumn())
+                    break;
+                if (t.kind == TokenKind::Operator && t.text.size() == 1 && std::strchr("([{", t.text[0]) != nullptr)
+                    ++depth;
+                else if (t.kind == TokenKind::Operator && t.text.size() == 1 && std::strchr(")]}", t.text[0]) != nullptr)
+                    --depth;
+            }
+            if (at + 1 == last)
+                replaceEdge(detail, "before ')'", "at the end of the field", true);
+            else if (depth == 1)
+                replaceEdge(detail, "expected ')'", "expected '}'", false);
+            detail = "invalid syntax: " + detail;
+        }
+        // CPython's parser words its errors in a field "f-string: ...".
+        if (detail.compare(0, 8, "f-string") != 0)
+            detail = "f-string: " + detail;
+        report(detail, parser.errorLine(), parser.errorColumn());
+    }
+
+    // Replaces `from` by `to` when `text` ends (`atEnd`) or starts with it.
+    static void replaceEdge(std::string &text, std::string_view from, std::string_view to, bool atEnd)
+    {
+        if (text.size() < from.size())
+            return;
+        const std::size_t at = atEnd ? text.size() - from.size() : 0;
+        if (text.compare(at, from.size(), from) == 0)
+            text.replace(at, from.size(), to);
+    }
+
+    // Just past a field's '{': "{}", "{!r}", "{:x}" and "{=}" lack the expression CPython wants
+    // first; a field in a field's format spec in a field's format spec is nested too deeply.
     void openField()
     {
-        m_string.fields.emplace_back();
+        if (m_string.fields.size() >= 2)
+            m_string.problems.note(m_pos - 1, "f-string: expressions nested too deeply", LiteralError::AfterLiterals);
+        StringState::Field &field = m_string.fields.emplace_back();
+        field.expressionStart = m_pos;
+        field.expressionLine = m_line;
+        field.expressionColumn = column(m_pos);
         std::size_t k = m_pos;
         while (k < m_src.size() && std::string_view(" \t\f\n\r").find(m_src[k]) != std::string_view::npos)
             ++k;
@@ -656,9 +906,11 @@ private:
     }
 
     // "\N{name}" in an f-string's text, m_pos at the backslash: its braces are the escape's,
-    // not a field's. As CPython, a character after "\N" other than '{' is taken with it.
+    // not a field's. As CPython, a character after "\N" other than '{' is taken with it. The
+    // text keeps the escape as written; the name is checked (checkNamedEscape).
     void readNamedEscape(std::string &value, char quote)
     {
+        checkNamedEscape(m_pos);
         const auto ordinary = [&](std::size_t at) {
             return at < m_src.size() && std::string_view("\n\r\\").find(m_src[at]) == std::string_view::npos
                 && m_src[at] != quote;
@@ -677,6 +929,97 @@ private:
             if (c == '}')
                 return;
         }
+    }
+
+    // "\N{name}" in a str literal (not raw), m_pos at the backslash: the character Python's
+    // unicodedata names (PythonUnicodeNames.h), appended to `value`.
+    void readNamedCharacter(std::string &value)
+    {
+        const std::size_t backslash = m_pos;
+        const long codePoint = checkNamedEscape(backslash);
+        m_pos = backslash + 2;
+        if (codePoint < 0 || m_pos >= m_src.size() || m_src[m_pos] != '{') {
+            value += "\\N"; // the literal is refused: its value does not matter
+            return;
+        }
+        appendUtf8(value, static_cast<unsigned long>(codePoint));
+        m_pos = m_src.find('}', m_pos) + 1; // checkNamedEscape found it, on this line
+    }
+
+    // The escape "\N..." at `backslash`: the character it names; -1 when it is malformed (no
+    // "{name}") or names none, a problem of the literal in the words of CPython's decoder,
+    // which counts positions from where it starts decoding (StringState::partStart) in its own
+    // copy of the text, where a character past ASCII takes ten ("\U000000e9"). Also -1 once
+    // the literal has a problem: that one is reported, and the work stays linear.
+    long checkNamedEscape(std::size_t backslash)
+    {
+        if (m_string.problems.found())
+            return -1;
+        // The name runs to the first '}'; the text ends at the closing quote (not an escaped one).
+        const std::size_t open = backslash + 2;
+        const bool braced = open < m_src.size() && m_src[open] == '{';
+        std::size_t close = std::string_view::npos;
+        std::size_t end = open;
+        for (std::size_t i = open + 1; braced; ++i) {
+            if (i >= m_src.size() || m_src.compare(i, m_string.closing.size(), m_string.closing) == 0
+                || (m_string.closing.size() == 1 && (m_src[i] == '\n' || m_src[i] == '\r'))) {
+                end = std::min(i, m_src.size());
+                break;
+            }
+            if (m_src[i] == '}') {
+                close = i;
+                break;
+            }
+            if (m_src[i] == '\\' && i + 1 < m_src.size() && m_src[i + 1] != '}')
+                ++i;
+        }
+        long codePoint = -1;
+        const char *message = "malformed \\N character escape";
+        if (close != std::string_view::npos && close > open + 1) {
+            const std::string_view name = m_src.substr(open + 1, close - open - 1);
+            if (name.find_first_of("\n\r") == std::string_view::npos)
+                codePoint = lookupUnicodeName(name);
+            message = "unknown Unicode character name";
+        }
+        if (codePoint >= 0)
+            return codePoint;
+        // Where CPython's decoder stopped: past the name's '}', at an empty name's, at the end
+        // of the text, or past the 'N' of "\N" without '{'.
+        const std::size_t first = decoderOffset(m_string.partStart, backslash);
+        const std::size_t last = close != std::string_view::npos ? first + decoderOffset(backslash, close) - (close == open + 1)
+            : braced ? first + decoderOffset(backslash, end) - 1
+                     : first + 1;
+        m_string.problems.note(backslash,
+            "(unicode error) 'unicodeescape' codec can't decode bytes in position " + std::to_string(first) + "-"
+                + std::to_string(last) + ": " + message,
+            LiteralError::AfterLiterals);
+        return -1;
+    }
+
+    // How many characters source bytes [from, to) of a literal's text make in the copy
+    // CPython's decoder reads: a character past ASCII is "\U%08x" (ten), a backslash before
+    // one is "\u005c" (six), "\r\n" is one newline.
+    std::size_t decoderOffset(std::size_t from, std::size_t to) const
+    {
+        std::size_t count = 0;
+        bool afterBackslash = false;
+        for (std::size_t i = from; i < to && i < m_src.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(m_src[i]);
+            if (c == '\r' && i + 1 < m_src.size() && m_src[i + 1] == '\n')
+                continue;
+            if (c >= 0x80) {
+                if ((c & 0xC0) != 0x80)
+                    count += afterBackslash ? 15 : 10;
+            } else if (c == '\\' && !afterBackslash) {
+                ++count;
+                afterBackslash = true;
+                continue;
+            } else {
+                ++count;
+            }
+            afterBackslash = false;
+        }
+        return count;
     }
 
     // A string inside an f-string's replacement field, copied as written (m_pos is at its quote).
@@ -758,8 +1101,10 @@ private:
             for (last = bad; last < text.size() && high(last); ++last) {
             }
         }
-        m_string.problems.note(body + bad, "(unicode error) " + utf8DecodeError(text.substr(first, last - first)),
-            LiteralError::AfterLiterals);
+        // CPython decodes a str literal's UTF-8 before its escapes ("\N{...}", noted from `body`
+        // on), an f-string's text a part at a time.
+        m_string.problems.note(format ? body + bad : body - 1,
+            "(unicode error) " + utf8DecodeError(text.substr(first, last - first)), LiteralError::AfterLiterals);
     }
 
     // m_pos is at the backslash of an escape in a non-raw string.
@@ -823,6 +1168,14 @@ private:
             m_pos += digits + 1;
             return true;
         }
+        case 'N':
+            if (!bytes) {
+                m_pos = escapeStart;
+                readNamedCharacter(value);
+                return true;
+            }
+            value += '\\'; // bytes: not an escape
+            return true;
         default:
             if (e >= '0' && e <= '7') {
                 unsigned long v = 0;
@@ -838,7 +1191,7 @@ private:
                     appendUtf8(value, v);
                 return true;
             }
-            // Unknown escapes (and \N{...}, which needs the Unicode name table) stay as written.
+            // Unknown escapes stay as written.
             value += '\\';
             return true; // the character after the backslash is read as ordinary text
         }
@@ -909,60 +1262,9 @@ private:
         return result;
     }
 
-    // The first problem CPython's parser finds in the string literal being read, by source offset.
-    struct LiteralProblems {
-        std::size_t at = std::string_view::npos;
-        std::string message;
-        LiteralError where = LiteralError::None;
-        bool found() const { return where != LiteralError::None; }
-        void note(std::size_t offset, std::string text, LiteralError kind)
-        {
-            if (offset >= at)
-                return;
-            at = offset;
-            message = std::move(text);
-            where = kind;
-        }
-    };
-
-    // The string literal readString is reading.
-    struct StringState {
-        struct Field {
-            int brackets = 0;  // ( [ { open in the field's expression
-            bool spec = false; // in its format spec (after a top-level ':')
-        };
-        std::string_view closing; // its quote, or three
-        // An f-string's replacement fields, innermost last. Inside a field's expression a
-        // quote starts a nested string (Python 3.12 allows even the enclosing quote there),
-        // so it does not end the f-string.
-        std::vector<Field> fields;
-        // Python 3.11 ends a string at its first closing quote, even one that starts or is in
-        // a nested string: just past it, and the line it is on (npos: none in a field).
-        std::size_t end311 = std::string_view::npos;
-        int end311Line = 0;
-        std::size_t end311LineStart = 0;
-        LiteralProblems problems;
-
-        void reset(std::string_view quotes)
-        {
-            closing = quotes;
-            fields.clear();
-            end311 = std::string_view::npos;
-            problems = LiteralProblems();
-        }
-        bool inExpression() const { return !fields.empty() && !fields.back().spec; }
-        void noteEnd311(std::string_view source, std::size_t pos, int line, std::size_t lineStart)
-        {
-            if (end311 == std::string_view::npos && source.compare(pos, closing.size(), closing) == 0) {
-                end311 = pos + closing.size();
-                end311Line = line;
-                end311LineStart = lineStart;
-            }
-        }
-    };
-
     std::string_view m_src;
     std::string m_decoded; // the source re-encoded as UTF-8 when it is not UTF-8 (m_src views it)
+    int m_fieldNesting = 0;
     std::size_t m_pos = 0;
     int m_line = 1;
     std::size_t m_lineStart = 0;

@@ -19,11 +19,16 @@ namespace splitscope::importer {
 //
 // The source is UTF-8, or Latin-1 or ASCII when a coding cookie says so
 // (PythonSourceEncoding.h; other encodings are refused). As for CPython's compile() (what
-// `import` uses), invalid UTF-8 is an error in a name, not in a comment. A string literal
-// CPython's parser refuses (invalid UTF-8, a non-ASCII character in bytes, an f-string's
-// single '}', empty or unclosed field, a backslash in a field's expression) is a token
-// with Token::literalError for the parser to report where CPython does. An f-string's
-// field may hold a string in the same quotes (Python 3.12). Names are checked as CPython
+// `import` uses), invalid UTF-8 is an error in a name, not in a comment. "\N{name}" in a
+// str literal is the character Python 3.11's unicodedata names (PythonUnicodeNames.h). A
+// string literal CPython's parser refuses (invalid UTF-8, a non-ASCII character in bytes,
+// a "\N{name}" it does not know, an f-string's single '}', empty or unclosed field, a
+// backslash or '#' in a field's expression, a conversion other than !r, !s, !a, fields
+// nested past two format specs, a field's expression that is not one: "{a b}", "{*a}",
+// "{lambda: 1}") is a token with Token::literalError for the parser to report where CPython
+// does (a field's expression is tokenized and parsed on its own, as in parentheses, as
+// CPython 3.11 does; its error is put where it is in the file). An f-string's field may
+// hold a string in the same quotes (Python 3.12). Names are checked as CPython
 // checks them (PEP 3131, PythonIdentifier.h) and kept as written. Errors are Python's:
 // an unterminated string (for an f-string Python 3.11 ends at a quote in a field, "f-string:
 // expecting '}'" where CPython reports it), invalid UTF-8 in a name, a bracket that does not match or never closes, inconsistent

@@ -238,7 +238,7 @@ void TestDiffSynthImporter::literals()
         "Lists in=[latents,noise] posi=- nega=- out=[input_latents,mask] models=[vae]",
         "Dicts in=- posi={prompt:prompt,image:edit_image} nega={prompt:negative_prompt} out=[prompt_emb] models=[text_encoder] cfg",
         QString::fromUtf8("Strings in=[single,double,raw\\d,unicode,triple,tri'ple,implicit_concatenation,escaped\xC3\xA9] posi=- "
-                          "nega=- out=[RAW,caf\\N{LATIN SMALL LETTER E WITH ACUTE}] models=-"),
+                          "nega=- out=[RAW,caf\xC3\xA9] models=-"),
         "Flags in=- posi=- nega=- out=[flag] models=- take",
         "Continued in=[a,b] posi=- nega=- out=[c] models=[dit]",
         "Pitfall in=\"noise\" posi=- nega=- out=[latents] models=\"vae\"",

@@ -5,6 +5,7 @@
 #include "core/importer/PythonTokenizer.h"
 #include "core/importer/PythonValue.h"
 
+#include <QFile>
 #include <QTest>
 
 #include <functional>
@@ -90,6 +91,7 @@ private Q_SLOTS:
     void validModules();
     void moduleSyntaxErrors_data();
     void moduleSyntaxErrors();
+    void fStringCorpus();
     void statements();
     void classesFunctionsImports();
     void assignments();
@@ -261,6 +263,14 @@ void TestPythonParser::validModules_data()
         "with a as (*b, c): pass\nclass A(*a): pass\n");
     // Raw f-strings: a backslash escapes nothing, "\{{" is a backslash and a brace (pygments has them).
     row("x = rf'(\\{{%)'\nx = Rf\"\\\\{x}\"\nx = fr'\\}}'\nx = f'\\{{'\nx = f'\\N{EM DASH}'\nx = f'{x!r:>{w}}'\n");
+    // F-string fields CPython 3.11 takes: conversions, '=', nested format specs, operators
+    // that hold '!', '=', '<' or '>', yield in a function, lambdas and walruses in parentheses.
+    row("x = f'{a!r:>{w}} {x=} {x = !r:^9} {a!=b} {a<=b} {d[\"k\"]:{w}.{p}f} {(lambda: 1)()} {a:=1} {(b := 2)}'\n"
+        "def g():\n    return f'{yield}' f'{yield x}' f'{(yield)}'\n"
+        "x = f'''{\n  a +\n  b\n}''' f'{\"a\" \"b\"!r}' f'{f\"{a}\"}' f'{x:{{}}}' f'{*a, b}' f'{a for a in b}' f'{ {1: 2}[1]}'\n");
+    // Named characters: names, aliases, any case; computed names in upper case; bytes keep "\N".
+    row("x = '\\N{EM DASH}\\N{em dash}\\N{BYTE ORDER MARK}\\N{CJK UNIFIED IDEOGRAPH-9FFF}\\N{HANGUL SYLLABLE HIH}'\n"
+        "x = b'\\N{NOPE}' + rb'\\N{NOPE}' + r'\\N{NOPE}' + rf'\\N{x}' + '\\\\N{NOPE}'\n");
     // CPython's compile() (what `import` uses) never decodes a comment.
     QTest::newRow("invalid utf-8 in comments") << QByteArray("# caf\xE9\nx = 1  # \xFF\n# -*- coding: utf-8 -*-\n");
     QTest::newRow("invalid utf-8 in comments after a utf-8 cookie")
@@ -377,6 +387,33 @@ void TestPythonParser::moduleSyntaxErrors_data()
     row("non-ASCII in bytes, second literal", "x = (\"a\"\n     b\"\xC3\xA9\")\n", "bytes can only contain ASCII literal characters", 2, 6);
     row("single brace in an f-string", "x = f\"a}\"\n", "f-string: single '}' is not allowed", 1, 10);
     row("f-string brace after a raw backslash", "x = rf\"\\{\"\n", "f-string: expecting '}'", 1, 11);
+    // "\N{name}": a name Python's unicodedata does not know, where CPython reports it (after the
+    // literals), in order with the file's other syntax errors.
+    row("unknown character name", "x = \"\\N{EM DASH}\\N{NOPE}\"\n",
+        "(unicode error) 'unicodeescape' codec can't decode bytes in position 11-18: unknown Unicode character name", 1, 26);
+    row("unknown character name, then a syntax error", "x = '\\N{NOPE}'; y = 1 2\n", "unknown Unicode character name", 1, 15);
+    row("a syntax error, then an unknown character name", "x = 1 2; y = '\\N{NOPE}'\n", "unexpected '2'", 1, 7);
+    row("unknown character name in a second literal", "x = ('\\N{BULLET}'\n     '\\N{bullet x}')\n", "unknown Unicode character name", 2, 20);
+    row("malformed named character", "x = u'\\N'\n", "malformed \\N character escape", 1, 10);
+    row("unknown character name in an f-string", "x = f'{a}\\N{NOPE}'\n", "position 0-7: unknown Unicode character name", 1, 19);
+    // A replacement field's expression (Python 3.11 parses it on its own): the error where it
+    // is in the file, in order with the file's other syntax errors.
+    row("f-string field: two names", "x = f'{a b}'\n", "f-string: invalid syntax: expected '}' before 'b'", 1, 10);
+    row("f-string field: lambda", "x = f'{lambda: 1}'\n", "f-string: invalid syntax: expected a parameter name", 1, 14);
+    row("f-string field: starred", "x = f'{*a}'\n", "f-string: cannot use starred expression here", 1, 8);
+    row("f-string field: in a format spec", "x = f'{a:{b c}}'\n", "f-string: invalid syntax", 1, 13);
+    row("f-string field: on a later line", "x = 1\ny = (1,\n  f'''\n{a b}''')\n", "f-string: invalid syntax", 4, 4);
+    row("f-string field: after non-ASCII", "x = '\xC3\xA9' + f'{\xC3\xA9 b}'\n", "f-string: invalid syntax", 1, 16);
+    row("f-string field: in a nested f-string", "x = f'{f\"{a b}\"}'\n", "f-string: invalid syntax", 1, 13);
+    row("f-string field: in the second literal", "x = f'{a}' f'{b c}'\n", "f-string: invalid syntax", 1, 17);
+    row("f-string field: a character", "x = f'{a$}'\n", "invalid character '$'", 1, 9);
+    row("f-string field: before a later error", "x = f'{a b}'; y = 1 2\n", "f-string: invalid syntax", 1, 10);
+    row("f-string field: after an earlier error", "x = 1 2; y = f'{a b}'\n", "unexpected '2'", 1, 7);
+    row("f-string field: an earlier field's conversion", "x = f'{a!x}{b c}'\n", "f-string: invalid conversion character", 1, 18);
+    row("f-string field: '#'", "x = f'{a #}'\n", "f-string expression part cannot include '#'", 1, 13);
+    row("f-string field: nested too deeply", "x = f'{a:{b:{c}}}'\n", "f-string: expressions nested too deeply", 1, 19);
+    row("f-string field: unmatched bracket", "x = f'{a)}'\n", "f-string: unmatched ')'", 1, 12);
+    row("f-string field: bracket that does not match", "x = f'{a(}'\n", "f-string: closing parenthesis '}' does not match", 1, 12);
     // Starred expressions. The parser refuses one alone in parentheses, in a comprehension's
     // element and as a dict value...
     row("starred alone in parentheses", "x = (*a)\n", "cannot use starred expression here", 1, 6);
@@ -447,6 +484,52 @@ void TestPythonParser::moduleSyntaxErrors()
     // Nothing of a module that is not Python is read.
     QVERIFY(m->statements().empty());
     QVERIFY(m->classes().empty());
+}
+
+void TestPythonParser::fStringCorpus()
+{
+    // fstring_corpus.txt, written by fstring_differential.py: f-string snippets (valid and
+    // invalid fields, and random edits of them) with what CPython 3.11's and 3.12's compile()
+    // made of each. The importer takes a snippet exactly when 3.11 does, except where 3.11
+    // refuses what 3.12 takes (a string in the same quotes in a field: either is right) and
+    // where only CPython's compiler refuses it ('yield' outside a function: not checked).
+    QFile file(QStringLiteral(SPLITSCOPE_IMPORTER_FSTRING_CORPUS));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray data = file.readAll();
+    int records = 0, valid = 0, either = 0;
+    QStringList wrong;
+    qsizetype pos = 0;
+    while (pos < data.size()) {
+        const qsizetype newline = data.indexOf('\n', pos);
+        QVERIFY(newline > pos);
+        const QList<QByteArray> header = data.mid(pos, newline - pos).split(' ');
+        QCOMPARE(header.size(), 3);
+        bool numeric = false;
+        const qsizetype length = header[2].toLongLong(&numeric);
+        QVERIFY(numeric && newline + 1 + length < data.size());
+        const QByteArray source = data.mid(newline + 1, length);
+        pos = newline + 1 + length + 1;
+        ++records;
+        const QByteArray &v311 = header[0];
+        const QByteArray &v312 = header[1];
+        if (v311 == "compiler" || (v311 == "error" && v312 != "error")) {
+            ++either;
+            continue;
+        }
+        valid += v311 == "ok";
+        const auto m = module(source.toStdString());
+        if (m->ok() != (v311 == "ok")) {
+            wrong << QString("%1 (CPython 3.11: %2, the importer: %3:%4: %5)")
+                         .arg(QString::fromUtf8(source).trimmed(), QString::fromLatin1(v311))
+                         .arg(m->syntaxErrorLine())
+                         .arg(m->syntaxErrorColumn())
+                         .arg(m->ok() ? QString("accepted") : QString::fromStdString(m->syntaxError()));
+        }
+    }
+    qInfo("%d snippets: %d valid, %d invalid, %d where either answer is right", records, valid,
+        records - valid - either, either);
+    QVERIFY(records >= 2000);
+    QVERIFY2(wrong.isEmpty(), qPrintable(QString::number(wrong.size()) + " disagree:\n" + wrong.mid(0, 20).join('\n')));
 }
 
 void TestPythonParser::statements()

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
 // The Python tokenizer: every kind of token, Python's implicit and explicit line
-// joining, INDENT/DEDENT, and its errors with their line and column.
+// joining, INDENT/DEDENT, and its errors with their line and column; f-string fields;
+// the character names of "\N{name}".
 #include "core/importer/PythonIdentifier.h"
 #include "core/importer/PythonIdentifierTables.h"
 #include "core/importer/PythonSourceEncoding.h"
 #include "core/importer/PythonTokenizer.h"
+#include "core/importer/PythonUnicodeNameTables.h"
+#include "core/importer/PythonUnicodeNames.h"
 
 #include <QTest>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 using namespace splitscope::importer;
@@ -50,6 +58,9 @@ private Q_SLOTS:
     void errors();
     void literalErrors_data();
     void literalErrors();
+    void fieldExpressionErrors_data();
+    void fieldExpressionErrors();
+    void unicodeNames();
     void limits();
     void utf8Helpers();
     void identifiers_data();
@@ -113,8 +124,14 @@ void TestPythonTokenizer::tokens_data()
         "fSTR:\"(\\{{%)\" fSTR:\"\\\\{x}\" fSTR:\"\\}}\" fSTR:\"\\{x}\\'\" fSTR:\"\\\\\" NL END");
     // "\N{...}" in an f-string is a named character, not a replacement field.
     row("named escape in an f-string", "f'\\N{EM DASH} {x}'", "fSTR:\"\\N{EM DASH} {x}\" NL END");
-    row("escapes", "'\\n\\t\\\\\\'\\\"\\x41\\101\\u00e9\\U0001F600\\q\\N{DASH}'",
-        "STR:\"\n\t\\'\"AAé\xF0\x9F\x98\x80\\q\\N{DASH}\" NL END");
+    row("escapes", "'\\n\\t\\\\\\'\\\"\\x41\\101\\u00e9\\U0001F600\\q\\N{EM DASH}'",
+        "STR:\"\n\t\\'\"AAé\xF0\x9F\x98\x80\\q\xE2\x80\x94\" NL END");
+    // "\N{name}": the character Python's unicodedata names (Unicode 14.0), aliases too, in any
+    // case; the computed names of CJK ideographs and Hangul syllables in upper case only.
+    row("named characters", "'\\N{BULLET}\\N{bullet}\\N{Byte Order Mark}\\N{CJK UNIFIED IDEOGRAPH-4E00}"
+        "\\N{CJK UNIFIED IDEOGRAPH-2A6DF}\\N{HANGUL SYLLABLE GAG}\\N{KHITAN SMALL SCRIPT CHARACTER-18b00}'",
+        "STR:\"\xE2\x80\xA2\xE2\x80\xA2\xEF\xBB\xBF\xE4\xB8\x80\xF0\xAA\x9B\x9F\xEA\xB0\x81\xF0\x98\xAC\x80\" NL END");
+    row("bytes and raw strings keep \\N", "b'\\N{BULLET}' r'\\N{NOPE}'", "bSTR:\"\\N{BULLET}\" STR:\"\\N{NOPE}\" NL END");
     row("backslash newline in a string", "'ab\\\ncd'", "STR:\"abcd\" NL END");
     row("bytes escapes stay bytes", "b'\\x41\\u0041'", "bSTR:\"A\\u0041\" NL END");
     row("surrogate escape", "'\\ud800'", "STR:\"\xEF\xBF\xBD\" NL END");
@@ -334,6 +351,40 @@ void TestPythonTokenizer::literalErrors_data()
     row("a quote in a format spec ends it", "f'{x:'", "f-string: expecting '}'");
     row("the first problem", "f'}{}'", "f-string: single '}' is not allowed");
     row("invalid utf-8 in f-string text", "f'{a}b\xFF'", "can't decode byte 0xff in position 0: invalid start byte");
+    // "\N{name}" names a character Python's unicodedata knows; CPython's decoder counts
+    // positions in its own copy of the text, where a character past ASCII takes ten.
+    row("unknown character name", "'ab\\N{bullet}\\N{NOPE}'",
+        "(unicode error) 'unicodeescape' codec can't decode bytes in position 12-19: unknown Unicode character name");
+    row("unknown name after non-ASCII", "u'\xC3\xA9\\N{NOPE}'", "can't decode bytes in position 10-17: unknown Unicode character name");
+    row("name in lower case, computed", "'\\N{hangul syllable ga}'", "unknown Unicode character name");
+    row("named sequence", "'\\N{LATIN SMALL LETTER A WITH MACRON AND GRAVE}'", "unknown Unicode character name");
+    row("no name", "'\\N{}'", "can't decode bytes in position 0-2: malformed \\N character escape");
+    row("no brace", "'\\Nx'", "can't decode bytes in position 0-1: malformed \\N character escape");
+    row("no closing brace", "'\\N{BULLET'", "can't decode bytes in position 0-8: malformed \\N character escape");
+    row("invalid utf-8 first", "'\\N{NOPE}\xFF'", "(unicode error) 'utf-8' codec can't decode byte 0xff");
+    row("unknown name in an f-string", "f'{{\\N{NOPE}'", "can't decode bytes in position 0-7: unknown Unicode character name");
+    row("unknown name in a format spec", "f'{a:x\\N{NOPE}}'", "can't decode bytes in position 1-8: unknown Unicode character name");
+    row("malformed in an f-string", "f'\\N{BULLET'", "can't decode bytes in position 0-8: malformed \\N character escape");
+    row("bytes: not an escape", "b'\\N{NOPE}'");
+    row("raw: not an escape", "r'\\N{NOPE}' rf'\\N{x}'");
+    // A field as Python 3.11 reads it to find its expression: to '!', ':', '=' or '}' outside
+    // brackets ("!=", "==", "<=", ">=" are operators), then '=' and spaces, a conversion
+    // (one of s, r, a, right after the '!'), a format spec; fields nest two deep at most.
+    row("operators and field parts", "f'{a!=b} {a==b} {a<=b} {a>=b} {a<b} {x=!r:>10} {x = } {x = !r:^{w}} {x:{{}}} "
+        "{(lambda: 1)()} {a:=1} {d[\"#\"]:{w}.{p}f}'");
+    row("'#' in an expression", "f'{a #}'", "f-string expression part cannot include '#'");
+    row("invalid conversion", "f'{a!x}'", "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+    row("no conversion", "f'{a!}'", "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+    row("space before a conversion", "f'{a! r}'", "f-string: invalid conversion character");
+    row("space after a conversion", "f'{a!r }'", "f-string: expecting '}'");
+    row("two conversions", "f'{a!r!s}'", "f-string: expecting '}'");
+    row("'=' after a conversion", "f'{a!r=}'", "f-string: expecting '}'");
+    row("text after '='", "f'{a=x}'", "f-string: expecting '}'");
+    row("conversion in a nested field", "f'{a:{b!x}}'", "f-string: invalid conversion character");
+    row("fields nested too deeply", "f'{a:{b:{c}}}'", "f-string: expressions nested too deeply");
+    row("unmatched ')'", "f'{a)}'", "f-string: unmatched ')'");
+    row("mismatched brackets", "f'{a[)]}'", "f-string: closing parenthesis ')' does not match opening parenthesis '['");
+    row("the scan before the expression", "f'{a b)}'", "f-string: unmatched ')'");
     // CPython compiles a field's expression on its own: the error names the f-string, at it.
     row("invalid utf-8 in a field", "f'{\"\xFF\"}'",
         "f-string: (unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte", true);
@@ -356,6 +407,113 @@ void TestPythonTokenizer::literalErrors()
     }
     QCOMPARE(literal.literalError, atLiteral ? LiteralError::AtLiteral : LiteralError::AfterLiterals);
     QVERIFY2(QString::fromStdString(literal.text).contains(message), literal.text.c_str());
+}
+
+void TestPythonTokenizer::fieldExpressionErrors_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    const auto row = [](const char *name, const QByteArray &source, const char *message, int line, int column) {
+        QTest::newRow(name) << source << QString::fromUtf8(message) << line << column;
+    };
+    // A field's expression is read on its own, as in parentheses: what is wrong in it is
+    // put where it is in the source (CPython 3.11 counts from the field).
+    row("two names", "f'{a b}'", "f-string: invalid syntax: expected '}' before 'b' (perhaps a comma is missing)", 1, 6);
+    row("lambda", "f'{lambda: 1}'", "f-string: invalid syntax: expected a parameter name in a lambda at the end of the field", 1, 10);
+    row("lambda with a parameter", "f'{lambda x: x}'", "f-string: invalid syntax: expected ','", 1, 12);
+    row("operator without an operand", "f'{1 + }'", "f-string: invalid syntax: expected an expression at the end of the field", 1, 8);
+    row("keyword", "f'{def}'", "f-string: invalid syntax: expected an expression before 'def'", 1, 4);
+    row("starred", "f'{*a}'", "f-string: cannot use starred expression here", 1, 4);
+    row("in a format spec", "f'{a:{b c}}'", "f-string: invalid syntax: expected '}' before 'c'", 1, 9);
+    row("in a later field", "f'{a}{x}{b.}'", "f-string: invalid syntax: expected an attribute name after '.'", 1, 12);
+    row("before '='", "f'{a b=}'", "f-string: invalid syntax: expected '}' before 'b'", 1, 6);
+    row("before a conversion", "f'{a b!r}'", "f-string: invalid syntax: expected '}' before 'b'", 1, 6);
+    row("a later line", "f'''{a\n  b}'''", "f-string: invalid syntax: expected '}' before 'b'", 2, 3);
+    row("after non-ASCII text", "f'\xC3\xA9\xC3\xA9{a b}'", "f-string: invalid syntax", 1, 8);
+    row("in a nested f-string", "f'{f\"{a b}\"}'", "f-string: invalid syntax: expected '}' before 'b'", 1, 9);
+    row("a nested literal's own error", "f'{f\"{a!x}\"}'", "f-string: invalid conversion character", 1, 12);
+    row("a character no token starts", "f'{a$}'", "invalid character '$'", 1, 5);
+    row("a number", "f'{1_}'", "invalid number literal '1_'", 1, 4);
+    row("mixed bytes", "f'{\"a\" b\"b\"}'", "f-string: cannot mix bytes and nonbytes literals", 1, 12);
+}
+
+void TestPythonTokenizer::fieldExpressionErrors()
+{
+    QFETCH(QByteArray, source);
+    QFETCH(QString, message);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    const TokenizeResult r = tokenizePython(std::string_view(source.constData(), static_cast<std::size_t>(source.size())));
+    QVERIFY2(r.ok(), r.error.c_str());
+    const Token &literal = r.tokens.front();
+    QCOMPARE(literal.kind, TokenKind::String);
+    QCOMPARE(literal.literalError, LiteralError::Inside);
+    QVERIFY2(QString::fromStdString(literal.text).startsWith(message), literal.text.c_str());
+    QCOMPARE(literal.problemLine, line);
+    QCOMPARE(literal.problemColumn, column);
+}
+
+void TestPythonTokenizer::unicodeNames()
+{
+    // Every name Python 3.11's unicodedata.name gives (Unicode 14.0, the computed CJK and
+    // Hangul names too) is the importer's, character for character: their count and digest
+    // are Python's (generate_unicode_name_tables.py), and each names its character again.
+    namespace tables = unicode_name_tables;
+    std::uint64_t digest = 0xCBF29CE484222325ULL;
+    std::size_t count = 0;
+    std::unordered_set<std::string> names;
+    const auto lower = [](std::string s) {
+        for (char &c : s)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+        const std::string name = unicodeName(cp);
+        if (name.empty())
+            continue;
+        ++count;
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "%04X ", static_cast<unsigned>(cp));
+        for (const char c : std::string(hex) + name + "\n") {
+            digest ^= static_cast<unsigned char>(c);
+            digest *= 0x100000001B3ULL;
+        }
+        QCOMPARE(lookupUnicodeName(name), static_cast<long>(cp));
+        // In any case, but for the computed names (CPython compares them as written).
+        const bool computed = name.rfind("CJK UNIFIED IDEOGRAPH-", 0) == 0 || name.rfind("HANGUL SYLLABLE ", 0) == 0;
+        QCOMPARE(lookupUnicodeName(lower(name)), computed ? -1L : static_cast<long>(cp));
+        names.insert(name);
+    }
+    QCOMPARE(count, tables::kAllNamesCount);
+    QCOMPARE(digest, tables::kAllNamesDigest);
+    int aliases = 0;
+    forEachUnicodeNameAlias([&](std::string_view alias, char32_t cp) {
+        ++aliases;
+        QCOMPARE(lookupUnicodeName(alias), static_cast<long>(cp));
+        QCOMPARE(lookupUnicodeName(lower(std::string(alias))), static_cast<long>(cp));
+        names.insert(std::string(alias));
+    });
+    QCOMPARE(aliases, 470); // Unicode 14.0's NameAliases.txt
+    // A name is found only when it is one: each name with a character more, or one less, is
+    // unknown unless it too is a name.
+    for (const std::string &name : names) {
+        for (const std::string &other : {name + "S", name + " ", name.substr(0, name.size() - 1), "X" + name}) {
+            if (names.count(other) == 0)
+                QVERIFY2(lookupUnicodeName(other) < 0, other.c_str());
+        }
+    }
+    for (const char *unknown : {"", "NOPE", " BULLET", "BULLET ", "BULL\xC3\x89T", "LATIN SMALL LETTER A WITH MACRON AND GRAVE",
+             "CJK UNIFIED IDEOGRAPH-4e00", "CJK UNIFIED IDEOGRAPH-F900", "CJK UNIFIED IDEOGRAPH-2A6E0",
+             "CJK UNIFIED IDEOGRAPH-4E0", "CJK UNIFIED IDEOGRAPH-004E00", "CJK UNIFIED IDEOGRAPH-", "HANGUL SYLLABLE ",
+             "HANGUL SYLLABLE GAX", "HANGUL SYLLABLE G", "hangul syllable ga", "TANGUT IDEOGRAPH-17000", "LINE FEED (LF)"}) {
+        QVERIFY2(lookupUnicodeName(unknown) < 0, unknown);
+    }
+    QCOMPARE(lookupUnicodeName("CJK UNIFIED IDEOGRAPH-04E00"), 0x4E00L); // five digits, as CPython reads them
+    QCOMPARE(lookupUnicodeName("HANGUL SYLLABLE A"), 0xC544L);
+    QCOMPARE(lookupUnicodeName("LATIN CAPITAL LETTER GHA"), 0x1A2L); // a correction alias
+    QCOMPARE(lookupUnicodeName("tibetan letter -a"), 0xF60L);
 }
 
 void TestPythonTokenizer::limits()
