@@ -67,19 +67,6 @@ ImportResult importModules(const ModuleSet &modules, const ImportOptions &option
                 m->syntaxErrorLine(), m->syntaxErrorColumn());
     }
     ImportContext context(modules, result.diagnostics);
-    // Python normalizes non-ASCII names with NFKC (PEP 3131: "ﬁle" is "file"); the
-    // importer reads them as written, so a name that normalization may change is said
-    // once per file rather than silently becoming a param or unit name Python would not see.
-    for (const auto &m : modules.modules()) {
-        std::set<std::string> said;
-        for (const Token &t : m->tokens()) {
-            if (t.nfkcMayChange && said.insert(t.text).second)
-                context.report(Severity::Warning, "unnormalized-name", *m, t.line, t.column, std::string(),
-                    "Python may read the name '" + t.text
-                        + "' as another name: it normalizes names with NFKC (PEP 3131), which the importer "
-                          "does not do; it reads the name as written");
-        }
-    }
     PipelineReader reader(context, options.lossName.empty() ? std::string(kDefaultLoss) : options.lossName);
     UnitReader units(context);
 

@@ -37,9 +37,7 @@ namespace splitscope::importer {
 //            positional-argument, unexpected-argument, missing-argument, conditional-init,
 //            no-super-init, unknown-base-class, unknown-unit-class, conditional-unit,
 //            unit-in-loop, duplicate-unit, no-units, no-model-fn, unknown-loss,
-//            no-in-iteration-models, unnormalized-name (a non-ASCII name that Python's
-//            NFKC normalization may change: it is read as written), too-many-files,
-//            too-many-diagnostics
+//            no-in-iteration-models, too-many-files, too-many-diagnostics
 //   info     stochastic-inferred, not-a-model, undeclared-model
 // Nothing that cannot be resolved is dropped without one of these. Every pipeline
 // returned serializes (serializePipeline) to a document that parsePipeline loads

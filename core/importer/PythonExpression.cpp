@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, 28> kNonExpressionKeywords = {
 
 bool isNonExpressionKeyword(const Token &t)
 {
-    if (t.kind != TokenKind::Name)
+    if (t.kind != TokenKind::Name || t.normalized)
         return false;
     for (const std::string_view k : kNonExpressionKeywords) {
         if (t.text == k)
@@ -82,6 +82,96 @@ bool isPythonKeyword(std::string_view word)
             return true;
     }
     return false;
+}
+
+bool isKeywordSpelling(std::string_view word, bool soft)
+{
+    return isPythonKeyword(word) || (soft && (word == "match" || word == "case" || word == "_" || word == "type"));
+}
+
+namespace {
+
+bool isComparison(const Expr &e)
+{
+    if (e.kind != ExprKind::Operation)
+        return false;
+    const std::string &op = e.text;
+    return op == "<" || op == ">" || op == "==" || op == ">=" || op == "<=" || op == "!=" || op == "in"
+        || op == "not in" || op == "is" || op == "is not";
+}
+
+} // namespace
+
+int findInvalidTarget(const ExprArena &arena, int e, bool forHeader)
+{
+    const Expr &x = arena.at(e);
+    switch (x.kind) {
+    case ExprKind::Name:
+    case ExprKind::Attribute:
+    case ExprKind::Subscript: return -1;
+    case ExprKind::Starred: return findInvalidTarget(arena, x.items.front(), forHeader);
+    case ExprKind::Tuple:
+    case ExprKind::List:
+        for (const int item : x.items) {
+            const int invalid = findInvalidTarget(arena, item, forHeader);
+            if (invalid >= 0)
+                return invalid;
+        }
+        return -1;
+    default: break;
+    }
+    if (forHeader && isComparison(x)) {
+        // `a < b in c` is one comparison for CPython, nested to the left here: its first
+        // operator is the innermost one of the chain (parentheses start another chain).
+        const Expr *first = &x;
+        while (isComparison(arena.at(first->items.front())) && !arena.at(first->items.front()).parenthesized)
+            first = &arena.at(first->items.front());
+        return first->text == "in" ? findInvalidTarget(arena, first->items.front(), forHeader) : -1;
+    }
+    return e;
+}
+
+const Expr &expressionStart(const ExprArena &arena, int e)
+{
+    const Expr *x = &arena.at(e);
+    while ((x->kind == ExprKind::Attribute || x->kind == ExprKind::Subscript || x->kind == ExprKind::Call)
+        && !x->parenthesized && !x->items.empty())
+        x = &arena.at(x->items.front());
+    return *x;
+}
+
+std::string targetDescription(const Expr &e)
+{
+    switch (e.kind) {
+    case ExprKind::Name: return "name";
+    case ExprKind::Attribute: return "attribute";
+    case ExprKind::Subscript: return "subscript";
+    case ExprKind::Call: return "function call";
+    case ExprKind::String: return e.fString ? "f-string expression" : "literal";
+    case ExprKind::Number: return "literal";
+    case ExprKind::Constant: return e.text == "..." ? "ellipsis" : e.text;
+    case ExprKind::Dict: return "dict literal";
+    case ExprKind::Set: return "set display";
+    case ExprKind::Comprehension: return e.text == "generator" ? "generator expression" : e.text + " comprehension";
+    case ExprKind::Starred: return "starred";
+    case ExprKind::Tuple: return "tuple";
+    case ExprKind::List: return "list";
+    case ExprKind::Operation:
+        if (e.text == "lambda")
+            return "lambda";
+        if (e.text == "if")
+            return "conditional expression";
+        if (e.text == ":=")
+            return "named expression";
+        if (e.text == "yield")
+            return "yield expression";
+        if (e.text == "await")
+            return "await expression";
+        if (isComparison(e))
+            return "comparison";
+        return "expression";
+    default: return "expression";
+    }
 }
 
 StringsError checkAdjacentStrings(const std::vector<Token> &tokens, std::size_t first, std::size_t last)
@@ -339,8 +429,11 @@ int ExpressionParser::test()
     const int condition = orTest();
     if (condition < 0)
         return -1;
+    // CPython names the missing 'else' where the conditional starts, unless a ':' follows,
+    // where it reads on (a lambda's or a dict's ':' makes another error).
     if (!peek().isName("else"))
-        return fail("expected 'else' in a conditional expression");
+        return peek().isOperator(":") ? fail("expected 'else' in a conditional expression")
+                                      : failAt(start.line, start.column, "expected 'else' after 'if' expression", true);
     ++m_pos;
     const int otherwise = test();
     if (otherwise < 0)
@@ -365,7 +458,7 @@ int ExpressionParser::lambda()
                 bareStar = bareStar || star; // a bare `*` or `/`
             continue;
         }
-        if (peek().kind != TokenKind::Name || isPythonKeyword(peek().text))
+        if (peek().kind != TokenKind::Name || peek().isKeyword())
             return fail("expected a parameter name in a lambda");
         if (!kwargs)
             bareStar = false;
@@ -512,9 +605,15 @@ int ExpressionParser::factor()
 int ExpressionParser::power()
 {
     const Token &start = peek();
-    if (start.isName("await"))
+    const bool await = start.isName("await");
+    if (await)
         ++m_pos;
-    const int base = primary();
+    int base = primary();
+    if (base >= 0 && await) {
+        const int node = makeNode(ExprKind::Operation, start, "await");
+        m_arena.at(node).items.push_back(base);
+        base = node;
+    }
     if (base < 0 || !peek().isOperator("**"))
         return base;
     ++m_pos;
@@ -535,7 +634,7 @@ int ExpressionParser::primary()
             ++m_pos;
             if (peek().kind != TokenKind::Name)
                 return fail("expected an attribute name after '.'");
-            if (isPythonKeyword(peek().text))
+            if (peek().isKeyword())
                 return fail("'" + peek().text + "' is a keyword and cannot be an attribute name", false);
             const int node = makeNode(ExprKind::Attribute, peek(), peek().text);
             ++m_pos;
@@ -561,10 +660,10 @@ int ExpressionParser::atom()
         return fail("expected an expression");
     switch (t.kind) {
     case TokenKind::Name:
-        if (isNonExpressionKeyword(t) || t.text == "lambda" || t.text == "not" || t.text == "yield")
+        if (isNonExpressionKeyword(t) || t.isName("lambda") || t.isName("not") || t.isName("yield"))
             return fail("expected an expression");
         ++m_pos;
-        if (t.text == "None" || t.text == "True" || t.text == "False")
+        if (t.isName("None") || t.isName("True") || t.isName("False"))
             return makeNode(ExprKind::Constant, t, t.text);
         return makeNode(ExprKind::Name, t, t.text);
     case TokenKind::Number:
@@ -638,7 +737,7 @@ int ExpressionParser::display(const char *close, ExprKind kind)
     bool sawComma = false;
     while (!peek().isOperator(close)) {
         if (sawComma && kind == ExprKind::List && startsComprehension())
-            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
+            return failBeforeClauses(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
         if (kind == ExprKind::Tuple && items.empty() && peek().isOperator("**")) {
             // `(**a)`: CPython names it; anything else after "(**" is just not an expression.
             const std::size_t stars = m_pos;
@@ -659,10 +758,10 @@ int ExpressionParser::display(const char *close, ExprKind kind)
         if (!firstItem)
             firstItem = &startOf(start, item);
         if (startsComprehension() && (!items.empty() || sawComma) && kind == ExprKind::List)
-            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
+            return failBeforeClauses(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
         if (items.empty() && !sawComma && startsComprehension()) {
             if (element.kind == ExprKind::Starred)
-                return failAt(element.line, element.column, "iterable unpacking cannot be used in comprehension", true);
+                return failBeforeClauses(element.line, element.column, "iterable unpacking cannot be used in comprehension", true);
             if (!comprehensionTail())
                 return -1;
             if (!expectOperator(close))
@@ -704,7 +803,7 @@ int ExpressionParser::dictOrSet()
     while (!peek().isOperator("}")) {
         const std::size_t start = m_pos;
         if (!first && !isDict && startsComprehension())
-            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
+            return failBeforeClauses(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
         if (peek().isOperator("**")) {
             if (!first && !isDict)
                 return fail("'**' inside a set display");
@@ -715,7 +814,7 @@ int ExpressionParser::dictOrSet()
             if (mapping < 0)
                 return -1;
             if (first && startsComprehension())
-                return failAt(stars.line, stars.column, "dict unpacking cannot be used in dict comprehension", true);
+                return failBeforeClauses(stars.line, stars.column, "dict unpacking cannot be used in dict comprehension", true);
             items.push_back(-1);
             items.push_back(mapping);
         } else if (peek().isOperator("*")) {
@@ -727,7 +826,7 @@ int ExpressionParser::dictOrSet()
             if (inner < 0)
                 return -1;
             if (first && startsComprehension())
-                return failAt(star.line, star.column, "iterable unpacking cannot be used in comprehension", true);
+                return failBeforeClauses(star.line, star.column, "iterable unpacking cannot be used in comprehension", true);
             const int item = makeNode(ExprKind::Starred, star, "*");
             m_arena.at(item).items.push_back(inner);
             items.push_back(item);
@@ -762,7 +861,7 @@ int ExpressionParser::dictOrSet()
         if (first && !isDict)
             firstItem = &startOf(start, items.back());
         else if (!isDict && startsComprehension())
-            return failAt(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
+            return failBeforeClauses(firstItem->line, firstItem->column, kUnparenthesizedTarget, true);
         first = false;
         if (!acceptOperator(","))
             break;
@@ -772,6 +871,17 @@ int ExpressionParser::dictOrSet()
     const int node = makeNode(isDict ? ExprKind::Dict : ExprKind::Set, open);
     m_arena.at(node).items = std::move(items);
     return node;
+}
+
+// An element CPython refuses before a comprehension's clauses (`[*a for ...]`, `[a, b for
+// ...]`, `f(a, b for ...)`): it reads the clauses first, so an error it names there comes
+// first (`[*a for 1 in b]`: "cannot assign to literal").
+int ExpressionParser::failBeforeClauses(int line, int column, const std::string &message, bool complete)
+{
+    if (!comprehensionTail() && (m_errorComplete || m_tooDeep))
+        return -1;
+    m_error.clear();
+    return failAt(line, column, message, complete);
 }
 
 bool ExpressionParser::startsComprehension() const
@@ -795,18 +905,15 @@ bool ExpressionParser::comprehensionTail()
             return false;
         }
         ++m_pos;
-        while (true) {
-            acceptOperator("*"); // a starred target
-            if (binary(0) < 0)
-                return false;
-            if (!acceptOperator(","))
-                break;
-            if (peek().isName("in"))
-                break;
-        }
-        if (!peek().isName("in")) {
-            fail("expected 'in' in a comprehension");
-            return false;
+        const std::size_t targetStart = m_pos;
+        const int target = comprehensionTarget();
+        if (target < 0 || !peek().isName("in") || findInvalidTarget(m_arena, target) >= 0)
+            return invalidComprehensionTarget(targetStart, target);
+        const Expr &alone = m_arena.at(target);
+        if (alone.kind == ExprKind::Starred && m_compilerError.empty()) {
+            m_compilerError = "starred assignment target must be in a list or tuple";
+            m_compilerErrorLine = alone.line;
+            m_compilerErrorColumn = alone.column;
         }
         ++m_pos;
         if (orTest() < 0)
@@ -818,6 +925,88 @@ bool ExpressionParser::comprehensionTail()
         }
     }
     return true;
+}
+
+// Targets separated by commas, each possibly starred: a Tuple when there is a comma.
+int ExpressionParser::comprehensionTarget()
+{
+    const Token &start = peek();
+    std::vector<int> items;
+    bool sawComma = false;
+    while (true) {
+        const Token &star = peek();
+        const bool starred = acceptOperator("*");
+        int item = binary(0);
+        if (item < 0)
+            return -1;
+        if (starred) {
+            const int node = makeNode(ExprKind::Starred, star, "*");
+            m_arena.at(node).items.push_back(item);
+            item = node;
+        }
+        items.push_back(item);
+        if (!acceptOperator(",") || peek().isName("in"))
+            break;
+        sawComma = true;
+    }
+    if (!sawComma && items.size() == 1 && !m_tokens[m_pos - 1].isOperator(","))
+        return items.front();
+    const int tuple = makeNode(ExprKind::Tuple, start);
+    m_arena.at(tuple).items = std::move(items);
+    return tuple;
+}
+
+// The comprehension's target from `targetStart` (after `for`) did not parse, is not followed
+// by `in`, or cannot be assigned to (`target`, -1 when it did not parse). CPython then reads
+// what follows `for` as an expression list and names the first part of it that cannot be
+// assigned to, where it is ("cannot assign to literal"); when that finds nothing, the error
+// is the first reading's. Always false (an error is set).
+bool ExpressionParser::invalidComprehensionTarget(std::size_t targetStart, int target)
+{
+    // An error CPython names on its own (a comprehension's target inside this one), or
+    // nesting too deep: it stands.
+    if (target < 0 && (m_errorComplete || m_tooDeep))
+        return false;
+    const std::size_t stoppedAt = m_pos;
+    const std::string error = m_error;
+    const int errorLine = m_errorLine;
+    const int errorColumn = m_errorColumn;
+    m_error.clear();
+    m_pos = targetStart;
+    const int list = expressionList(true);
+    int invalid = -1;
+    if (list >= 0) {
+        invalid = findInvalidTarget(m_arena, list, true);
+        // Without parentheses `a := 1` is no part of such a list: CPython's reading ends before it.
+        if (invalid >= 0 && m_arena.at(invalid).text == ":=" && !m_arena.at(invalid).parenthesized)
+            invalid = -1;
+    } else if (m_errorComplete || m_tooDeep) {
+        return false; // CPython stops at an error it names on the way ("expected 'else' after 'if' expression")
+    } else if (target >= 0 && stoppedAt < m_last && m_tokens[stoppedAt].isName("in")) {
+        // `[x for 1 in c +]`: CPython's reading backs off from `c +` to `1 in c`; this parser
+        // does not, so the target as first read stands for it.
+        invalid = findInvalidTarget(m_arena, target, true);
+        m_error.clear();
+    }
+    if (invalid >= 0) {
+        const Expr &start = expressionStart(m_arena, invalid);
+        failAt(start.line, start.column, "cannot assign to " + targetDescription(m_arena.at(invalid)), true);
+        return false;
+    }
+    m_error = error;
+    m_errorLine = errorLine;
+    m_errorColumn = errorColumn;
+    m_errorComplete = false;
+    m_pos = stoppedAt;
+    if (target < 0)
+        return false;
+    if (!peek().isName("in")) {
+        fail("expected 'in' in a comprehension");
+        return false;
+    }
+    // A target CPython refuses without naming it (`(a < b)`): "invalid syntax" at the `in`.
+    fail("cannot assign to " + targetDescription(m_arena.at(findInvalidTarget(m_arena, target))));
+    return false;
 }
 
 int ExpressionParser::arguments(int callee, bool classBases)
@@ -845,9 +1034,9 @@ int ExpressionParser::arguments(int callee, bool classBases)
             // f(*a for a in b) reads as a call of a generator, which cannot start with '*';
             // a class's bases have no such form (the `for` is just unexpected there).
             if (star.text == "*" && startsComprehension() && !first)
-                return failAt(star.line, star.column, kGenerator);
+                return failBeforeClauses(star.line, star.column, kGenerator, false);
             if (star.text == "*" && startsComprehension() && !classBases)
-                return failAt(star.line, star.column, "iterable unpacking cannot be used in comprehension", true);
+                return failBeforeClauses(star.line, star.column, "iterable unpacking cannot be used in comprehension", true);
             if (star.text == "**") {
                 sawDoubleStar = true;
                 m_arena.at(call).keywords.emplace_back("**", inner);
@@ -857,7 +1046,7 @@ int ExpressionParser::arguments(int callee, bool classBases)
                 m_arena.at(call).items.push_back(node);
             }
         } else if (peek().kind == TokenKind::Name && peek(1).isOperator("=")) {
-            if (isPythonKeyword(peek().text))
+            if (peek().isKeyword())
                 return fail("'" + peek().text + "' is a keyword and cannot be an argument name", false);
             const Token &name = peek();
             m_pos += 2;
@@ -865,7 +1054,7 @@ int ExpressionParser::arguments(int callee, bool classBases)
             if (value < 0)
                 return -1;
             if (startsComprehension())
-                return failAt(name.line, name.column, "maybe you meant '==' or ':=' instead of '='");
+                return failBeforeClauses(name.line, name.column, "maybe you meant '==' or ':=' instead of '='", false);
             sawKeyword = true;
             m_arena.at(call).keywords.emplace_back(name.text, value);
         } else {
@@ -876,7 +1065,7 @@ int ExpressionParser::arguments(int callee, bool classBases)
             if (startsComprehension()) {
                 const Token &element = startOf(start, value);
                 if (!first)
-                    return failAt(element.line, element.column, kGenerator);
+                    return failBeforeClauses(element.line, element.column, kGenerator, false);
                 if (!comprehensionTail())
                     return -1;
                 if (peek().isOperator(","))

@@ -63,6 +63,24 @@ private:
 // or an argument name. Soft keywords (match, case, type, _) are names.
 bool isPythonKeyword(std::string_view word);
 
+// Assignment targets (`a, b = ...`, `for a in ...`, `[x for a in ...]`), as CPython's parser
+// checks them: the first part of `e` that cannot be assigned to (anything but a name, an
+// attribute, a subscript, or a tuple or list of them, each possibly starred), or -1 when
+// `e` can be. `forHeader`: `e` is what follows a `for`, read as one expression list that
+// runs past the `in` (`1 in c`, `a, b in c`), as CPython reads it to name the culprit: a
+// comparison whose first operator is `in` stands for its left operand, any other
+// comparison for nothing (CPython then reports only "invalid syntax").
+int findInvalidTarget(const ExprArena &arena, int e, bool forHeader = false);
+
+// The node whose position is where `e` starts, where CPython reports an error about it: an
+// attribute, a subscript or a call is kept at its own part (`.y`, `[`, the callee's), and
+// starts where its object does (`x.y()` at `x`).
+const Expr &expressionStart(const ExprArena &arena, int e);
+
+// What CPython calls `e` in "cannot assign to ...": "literal", "function call",
+// "comparison", "generator expression", "f-string expression", "None", ...
+std::string targetDescription(const Expr &e);
+
 // Adjacent string literals tokens[first, last), `last` being the token after them: the
 // error CPython's parser reports when it reads them as one string, in its order (a literal
 // it refuses, Token::literalError; bytes mixed with str), with where it reports it; an
@@ -81,8 +99,10 @@ StringsError checkAdjacentStrings(const std::vector<Token> &tokens, std::size_t 
 // What Python's parser refuses is an error: a keyword as a name, attribute or argument
 // name, a positional argument after a keyword one or after `**`, a generator argument
 // next to others, two expressions without a comma between them, a starred expression in
-// parentheses alone (`(*a)`), as a dict value or as a comprehension's element, and a string
-// literal it refuses (checkAdjacentStrings).
+// parentheses alone (`(*a)`), as a dict value or as a comprehension's element, a
+// comprehension's target that cannot be assigned to (`[x for 1 in a]`: "cannot assign to
+// literal", findInvalidTarget, where CPython names it), and a string literal it refuses
+// (checkAdjacentStrings).
 //
 // Never throws; on a syntax error returns -1 with error() and the token where it
 // happened. Nesting deeper than kMaxExpressionDepth is an error, so no input can
@@ -115,6 +135,11 @@ public:
     bool errorIsComplete() const { return m_errorComplete; }
     int errorLine() const { return m_errorLine; }
     int errorColumn() const { return m_errorColumn; }
+    // What CPython's compiler refuses once its parser took the expression: a comprehension
+    // target starred alone (`[x for *a in b]`); empty when nothing. Only the first is kept.
+    const std::string &compilerError() const { return m_compilerError; }
+    int compilerErrorLine() const { return m_compilerErrorLine; }
+    int compilerErrorColumn() const { return m_compilerErrorColumn; }
 
 private:
     const Token &peek(std::size_t ahead = 0) const;
@@ -150,7 +175,10 @@ private:
     int display(const char *close, ExprKind kind);
     int dictOrSet();
     bool comprehensionTail();
+    int comprehensionTarget(); // what follows `for` up to `in`, as CPython's star_targets reads it
+    bool invalidComprehensionTarget(std::size_t targetStart, int target);
     bool startsComprehension() const; // at `for` or `async for`
+    int failBeforeClauses(int line, int column, const std::string &message, bool complete); // `[*a for ...]`
     // Where the expression `node` read from token `start` begins for CPython, which puts
     // errors about it there: inside its parentheses when it has them ((x) is x).
     const Token &startOf(std::size_t start, int node) const;
@@ -167,6 +195,9 @@ private:
     bool m_errorComplete = false;
     int m_errorLine = 0;
     int m_errorColumn = 0;
+    std::string m_compilerError;
+    int m_compilerErrorLine = 0;
+    int m_compilerErrorColumn = 0;
 };
 
 } // namespace splitscope::importer

@@ -11,10 +11,10 @@ namespace splitscope::importer {
 // '_' or XID_Start, the others XID_Continue, from the Unicode tables of the Python that
 // generated PythonIdentifierTables.h (its header says which).
 //
-// CPython then normalizes a non-ASCII name with NFKC ("ﬁle" is the name "file"). The
-// importer does not: it keeps names as written and says, through nfkcMayChange, where
-// Python may read another name, so that the readers can warn instead of silently
-// producing a name Python would not see.
+// CPython then normalizes a non-ASCII name with NFKC ("ﬁle" is the name "file", "ｌatents"
+// is "latents"), and so does normalizeName, with the same Unicode version's data
+// (PythonNfkcTables.h). Keywords are not normalized: CPython matches them as written, so
+// `ｉf = 1` binds the name "if".
 //
 // Usage:
 //     const IdentifierCheck c = checkIdentifier(word);
@@ -23,12 +23,17 @@ struct IdentifierCheck {
     static constexpr std::size_t kValid = std::string_view::npos;
     std::size_t invalidAt = kValid; // byte offset of the first character that cannot be there
     char32_t invalidCodePoint = 0;
-    bool nfkcMayChange = false;     // valid, but NFKC normalization may change it
     bool valid() const { return invalidAt == kValid; }
 };
 
 // `word`: UTF-8 (a malformed sequence is an invalid character U+FFFD).
 IdentifierCheck checkIdentifier(std::string_view word);
+
+// The name Python reads for `name`, a valid identifier (checkIdentifier) in UTF-8: its NFKC
+// normalization, as unicodedata.normalize("NFKC", name). An ASCII name is returned as it is.
+std::string normalizeName(std::string_view name);
+// The same on code points. Only characters a name may hold (XID_Continue) are decomposed.
+std::u32string normalizeNameNfkc(std::u32string_view name);
 
 bool isIdentifierStart(char32_t codePoint);    // '_', ASCII letters, XID_Start
 bool isIdentifierContinue(char32_t codePoint); // also digits, XID_Continue

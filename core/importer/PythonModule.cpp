@@ -18,7 +18,7 @@ constexpr std::size_t kMaxDescribedLength = 80;
 
 bool isCompoundKeyword(const Token &t)
 {
-    if (t.kind != TokenKind::Name)
+    if (t.kind != TokenKind::Name || t.normalized)
         return false;
     static const char *const kKeywords[] = {"if", "elif", "else", "for", "while", "with", "try", "except",
         "finally", "class", "def", "async"};
@@ -414,6 +414,12 @@ private:
             parser.errorLine(), parser.errorColumn());
     }
 
+    void reportCompilerError(const ExpressionParser &parser)
+    {
+        if (!parser.compilerError().empty())
+            m_compilerIssue.report(parser.compilerError(), parser.compilerErrorLine(), parser.compilerErrorColumn());
+    }
+
     // An expression from `i` (moved past it); -1 on a syntax error (reported) or one nested too deeply.
     int expression(std::size_t &i, std::size_t last, Form form, bool walrus = false)
     {
@@ -431,6 +437,7 @@ private:
                 reportParserError(parser);
             return -1;
         }
+        reportCompilerError(parser);
         if (!walrus && form == Form::List) {
             // `a := b` needs parentheses in a statement or an expression list.
             const std::size_t at
@@ -481,38 +488,20 @@ private:
         return expression(i, last, Form::List);
     }
 
-    // What `e` is, for "cannot assign to ...".
-    std::string describeExpr(const Expr &e) const
-    {
-        switch (e.kind) {
-        case ExprKind::Call: return "function call";
-        case ExprKind::String:
-        case ExprKind::Number: return "literal";
-        case ExprKind::Constant: return e.text == "..." ? "ellipsis" : e.text;
-        case ExprKind::Dict: return "dict literal";
-        case ExprKind::Set: return "set display";
-        case ExprKind::Comprehension: return e.text + " comprehension";
-        case ExprKind::Starred: return "starred";
-        case ExprKind::Tuple: return "tuple";
-        case ExprKind::List: return "list";
-        case ExprKind::Operation:
-            if (e.text == "lambda")
-                return "lambda";
-            if (e.text == "if")
-                return "conditional expression";
-            if (e.text == ":=")
-                return "named expression";
-            if (e.text == "yield")
-                return "yield expression";
-            return "expression";
-        default: return "expression";
-        }
-    }
-
     // Whether `e` can be assigned to (deleted, annotated) as `kind` requires; reports when not.
     bool checkTarget(int e, Target kind)
     {
+        if (kind == Target::Assign) {
+            // The check ExpressionParser makes of a comprehension's target.
+            const int invalid = findInvalidTarget(m_arena, e);
+            if (invalid < 0)
+                return true;
+            const Expr &start = expressionStart(m_arena, invalid);
+            m_issue.report("cannot assign to " + targetDescription(m_arena.at(invalid)), start.line, start.column);
+            return false;
+        }
         const Expr &x = m_arena.at(e);
+        const Expr &start = expressionStart(m_arena, e);
         const bool single = kind == Target::Annotated || kind == Target::Augmented;
         const char *verb = kind == Target::Delete ? "cannot delete " : "cannot assign to ";
         switch (x.kind) {
@@ -523,7 +512,7 @@ private:
             if (kind != Target::Assign) {
                 m_issue.report(kind == Target::Augmented ? "'starred' is an illegal expression for augmented assignment"
                                                          : std::string(verb) + "starred",
-                    x.line, x.column);
+                    start.line, start.column);
                 return false;
             }
             return checkTarget(x.items.front(), kind);
@@ -531,9 +520,9 @@ private:
         case ExprKind::List:
             if (single) {
                 m_issue.report(kind == Target::Annotated
-                        ? "only a single target (not a " + describeExpr(x) + ") can be annotated"
-                        : "'" + describeExpr(x) + "' is an illegal expression for augmented assignment",
-                    x.line, x.column);
+                        ? "only a single target (not a " + targetDescription(x) + ") can be annotated"
+                        : "'" + targetDescription(x) + "' is an illegal expression for augmented assignment",
+                    start.line, start.column);
                 return false;
             }
             for (const int item : x.items) {
@@ -545,9 +534,9 @@ private:
             break;
         }
         m_issue.report(kind == Target::Augmented
-                ? "'" + describeExpr(x) + "' is an illegal expression for augmented assignment"
-                : std::string(verb) + describeExpr(x),
-            x.line, x.column);
+                ? "'" + targetDescription(x) + "' is an illegal expression for augmented assignment"
+                : std::string(verb) + targetDescription(x),
+            start.line, start.column);
         return false;
     }
 
@@ -628,7 +617,7 @@ private:
             }
             if (i < last && m_tokens[i].isName("as")) {
                 ++i;
-                if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                     fail(i < last ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a name after 'as'");
                     return;
                 }
@@ -636,7 +625,7 @@ private:
             }
             expectEnd(i, last);
         } else if (k == "def" || k == "class") {
-            if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+            if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                 fail(i < last ? m_tokens[i] : keyword,
                     "invalid syntax: expected a " + std::string(k == "def" ? "function" : "class") + " name after '" + k + "'");
                 return;
@@ -668,6 +657,7 @@ private:
                         reportParserError(parser);
                     return;
                 }
+                reportCompilerError(parser);
                 // A call takes a lone generator expression (`f(x for x in y)`); a class's
                 // bases do not: CPython's grammar has no such form there. In arguments that
                 // parsed, a `for` outside brackets can only be such a generator's.
@@ -747,7 +737,7 @@ private:
         if (!star)
             return pattern(i, last);
         ++i;
-        if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+        if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
             patternFail(i, last, "invalid syntax: expected a name after '*' in a pattern");
             return false;
         }
@@ -786,7 +776,7 @@ private:
             fail(m_tokens[i], "cannot use '_' as a target");
             return false;
         }
-        if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+        if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
             patternFail(i, last, "invalid pattern target (expected a name after 'as')");
             return false;
         }
@@ -815,7 +805,7 @@ private:
             ++i;
             return true;
         }
-        if (t.kind == TokenKind::Name && !isPythonKeyword(t.text)) {
+        if (t.kind == TokenKind::Name && !t.isKeyword()) {
             if (!dottedName(i, last))
                 return false;
             if (i < last && m_tokens[i].isOperator("("))
@@ -910,7 +900,7 @@ private:
         ++i;
         while (i < last && m_tokens[i].isOperator(".")) {
             ++i;
-            if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+            if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                 patternFail(i, last, "invalid syntax: expected an attribute name after '.'");
                 return false;
             }
@@ -927,7 +917,7 @@ private:
         bool keywords = false;
         while (k < close) {
             if (m_tokens[k].kind == TokenKind::Name && k + 1 < close && m_tokens[k + 1].isOperator("=")) {
-                if (isPythonKeyword(m_tokens[k].text)) {
+                if (m_tokens[k].isKeyword()) {
                     fail(m_tokens[k], "'" + m_tokens[k].text + "' is a keyword and cannot be an attribute name");
                     return false;
                 }
@@ -968,7 +958,7 @@ private:
         while (k < close) {
             if (m_tokens[k].isOperator("**")) {
                 ++k;
-                if (k >= close || m_tokens[k].kind != TokenKind::Name || isPythonKeyword(m_tokens[k].text)
+                if (k >= close || m_tokens[k].kind != TokenKind::Name || m_tokens[k].isKeyword()
                     || m_tokens[k].text == "_") {
                     patternFail(k, close, "invalid syntax: expected a name after '**' in a mapping pattern");
                     return false;
@@ -986,7 +976,7 @@ private:
                 break;
             }
             const Token &key = m_tokens[k];
-            if (key.kind == TokenKind::Name && !isPythonKeyword(key.text)) {
+            if (key.kind == TokenKind::Name && !key.isKeyword()) {
                 const std::size_t start = k;
                 if (!dottedName(k, close))
                     return false;
@@ -1106,7 +1096,7 @@ private:
                     star = bareStar = true;
                     any = true;
                 } else {
-                    if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                    if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                         fail(i < last ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a parameter name");
                         return false;
                     }
@@ -1193,7 +1183,7 @@ private:
             if (k == "global" || k == "nonlocal") {
                 ++i;
                 while (true) {
-                    if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                    if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                         fail(i < last ? m_tokens[i] : m_tokens[i - 1],
                             "invalid syntax: expected a name after '" + k + "'");
                         return;
@@ -1241,7 +1231,7 @@ private:
                 return;
             }
             if (k == "type" && i + 2 < last && m_tokens[i + 1].kind == TokenKind::Name
-                && !isPythonKeyword(m_tokens[i + 1].text)
+                && !m_tokens[i + 1].isKeyword()
                 && (m_tokens[i + 2].isOperator("=") || m_tokens[i + 2].isOperator("["))) {
                 // `type X[T] = ...` (Python 3.12).
                 i += 2;
@@ -1324,7 +1314,7 @@ private:
         std::size_t i = r.first;
         const std::size_t last = r.last;
         const auto name = [&](const char *what) {
-            if (i >= last || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+            if (i >= last || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                 fail(i < last ? m_tokens[i] : m_tokens[i - 1], std::string("invalid syntax: expected ") + what);
                 return false;
             }
@@ -1382,14 +1372,14 @@ private:
             ++i;
         }
         while (true) {
-            if (i >= end || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+            if (i >= end || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                 fail(i < end ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a name to import");
                 return;
             }
             ++i;
             if (i < end && m_tokens[i].isName("as")) {
                 ++i;
-                if (i >= end || m_tokens[i].kind != TokenKind::Name || isPythonKeyword(m_tokens[i].text)) {
+                if (i >= end || m_tokens[i].kind != TokenKind::Name || m_tokens[i].isKeyword()) {
                     fail(i < end ? m_tokens[i] : m_tokens[i - 1], "invalid syntax: expected a name after 'as'");
                     return;
                 }
@@ -1498,7 +1488,8 @@ std::string stemOf(const std::string &fileName)
 const std::string &Statement::keyword(const std::vector<Token> &tokens) const
 {
     static const std::string kNone;
-    if (tokens.empty() || this->tokens.empty() || tokens[this->tokens.first].kind != TokenKind::Name)
+    if (tokens.empty() || this->tokens.empty() || tokens[this->tokens.first].kind != TokenKind::Name
+        || tokens[this->tokens.first].normalized)
         return kNone;
     return tokens[this->tokens.first].text;
 }
@@ -1797,7 +1788,7 @@ std::string PythonModule::describe(TokenRange range) const
             const Token &before = m_tokens[j - 1];
             if (before.kind == TokenKind::Operator)
                 return before.text != ")" && before.text != "]" && before.text != "}";
-            return before.kind == TokenKind::Name && isPythonKeyword(before.text);
+            return before.kind == TokenKind::Name && before.isKeyword();
         };
         const bool tight = out.empty() || out.back() == '(' || out.back() == '[' || out.back() == '{'
             || out.back() == '.' || (i > range.first && prefixStar(i - 1)) || (t.kind == TokenKind::Operator

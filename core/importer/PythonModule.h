@@ -25,9 +25,11 @@ namespace splitscope::importer {
 // compound statement without its indented block), and the grammar of every statement:
 // compound headers end in ':' and read as their statement says (`for TARGETS in
 // EXPRESSIONS:`, `def NAME(PARAMETERS) -> X:`, ...), a simple statement is one
-// assignment, expression or keyword statement, targets can be assigned to, keywords
-// are never names, attributes or argument names, elif/else/except/finally follow what
-// they belong to, decorators precede a def or class, a class's bases are a call's
+// assignment, expression or keyword statement, targets (a comprehension's too) can be
+// assigned to (findInvalidTarget), keywords are never names, attributes or argument
+// names (a name written otherwise that NFKC makes one is a name: Token::normalized),
+// elif/else/except/finally follow what they belong to, decorators precede a def or
+// class, a class's bases are a call's
 // arguments less a lone generator expression, case patterns follow PEP 634's grammar
 // (`case 1 + 1:` is refused: '+' and '-' join a real and an imaginary number only),
 // and string literals are ones CPython's parser takes (Token::literalError: valid UTF-8,
@@ -35,8 +37,8 @@ namespace splitscope::importer {
 // Every valid Python 3 construct is accepted (f-strings, match, async, walrus,
 // decorators, type hints, type parameters, `type X = ...`, lambda, star arguments).
 // Of what the grammar leaves to CPython's compiler only a starred expression outside a
-// tuple, list, set or call arguments is checked (`x = *a`, `*a = b`), reported when the
-// grammar found nothing, as CPython compiles only what parsed. The rest is not (`return`
+// tuple, list, set or call arguments is checked (`x = *a`, `*a = b`, `[x for *a in b]`),
+// reported when the grammar found nothing, as CPython compiles only what parsed. The rest is not (`return`
 // outside a function, a repeated keyword argument, a name bound twice in a pattern,
 // `yield` in an f-string outside a function), nor are expressions or patterns nested
 // past ExpressionParser::kMaxExpressionDepth (the readers report them where they need

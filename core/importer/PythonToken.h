@@ -31,6 +31,10 @@ enum class LiteralError : unsigned char {
     Inside,
 };
 
+// Python's keywords (keyword.kwlist), and with `soft` its soft keywords too (match,
+// case, _ and type; names elsewhere).
+bool isKeywordSpelling(std::string_view word, bool soft = true);
+
 struct Token {
     TokenKind kind = TokenKind::EndOfInput;
     // Name, Number, Operator: the source text. String: the value with escapes decoded
@@ -50,12 +54,20 @@ struct Token {
     LiteralError literalError = LiteralError::None;
     int problemLine = 0;   // LiteralError::Inside: where the problem is
     int problemColumn = 0;
-    // Name: non-ASCII, and Python's NFKC normalization of names (PEP 3131) may make it
-    // another name ("ﬁle" is "file"); `text` is the name as written (see PythonIdentifier.h).
-    bool nfkcMayChange = false;
+    // Name: written otherwise than `text`, which is the name Python reads, its NFKC
+    // normalization (PEP 3131: "ﬁle" is "file", "ｌatents" is "latents"; PythonIdentifier.h).
+    // Such a name is never a keyword, even one it reads as: CPython matches keywords as
+    // written (`ｉf = 1` binds the name "if", `Ｎone = 1` the name "None").
+    bool normalized = false;
 
     bool isOperator(std::string_view op) const { return kind == TokenKind::Operator && text == op; }
-    bool isName(std::string_view name) const { return kind == TokenKind::Name && text == name; }
+    // The name `name`, or the keyword `name` as written.
+    bool isName(std::string_view name) const
+    {
+        return kind == TokenKind::Name && text == name && !(normalized && isKeywordSpelling(name));
+    }
+    // A hard keyword (`class`, `None`) as written; a name that reads as one is not.
+    bool isKeyword() const { return kind == TokenKind::Name && !normalized && isKeywordSpelling(text, false); }
 };
 
 } // namespace splitscope::importer

@@ -112,13 +112,24 @@ public:
                     m_atLineStart = true;
                 }
             } else if (c == '\\') {
+                // CPython 3.11 refuses a continuation with nothing after it, where the file
+                // ends: "unexpected EOF while parsing" just past the backslash, its column
+                // counted in bytes unless the encoding is declared (its newline translation adds a line after a final "\r\n",
+                // which it then takes), or a bracket that was never closed (reported below).
+                const int atLine = m_line;
+                const int atColumn
+                    = m_declaredEncoding ? column(m_pos + 1) : static_cast<int>(m_pos + 1 - m_lineStart) + 1;
                 ++m_pos;
-                if (m_pos < m_src.size() && (m_src[m_pos] == '\n' || m_src[m_pos] == '\r'))
+                bool atEnd = m_pos >= m_src.size();
+                if (!atEnd && (m_src[m_pos] == '\n' || m_src[m_pos] == '\r')) {
+                    const bool crlf = m_src[m_pos] == '\r' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '\n';
                     consumeNewline(); // explicit line joining: the logical line goes on
-                else if (m_pos >= m_src.size())
-                    fail("unexpected end of file after the line continuation character");
-                else
+                    atEnd = m_pos >= m_src.size() && !crlf;
+                } else if (!atEnd) {
                     fail("unexpected character after the line continuation character");
+                }
+                if (atEnd && m_brackets.empty())
+                    failAt(atLine, atColumn, "unexpected EOF while parsing");
             } else if (startsNameRun(static_cast<unsigned char>(c))) {
                 readNameOrPrefixedString();
             } else if (std::isdigit(static_cast<unsigned char>(c))
@@ -237,6 +248,7 @@ private:
         // A UTF-8 byte order mark is allowed at the very start, as in Python.
         if (m_src.substr(0, 3) == "\xEF\xBB\xBF")
             m_pos = m_lineStart = 3;
+        m_declaredEncoding = !decoded.encoding.empty() || m_pos == 3;
         return true;
     }
 
@@ -450,10 +462,13 @@ private:
                 return;
             }
         }
-        push(TokenKind::Name, std::string(word), m_line, column(start));
+        // The name Python reads: NFKC of what is written (PEP 3131), keywords aside (Token::normalized).
+        std::string name = normalizeName(word);
+        const bool normalized = name != word;
+        push(TokenKind::Name, std::move(name), m_line, column(start));
         m_pos = end;
         markEnd();
-        m_tokens.back().nfkcMayChange = check.nfkcMayChange;
+        m_tokens.back().normalized = normalized;
     }
 
     void readNumber()
@@ -1264,6 +1279,9 @@ private:
 
     std::string_view m_src;
     std::string m_decoded; // the source re-encoded as UTF-8 when it is not UTF-8 (m_src views it)
+    // A coding cookie or a byte order mark: CPython then counts some error columns in
+    // characters where it otherwise counts bytes (a continuation at the end of the file).
+    bool m_declaredEncoding = false;
     int m_fieldNesting = 0;
     std::size_t m_pos = 0;
     int m_line = 1;

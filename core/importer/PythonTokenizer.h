@@ -29,7 +29,8 @@ namespace splitscope::importer {
 // does (a field's expression is tokenized and parsed on its own, as in parentheses, as
 // CPython 3.11 does; its error is put where it is in the file). An f-string's field may
 // hold a string in the same quotes (Python 3.12). Names are checked as CPython
-// checks them (PEP 3131, PythonIdentifier.h) and kept as written. Errors are Python's:
+// checks them (PEP 3131, PythonIdentifier.h) and NFKC-normalized as it normalizes them
+// (Token::normalized: "ｌatents" is the name "latents", never a keyword). Errors are Python's:
 // an unterminated string (for an f-string Python 3.11 ends at a quote in a field, "f-string:
 // expecting '}'" where CPython reports it), invalid UTF-8 in a name, a bracket that does not match or never closes, inconsistent
 // dedent, a character that cannot be in a name or between tokens ("invalid character

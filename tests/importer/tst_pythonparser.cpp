@@ -143,7 +143,7 @@ void TestPythonParser::expressions_data()
     row("{k: v for k, v in d}", "(dict-comp (name k))");
     row("{x async for x in y}", "(set-comp (name x))");
     row("(y := 1)", "[(:= (name y) (num 1))]");
-    row("await f()", "(call (name f))");
+    row("await f()", "(await (call (name f)))"); // an await expression, not the call
     row("(yield x)", "(yield (name x))");
     row("[*a, *b]", "(list (* (name a)) (* (name b)))");
     row("~a @ b // c % d", "(% (// (@ (unary ~ (name a)) (name b)) (name c)) (name d))");
@@ -272,6 +272,15 @@ void TestPythonParser::validModules_data()
     row("x = '\\N{EM DASH}\\N{em dash}\\N{BYTE ORDER MARK}\\N{CJK UNIFIED IDEOGRAPH-9FFF}\\N{HANGUL SYLLABLE HIH}'\n"
         "x = b'\\N{NOPE}' + rb'\\N{NOPE}' + r'\\N{NOPE}' + rf'\\N{x}' + '\\\\N{NOPE}'\n");
     // CPython's compile() (what `import` uses) never decodes a comment.
+    // Names written otherwise than keywords are names (`ｉf`, `Ｎone`, `ｍatch`); comprehension
+    // targets that can be assigned to; a line continuation the file does not end on.
+    row("\xEF\xBD\x89" "f = 1\n\xEF\xBC\xAE" "one = \xEF\xBC\xAE" "one\n\xEF\xBD\x8D" "atch = 1\nx.\xEF\xBD\x89" "f = 2\n"
+        "print(\xEF\xBD\x8C" "ambda)\n");
+    row("x = [a for a.b[c], *d in e for (f, [g]) in h if i]\ny = {k: v for k, in a}\nz = (a for a, in b)\n"
+        "w = [x for a in b in c]\n[x for *a, in c]\n");
+    row("x = 1 \\\r\n");
+    row("x = 1 \\\n\n");
+    row("x = 1 \\\n   ");
     QTest::newRow("invalid utf-8 in comments") << QByteArray("# caf\xE9\nx = 1  # \xFF\n# -*- coding: utf-8 -*-\n");
     QTest::newRow("invalid utf-8 in comments after a utf-8 cookie")
         << QByteArray("\xEF\xBB\xBF# coding: utf-8\n# \xFF\nx = '\xC3\xA9'  # \xC3\n");
@@ -468,6 +477,50 @@ void TestPythonParser::moduleSyntaxErrors_data()
         "expected ')' before 'output_params' (perhaps a comma is missing)", 5, 13);
     // The first problem in the file is the one reported.
     row("first of two", "if a\n    pass\nx = 1 2\n", "expected ':'", 1, 5);
+    // A comprehension's targets are checked as a for statement's, with CPython's messages and
+    // positions: it reads what follows `for` as an expression list (running past `in`) and
+    // names the first part that cannot be assigned to.
+    row("comprehension literal target", "[i for 1 in a]\n", "cannot assign to literal", 1, 8);
+    row("comprehension call target", "{k: v for f() in a}\n", "cannot assign to function call", 1, 11);
+    row("generator target in a tuple", "(x for (a, 1) in b)\n", "cannot assign to literal", 1, 12);
+    row("set comprehension target", "{x for x.y() in b}\n", "cannot assign to function call", 1, 8);
+    row("second for's target", "[x for a in b if c for f() in d]\n", "cannot assign to function call", 1, 24);
+    row("async comprehension target", "async def f():\n    [x async for 1 in c]\n", "cannot assign to literal", 2, 18);
+    row("comprehension target None", "[x for None in c]\n", "cannot assign to None", 1, 8);
+    row("comprehension operator target", "[x for (a, b + 1) in c]\n", "cannot assign to expression", 1, 12);
+    row("comprehension conditional target", "[x for a if b else c in d]\n", "cannot assign to conditional expression", 1, 8);
+    row("comprehension lambda target", "[x for lambda: 1 in c]\n", "cannot assign to lambda", 1, 8);
+    row("comprehension f-string target", "[x for f'{a}' in c]\n", "cannot assign to f-string expression", 1, 8);
+    row("comprehension generator target", "[x for (y for y in z) in c]\n", "cannot assign to generator expression", 1, 8);
+    row("comprehension await target", "async def f():\n    [x for await a in c]\n", "cannot assign to await expression", 2, 12);
+    row("comprehension walrus target", "[x for (a := 1) in c]\n", "cannot assign to named expression", 1, 9);
+    row("comprehension target with in", "[x for (1 in b) in c]\n", "cannot assign to literal", 1, 9);
+    row("comprehension target on the next line", "[x for a,\n 1 in c]\n", "cannot assign to literal", 2, 2);
+    row("comprehension target, a later error", "[x for 1 in c]\n1 2\n", "cannot assign to literal", 1, 8);
+    row("comprehension target, an earlier error", "1 2\n[x for 1 in c]\n", "unexpected '2'", 1, 3);
+    row("comprehension target, broken iterable", "[x for 1 in c +]\n", "cannot assign to literal", 1, 8);
+    row("comprehension target, then if", "[x for 1 in c if d]\n", "expected 'else' after 'if' expression", 1, 8);
+    row("comprehension target before unpacking", "[*a for 1 in c]\n", "cannot assign to literal", 1, 9);
+    row("comprehension comparison target", "[x for (a < b) in c]\n", "cannot assign to comparison", 1, 16);
+    row("comprehension target starred alone", "[x for *a in c]\n", "starred assignment target must be in a list or tuple",
+        1, 8);
+    row("comprehension starred target in a call", "f(x for *a in c)\n", "starred assignment target must be in a list or tuple",
+        1, 9);
+    row("class base comprehension target", "class A(B, *[x for 1 in c]): pass\n", "cannot assign to literal", 1, 20);
+    row("conditional without else", "x = a if b\n", "expected 'else' after 'if' expression", 1, 5);
+    // A line continuation at the end of the file: CPython's column counts bytes (é is two)
+    // unless the file declares its encoding, and a final "\r\n" is taken.
+    row("continuation at the end", "x = 1 \\\n", "unexpected EOF while parsing", 1, 8);
+    row("continuation without a newline", "x = 1 \\", "unexpected EOF while parsing", 1, 8);
+    row("continuation, carriage return", "x = 1 \\\r", "unexpected EOF while parsing", 1, 8);
+    row("continuation alone", "x = 1\n\\\n", "unexpected EOF while parsing", 2, 2);
+    row("continuation in a block", "def f():\n    x = 1 \\\n", "unexpected EOF while parsing", 2, 12);
+    row("continuation after non-ASCII", "\xC3\xA9 = 1 \\\n", "unexpected EOF while parsing", 1, 9);
+    row("continuation after non-ASCII, declared", "# coding: utf-8\n\xC3\xA9 = 1 \\\n", "unexpected EOF while parsing", 2, 8);
+    row("continuation after a string", "x = \"\"\"\na\"\"\" \\\n", "unexpected EOF while parsing", 2, 7);
+    row("continuation in brackets", "x = (1,\\\n", "'(' was never closed", 1, 5);
+    // Names are NFKC-normalized as CPython does, and one written otherwise than a keyword is a name.
+    row("keyword written otherwise is a name", "\xEF\xBD\x8E" "ot = 1\nnot = 1\n", "invalid syntax", 2, 5);
 }
 
 void TestPythonParser::moduleSyntaxErrors()
