@@ -206,8 +206,9 @@ int runTrain(const Args &args)
     p.option("task", "TASK", "sft, sft:data_process, sft:train, direct_distill, direct_distill:data_process, direct_distill:train (default sft)");
     p.option("dataset_base_path", "DIR", "the dataset folder; in stage two (*:train) the cache folder stage one wrote");
     p.option("dataset_metadata_path", "CSV", "metadata.csv with image,prompt columns (default: DIR/metadata.csv)");
-    p.option("max_pixels", "N", "images larger than this are scaled down (default 1048576)");
-    p.option("height", "H", "train at this height (with --width); default from each image and --max_pixels");
+    p.option("max_pixels", "N", "images larger than this are scaled down (default 1048576; not used with --height/--width)");
+    p.option("height", "H", "train at this height (with --width; a size whose step would not fit in memory is refused); "
+                            "default from each image and --max_pixels");
     p.option("width", "W", "train at this width (with --height)");
     p.option("dataset_repeat", "N", "passes over the dataset per epoch (default 1)");
     p.option("data_file_keys", "K1,K2", "metadata columns that are image files (default image)");

@@ -5,6 +5,7 @@
 #include "JsonDocument.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -62,93 +63,122 @@ std::string CacheManifest::toJson() const
 
 bool CacheManifest::parse(const std::string &text, const std::string &label, CacheManifest &manifest, std::string *error)
 {
-    auto fail = [&](const std::string &message) {
-        if (error)
-            *error = label + ": " + message;
-        return false;
-    };
     nlohmann::json doc;
     if (!parseJsonObject(text, label, doc, error))
         return false;
-    const auto format = doc.find("format");
-    if (format == doc.end() || !format->is_string() || format->get<std::string>() != kFormat)
-        return fail(std::string("\"format\" is not \"") + kFormat + "\" (not a Splitscope cache, or a newer one)");
+    const JsonPath top;
     CacheManifest m;
     try {
-        auto hex = [&](const nlohmann::json &value, const std::string &key, std::uint64_t &out) {
+        const auto format = doc.find("format");
+        if (format == doc.end() || !format->is_string() || format->get<std::string>() != kFormat) {
+            throw JsonFieldError(top.key("format"), std::string("expected \"") + kFormat + "\" (not a Splitscope cache, or a newer one), found "
+                    + (format == doc.end() ? std::string("none") : jsonValueDescription(*format)),
+                format == doc.end());
+        }
+        // Each field by its path ("split.stage_one_units", "shards[3].bytes"), so that a
+        // message names the one at fault and what it should hold.
+        auto member = [](const nlohmann::json &object, const JsonPath &path, const char *key, const char *expected)
+            -> const nlohmann::json & { return jsonMember(object, path, key, expected); };
+        auto string = [&](const nlohmann::json &object, const JsonPath &path, const char *key) {
+            return jsonString(member(object, path, key, "a string"), path.key(key));
+        };
+        auto boolean = [&](const nlohmann::json &object, const JsonPath &path, const char *key) {
+            return jsonBool(member(object, path, key, "true or false"), path.key(key));
+        };
+        auto strings = [&](const nlohmann::json &object, const JsonPath &path, const char *key) {
+            return jsonStringList(member(object, path, key, "a list of strings"), path.key(key));
+        };
+        auto hex = [&](const nlohmann::json &object, const JsonPath &path, const char *key) {
+            const nlohmann::json &value = member(object, path, key, "a 16-digit hex hash");
+            std::uint64_t out = 0;
             if (!value.is_string() || !hashFromHex(value.get<std::string>(), out))
-                throw std::runtime_error(key + " is not a 16-digit hex hash");
+                throw JsonFieldError(path.key(key), "expected a 16-digit hex hash, found " + jsonValueDescription(value));
+            return out;
         };
-        // A count, index or size: a whole number of at least 0 (a float such as 1e30 or a
-        // negative number would wrap around when converted).
-        auto count = [&](const nlohmann::json &object, const std::string &key, const std::string &path) {
-            const nlohmann::json &value = object.at(key);
-            if (!value.is_number_unsigned())
-                throw std::runtime_error(path + " is " + value.dump() + ", not a whole number of at least 0");
-            return value.get<std::uint64_t>();
+        // A count, index or size: a whole number of at least 0 that fits where it goes.
+        auto count = [&](const nlohmann::json &object, const JsonPath &path, const char *key, std::uint64_t maximum) {
+            return jsonCount(member(object, path, key, "a whole number"), path.key(key), maximum);
         };
-        auto array = [&](const nlohmann::json &object, const std::string &key) -> const nlohmann::json & {
-            const nlohmann::json &value = object.at(key);
+        auto array = [&](const nlohmann::json &object, const JsonPath &path, const char *key) -> const nlohmann::json & {
+            const nlohmann::json &value = member(object, path, key, "a list");
             if (!value.is_array())
-                throw std::runtime_error(key + " is not a list");
+                throw JsonFieldError(path.key(key), "expected a list, found " + jsonValueDescription(value));
             return value;
         };
-        m.complete = doc.at("complete").get<bool>();
-        m.createdBy = doc.value("created_by", "");
-        m.pipeline = doc.at("pipeline").get<std::string>();
-        hex(doc.at("pipeline_hash"), "pipeline_hash", m.pipelineHash);
-        m.task = doc.at("task").get<std::string>();
-        m.loss = doc.at("loss").get<std::string>();
-        const auto &split = doc.at("split");
-        m.splitMode = split.at("mode").get<std::string>();
-        m.modelsRequiringBackward = split.at("models_require_backward").get<std::vector<std::string>>();
-        m.stageOneUnits = split.at("stage_one_units").get<std::vector<std::string>>();
-        m.stageTwoUnits = split.at("stage_two_units").get<std::vector<std::string>>();
-        m.allowHazards = split.at("allow_hazards").get<bool>();
-        m.hazards = split.at("hazards").get<std::vector<std::string>>();
-        m.cacheSet = doc.at("cache_set").get<std::vector<std::string>>();
-        m.cacheAllParams = doc.at("cache_all_params").get<bool>();
-        for (const auto &model : array(doc, "models")) {
+        auto object = [&](const nlohmann::json &parent, const JsonPath &path, const char *key) -> const nlohmann::json & {
+            const nlohmann::json &value = member(parent, path, key, "an object");
+            if (!value.is_object())
+                throw JsonFieldError(path.key(key), "expected an object, found " + jsonValueDescription(value));
+            return value;
+        };
+        constexpr std::uint64_t kMaxSize = std::numeric_limits<std::size_t>::max();
+        m.complete = boolean(doc, top, "complete");
+        if (const auto createdBy = doc.find("created_by"); createdBy != doc.end())
+            m.createdBy = jsonString(*createdBy, top.key("created_by"));
+        m.pipeline = string(doc, top, "pipeline");
+        m.pipelineHash = hex(doc, top, "pipeline_hash");
+        m.task = string(doc, top, "task");
+        m.loss = string(doc, top, "loss");
+        const JsonPath splitPath = top.key("split");
+        const auto &split = object(doc, top, "split");
+        m.splitMode = string(split, splitPath, "mode");
+        m.modelsRequiringBackward = strings(split, splitPath, "models_require_backward");
+        m.stageOneUnits = strings(split, splitPath, "stage_one_units");
+        m.stageTwoUnits = strings(split, splitPath, "stage_two_units");
+        m.allowHazards = boolean(split, splitPath, "allow_hazards");
+        m.hazards = strings(split, splitPath, "hazards");
+        m.cacheSet = strings(doc, top, "cache_set");
+        m.cacheAllParams = boolean(doc, top, "cache_all_params");
+        const auto &models = array(doc, top, "models");
+        for (std::size_t i = 0; i < models.size(); ++i) {
+            const JsonPath path = top.key("models").index(i);
             CacheModelRecord record;
-            record.name = model.at("name").get<std::string>();
-            record.spec = model.at("spec").get<std::string>();
-            hex(model.at("weights_hash"), "models[].weights_hash", record.hash);
+            record.name = string(models[i], path, "name");
+            record.spec = string(models[i], path, "spec");
+            record.hash = hex(models[i], path, "weights_hash");
             m.models.push_back(record);
         }
         // Absent from caches made before it was recorded.
-        if (const auto tokenizer = doc.find("tokenizer"); tokenizer != doc.end()) {
+        if (doc.contains("tokenizer")) {
+            const JsonPath path = top.key("tokenizer");
+            const auto &tokenizer = object(doc, top, "tokenizer");
             CacheTokenizerRecord record;
-            record.path = tokenizer->at("path").get<std::string>();
-            hex(tokenizer->at("hash"), "tokenizer.hash", record.hash);
+            record.path = string(tokenizer, path, "path");
+            record.hash = hex(tokenizer, path, "hash");
             m.tokenizer = record;
         }
-        const auto &dataset = doc.at("dataset");
-        m.datasetBasePath = dataset.at("base_path").get<std::string>();
-        m.datasetMetadataPath = dataset.at("metadata_path").get<std::string>();
-        hex(dataset.at("fingerprint"), "dataset.fingerprint", m.datasetFingerprint);
-        m.samples = static_cast<std::size_t>(count(dataset, "samples", "dataset.samples"));
-        if (!doc.at("settings").is_object())
-            throw std::runtime_error("settings is not an object");
-        for (auto it = doc.at("settings").begin(); it != doc.at("settings").end(); ++it)
-            m.settings[it.key()] = it.value().get<std::string>();
-        for (const auto &shard : array(doc, "shards")) {
+        const JsonPath datasetPath = top.key("dataset");
+        const auto &dataset = object(doc, top, "dataset");
+        m.datasetBasePath = string(dataset, datasetPath, "base_path");
+        m.datasetMetadataPath = string(dataset, datasetPath, "metadata_path");
+        m.datasetFingerprint = hex(dataset, datasetPath, "fingerprint");
+        m.samples = static_cast<std::size_t>(count(dataset, datasetPath, "samples", kMaxSize));
+        const auto &settings = object(doc, top, "settings");
+        for (auto it = settings.begin(); it != settings.end(); ++it)
+            m.settings[it.key()] = jsonString(it.value(), top.key("settings").key(it.key()));
+        const auto &shards = array(doc, top, "shards");
+        for (std::size_t i = 0; i < shards.size(); ++i) {
+            const JsonPath path = top.key("shards").index(i);
+            const auto &shard = shards[i];
             CacheShard s;
-            s.process = static_cast<int>(std::min<std::uint64_t>(count(shard, "process", "shards[].process"), 1u << 30));
-            s.file = shard.at("file").get<std::string>();
-            s.first = static_cast<std::size_t>(count(shard, "first", "shards[].first"));
-            s.count = static_cast<std::size_t>(count(shard, "count", "shards[].count"));
-            s.bytes = count(shard, "bytes", "shards[].bytes");
+            s.process = static_cast<int>(count(shard, path, "process", 1u << 30));
+            s.file = string(shard, path, "file");
+            s.first = static_cast<std::size_t>(count(shard, path, "first", kMaxSize));
+            s.count = static_cast<std::size_t>(count(shard, path, "count", kMaxSize));
+            s.bytes = count(shard, path, "bytes", UINT64_MAX);
             if (s.count == 0)
-                throw std::runtime_error("shards[].count is 0: a shard holds at least one sample");
-            hex(shard.at("checksum"), "shards[].checksum", s.checksum);
-            if (s.file.empty() || s.file.find("..") != std::string::npos || s.file.front() == '/')
-                throw std::runtime_error("shards[].file '" + s.file + "' is not a path inside the cache");
+                throw JsonFieldError(path.key("count"), "expected at least 1 (a shard holds at least one sample), found 0");
+            s.checksum = hex(shard, path, "checksum");
+            if (s.file.empty() || s.file.find("..") != std::string::npos || s.file.front() == '/') {
+                throw JsonFieldError(path.key("file"), "expected a path inside the cache (such as \"0/shard-00000.safetensors\"), found "
+                    + jsonValueDescription(s.file));
+            }
             m.shards.push_back(s);
         }
-    } catch (const nlohmann::json::exception &e) {
-        return fail(std::string("missing or malformed key (") + e.what() + ")");
-    } catch (const std::runtime_error &e) {
-        return fail(e.what());
+    } catch (const JsonFieldError &e) {
+        if (error)
+            *error = jsonFieldMessage(text, label, e);
+        return false;
     }
     manifest = std::move(m);
     return true;

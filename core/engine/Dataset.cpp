@@ -20,55 +20,77 @@ constexpr std::size_t kMaxListedRows = 10;
 } // namespace
 
 bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &rows, std::vector<int> &lines,
-    std::string *error)
+    std::string *error, std::vector<std::vector<int>> *columns)
 {
     rows.clear();
     lines.clear();
+    if (columns)
+        columns->clear();
     std::vector<std::string> row;
+    std::vector<int> rowColumns;
     std::string cell;
     bool quoted = false;
     bool rowHasContent = false;
     int line = 1;
     int rowLine = 1;
     int quoteLine = 0;
+    int quoteColumn = 0;
+    // The column (1-based, in code points) of text[i], and of the current cell's start.
+    int column = 1;
+    int cellColumn = 1;
     std::size_t i = 0;
     // A UTF-8 byte order mark is not part of the first column's name.
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
         i = 3;
+    auto endCell = [&]() {
+        row.push_back(cell);
+        rowColumns.push_back(cellColumn);
+        cell.clear();
+    };
     auto endRow = [&]() {
         if (rowHasContent || !cell.empty() || !row.empty()) {
-            row.push_back(cell);
+            endCell();
             rows.push_back(row);
             lines.push_back(rowLine);
+            if (columns)
+                columns->push_back(rowColumns);
         }
         row.clear();
+        rowColumns.clear();
         cell.clear();
         rowHasContent = false;
     };
     for (; i < text.size(); ++i) {
         const char c = text[i];
+        // Continuation bytes of a UTF-8 sequence do not start a character.
+        const int width = (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1;
         if (quoted) {
             if (c == '"') {
                 if (i + 1 < text.size() && text[i + 1] == '"') {
                     cell.push_back('"');
                     ++i;
+                    ++column;
                 } else {
                     quoted = false;
                 }
+            } else if (c == '\n') {
+                ++line;
+                column = 0;
+                cell.push_back(c);
             } else {
-                if (c == '\n')
-                    ++line;
                 cell.push_back(c);
             }
+            column += c == '\n' ? 1 : width;
             continue;
         }
         if (c == '"') {
             quoted = true;
             quoteLine = line;
+            quoteColumn = column;
             rowHasContent = true;
         } else if (c == ',') {
-            row.push_back(cell);
-            cell.clear();
+            endCell();
+            cellColumn = column + 1;
             rowHasContent = true;
         } else if (c == '\n' || c == '\r') {
             if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
@@ -76,15 +98,18 @@ bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &ro
             endRow();
             ++line;
             rowLine = line;
+            column = 0;
+            cellColumn = 1;
         } else {
             if (!rowHasContent && cell.empty())
                 rowLine = line;
             cell.push_back(c);
         }
+        column += c == '\n' || c == '\r' ? 1 : width;
     }
     if (quoted) {
         if (error)
-            *error = "line " + std::to_string(quoteLine) + ": a quoted field is never closed";
+            *error = std::to_string(quoteLine) + ":" + std::to_string(quoteColumn) + ": a quoted field is never closed";
         return false;
     }
     endRow();
@@ -107,6 +132,7 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
 {
     m_options = options;
     m_rows.clear();
+    m_largest = {0, 0};
     auto fail = [&](const std::string &message) {
         if (error)
             *error = message;
@@ -127,16 +153,29 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
     }
     std::vector<std::vector<std::string>> cells;
     std::vector<int> lines;
+    std::vector<std::vector<int>> columns;
     std::string csvError;
-    if (!parseCsv(text, cells, lines, &csvError))
-        return fail(m_metadataPath + ": " + csvError);
+    // Every message about the file is "FILE:LINE:COLUMN: ...", as compilers write them.
+    auto at = [&](int line, int column) { return m_metadataPath + ":" + std::to_string(line) + ":" + std::to_string(column) + ": "; };
+    if (!parseCsv(text, cells, lines, &csvError, &columns))
+        return fail(m_metadataPath + ":" + csvError);
     if (cells.empty())
-        return fail(m_metadataPath + ": empty file (expected a header line such as 'image,prompt')");
+        return fail(at(1, 1) + "empty file (expected a header line such as 'image,prompt')");
     m_header = cells.front();
     for (auto &h : m_header) {
         const auto first = h.find_first_not_of(" \t");
         const auto last = h.find_last_not_of(" \t");
         h = first == std::string::npos ? std::string() : h.substr(first, last - first + 1);
+    }
+    // A column named twice: a row's value under that name would be the first one's,
+    // and the other silently unused.
+    for (std::size_t c = 0; c < m_header.size(); ++c) {
+        const auto earlier = std::find(m_header.begin(), m_header.begin() + static_cast<std::ptrdiff_t>(c), m_header[c]);
+        if (earlier != m_header.begin() + static_cast<std::ptrdiff_t>(c)) {
+            return fail(at(lines.front(), columns.front()[c]) + "the header names the column '" + m_header[c]
+                + "' twice (fields " + std::to_string(earlier - m_header.begin() + 1) + " and " + std::to_string(c + 1)
+                + "): rename or remove one");
+        }
     }
     std::vector<std::string> required = {"image", "prompt"};
     for (const auto &k : options.dataFileKeys) {
@@ -153,7 +192,7 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
             std::string header;
             for (const auto &h : m_header)
                 header += (header.empty() ? "" : ",") + h;
-            return fail(m_metadataPath + ":1: no '" + name + "' column (header: '" + header + "')");
+            return fail(at(lines.front(), 1) + "no '" + name + "' column (header: '" + header + "')");
         }
     }
 
@@ -162,8 +201,9 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
     std::vector<std::string> bad;
     std::size_t badCount = 0;
     for (std::size_t r = 1; r < cells.size(); ++r) {
-        Row row{lines[r], cells[r]};
+        Row row{lines[r], cells[r], columns[r]};
         std::string problem;
+        int problemColumn = 1;
         if (row.cells.size() != m_header.size()) {
             problem = std::to_string(row.cells.size()) + " fields, the header has " + std::to_string(m_header.size());
         } else {
@@ -173,22 +213,38 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
                 const std::string &cell = row.cells[static_cast<std::size_t>(column(key))];
                 if (!isFile)
                     continue;
+                problemColumn = row.columns[static_cast<std::size_t>(column(key))];
                 if (cell.empty()) {
                     problem = "empty '" + key + "'";
                     break;
                 }
                 const std::string path = resolvePath(cell);
                 struct stat st {};
-                if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+                if (::stat(path.c_str(), &st) != 0) {
                     problem = "'" + key + "' file '" + cell + "' not found (looked for '" + path + "')";
+                    break;
+                }
+                if (!S_ISREG(st.st_mode)) {
+                    problem = "'" + key + "' file '" + cell + "' is " + (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file")
+                        + ", not an image file ('" + path + "')";
                     break;
                 }
                 // A damaged image is found now, before any work, not when a step first
                 // reads it (or never, in a run that --max_steps ends first).
                 std::string damage;
-                if (!checkPngFile(path, &damage)) {
+                std::pair<int, int> size;
+                if (!checkPngFile(path, &damage, &size)) {
                     problem = "'" + key + "' file '" + cell + "': " + damage;
                     break;
+                }
+                if (key == "image") {
+                    // The size it trains at: --height/--width, else fitted to --max_pixels.
+                    const auto trained = options.width > 0 && options.height > 0
+                        ? std::pair<int, int>(options.width, options.height)
+                        : fitMaxPixels(size.first, size.second, options.maxPixels, options.divisionFactor);
+                    if (static_cast<long long>(trained.first) * trained.second
+                        > static_cast<long long>(m_largest.first) * m_largest.second)
+                        m_largest = trained;
                 }
                 // The name as metadata.csv gives it, not as resolved: the same dataset
                 // named through another spelling of its folder has the same fingerprint.
@@ -201,7 +257,7 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
         if (!problem.empty()) {
             ++badCount;
             if (bad.size() < kMaxListedRows)
-                bad.push_back(m_metadataPath + ":" + std::to_string(row.line) + ": " + problem);
+                bad.push_back(at(row.line, problemColumn) + problem);
             continue;
         }
         m_rows.push_back(std::move(row));
@@ -215,7 +271,7 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
         return fail(message);
     }
     if (m_rows.empty())
-        return fail(m_metadataPath + ": no data rows after the header");
+        return fail(at(lines.back() + 1, 1) + "no data rows after the header");
     m_fingerprint = fingerprint.digest();
     return true;
 }
@@ -226,12 +282,15 @@ bool ImageDataset::load(std::size_t row, DatasetSample &sample, std::string *err
     sample = DatasetSample{};
     sample.row = row;
     sample.line = r.line;
-    auto where = [&]() { return m_metadataPath + ":" + std::to_string(r.line) + ": "; };
+    auto where = [&](const std::string &key) {
+        return m_metadataPath + ":" + std::to_string(r.line) + ":"
+            + std::to_string(r.columns[static_cast<std::size_t>(column(key))]) + ": ";
+    };
     std::string decodeError;
     Image original;
     if (!readPngFile(resolvePath(r.cells[static_cast<std::size_t>(column("image"))]), original, &decodeError)) {
         if (error)
-            *error = where() + decodeError;
+            *error = where("image") + decodeError;
         return false;
     }
     int width = m_options.width;
@@ -254,7 +313,7 @@ bool ImageDataset::load(std::size_t row, DatasetSample &sample, std::string *err
         Image extra;
         if (!readPngFile(resolvePath(cell), extra, &decodeError)) {
             if (error)
-                *error = where() + decodeError;
+                *error = where(key) + decodeError;
             return false;
         }
         sample.images[key] = std::move(extra);

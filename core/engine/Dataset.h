@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace splitscope::engine {
@@ -45,6 +46,8 @@ class ImageDataset {
 public:
     bool open(const DatasetOptions &options, std::string *error = nullptr);
     std::size_t size() const { return m_rows.size(); }
+    // The largest size (width, height) a row's image trains at, from the PNG headers.
+    std::pair<int, int> largestTrainingSize() const { return m_largest; }
     bool load(std::size_t row, DatasetSample &sample, std::string *error = nullptr) const;
     // A hash of metadata.csv and, per image file, its name there, size and
     // modification time (not the base path: another spelling of the folder, or the
@@ -57,6 +60,7 @@ private:
     struct Row {
         int line = 0;
         std::vector<std::string> cells;
+        std::vector<int> columns; // where each cell starts on its line (1-based, in code points)
     };
     std::string resolvePath(const std::string &cell) const;
     int column(const std::string &name) const;
@@ -66,11 +70,14 @@ private:
     std::vector<std::string> m_header;
     std::vector<Row> m_rows;
     std::uint64_t m_fingerprint = 0;
+    std::pair<int, int> m_largest{0, 0};
 };
 
-// RFC 4180 CSV (quotes, doubled quotes, CRLF); rows keep their first line number.
-// False with `error` on an unterminated quote.
+// RFC 4180 CSV (quotes, doubled quotes, CRLF); rows keep their first line number,
+// and `columns` (when given) the column where each cell starts (1-based, counting
+// code points). False with `error` = "LINE:COLUMN: a quoted field is never closed"
+// (the opening quote's) on an unterminated quote.
 bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &rows, std::vector<int> &lines,
-    std::string *error);
+    std::string *error, std::vector<std::vector<int>> *columns = nullptr);
 
 } // namespace splitscope::engine

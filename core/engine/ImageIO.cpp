@@ -267,7 +267,7 @@ bool readPngFile(const std::string &path, Image &image, std::string *error)
     return decodePng(bytes, image, path, error);
 }
 
-bool checkPngFile(const std::string &path, std::string *error)
+bool checkPngFile(const std::string &path, std::string *error, std::pair<int, int> *imageSize)
 {
     auto fail = [&](const std::string &message) {
         if (error)
@@ -314,6 +314,8 @@ bool checkPngFile(const std::string &path, std::string *error)
     }
     if (head[26] != 0 || head[27] != 0 || head[28] > 1)
         return fail("invalid PNG header (unknown compression, filter or interlace method)");
+    if (imageSize)
+        *imageSize = {static_cast<int>(width), static_cast<int>(height)};
 
     bool palette = false;
     bool imageData = false;

@@ -32,8 +32,9 @@ bool encodePng(const Image &image, std::string &bytes, std::string *error = null
 // image data (IDAT), and a palette where the color type needs one, before it. Reads
 // 8 bytes a chunk, not the pixel data: a file damaged inside its compressed data
 // passes, and readPngFile() reports it when the image is used. False with `error`
-// saying what is wrong (without the path); never throws.
-bool checkPngFile(const std::string &path, std::string *error = nullptr);
+// saying what is wrong (without the path); never throws. `size` (optional) receives
+// the header's width and height.
+bool checkPngFile(const std::string &path, std::string *error = nullptr, std::pair<int, int> *size = nullptr);
 // Atomic.
 bool writePngFile(const std::string &path, const Image &image, std::string *error = nullptr);
 

@@ -3,16 +3,20 @@
 
 #include "JsonDocument.h"
 
+#include <cmath>
+
 namespace splitscope::engine {
 
 namespace {
 
 // Reads `key` as a positive integer (or a number for doubles); a missing key keeps
-// the default, a wrong one is an error naming the key.
+// the default, a wrong one is an error naming the file, the key's line and column,
+// what it must hold and what it holds.
 class ConfigReader {
 public:
     ConfigReader(const std::string &json, const std::string &label, std::string *error)
-        : m_label(label)
+        : m_text(json)
+        , m_label(label)
         , m_error(error)
     {
         m_ok = parseJsonObject(json, label, m_doc, error);
@@ -22,20 +26,19 @@ public:
     {
         if (!m_ok || !m_doc.contains(key))
             return;
-        const auto &v = m_doc[key];
-        if (!v.is_number_integer() || v.get<long long>() < minimum || v.get<long long>() > 1000000) {
-            fail(key, "must be an integer >= " + std::to_string(minimum));
-            return;
+        try {
+            value = static_cast<int>(jsonInteger(m_doc[key], JsonPath().key(key), minimum, 1000000));
+        } catch (const JsonFieldError &e) {
+            fail(e);
         }
-        value = v.get<int>();
     }
     void number(const char *key, double &value)
     {
         if (!m_ok || !m_doc.contains(key))
             return;
         const auto &v = m_doc[key];
-        if (!v.is_number() || v.get<double>() <= 0) {
-            fail(key, "must be a positive number");
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+            fail(JsonFieldError(JsonPath().key(key), "expected a positive number, found " + jsonValueDescription(v)));
             return;
         }
         value = v.get<double>();
@@ -45,33 +48,38 @@ public:
         if (!m_ok || !m_doc.contains(key))
             return;
         const auto &v = m_doc[key];
-        std::vector<int> out;
-        if (v.is_array()) {
-            for (const auto &item : v) {
-                if (!item.is_number_integer() || item.get<long long>() < 1 || item.get<long long>() > 64) {
-                    out.clear();
-                    break;
-                }
-                out.push_back(item.get<int>());
-            }
+        const JsonPath path = JsonPath().key(key);
+        if (!v.is_array() || v.empty()) {
+            fail(JsonFieldError(path, "expected a non-empty list of whole numbers from 1 to 64, found " + jsonValueDescription(v)));
+            return;
         }
-        if (out.empty()) {
-            fail(key, "must be a non-empty array of integers in 1..64");
+        std::vector<int> out;
+        try {
+            for (std::size_t i = 0; i < v.size(); ++i)
+                out.push_back(static_cast<int>(jsonInteger(v[i], path.index(i), 1, 64)));
+        } catch (const JsonFieldError &e) {
+            fail(e);
             return;
         }
         value = out;
     }
+    // A value that is wrong together with others (a size two keys must agree on).
     void fail(const std::string &key, const std::string &message)
+    {
+        fail(JsonFieldError(JsonPath().key(key), message));
+    }
+    void fail(const JsonFieldError &e)
     {
         if (!m_ok)
             return;
         m_ok = false;
         if (m_error)
-            *m_error = m_label + ": " + (key.empty() ? std::string() : "\"" + key + "\" ") + message;
+            *m_error = jsonFieldMessage(m_text, m_label, e);
     }
     const nlohmann::json &doc() const { return m_doc; }
 
 private:
+    const std::string &m_text;
     nlohmann::json m_doc;
     std::string m_label;
     std::string *m_error;

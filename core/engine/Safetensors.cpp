@@ -86,9 +86,13 @@ std::int64_t TensorInfo::numel() const
 
 bool SafetensorsFile::open(const std::string &path, std::string *error)
 {
-    if (!m_file.open(path, error))
+    // No size limit beyond the memory there is (readWholeFile reports running out as
+    // an error): model files are as large as their models.
+    auto bytes = std::make_unique<std::string>();
+    if (!readWholeFile(path, *bytes, error, std::numeric_limits<std::size_t>::max() / 2))
         return false;
-    return parse(m_file.data(), m_file.size(), path, error);
+    m_owned = std::move(bytes);
+    return parse(reinterpret_cast<const unsigned char *>(m_owned->data()), m_owned->size(), path, error);
 }
 
 bool SafetensorsFile::parse(const unsigned char *bytes, std::size_t size, const std::string &label, std::string *error)

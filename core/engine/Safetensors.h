@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "MappedFile.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,7 +39,10 @@ struct TensorInfo {
     std::size_t byteSize() const { return end - begin; }
 };
 
-// A validated, memory-mapped safetensors file. Opening checks the whole header: its
+// A validated safetensors file, read whole into memory when opened (with read(), not
+// mmap: a file truncated by another process while it is used would end the process
+// with SIGBUS; read, it is refused as truncated). Loading copies every tensor out of
+// it anyway. Opening checks the whole header: its
 // length, the JSON, each entry's dtype, shape and offsets (inside the data, matching
 // the shape, no overlap, no hole), and the metadata's values being strings. Every
 // error names the file and, where one is at fault, the tensor.
@@ -68,7 +70,7 @@ public:
     std::size_t headerSize() const { return m_dataStart; }
 
 private:
-    MappedFile m_file;
+    std::unique_ptr<std::string> m_owned; // the bytes open() read (stable when the object moves)
     const unsigned char *m_bytes = nullptr;
     std::size_t m_size = 0;
     std::size_t m_dataStart = 0;

@@ -100,11 +100,17 @@ TrainResult Trainer::runDataProcess()
     if (auto failure = openDataset(dataset))
         return fail(*failure);
     warnIgnoredFlags(nullptr);
+    if (auto failure = checkStepMemory(dataset.largestTrainingSize().first, dataset.largestTrainingSize().second,
+            trainingSizeSource()))
+        return fail(*failure);
     const std::string cacheDir = m_params.outputPath;
     std::error_code sameError;
     if (fs::equivalent(m_params.datasetBasePath, cacheDir, sameError))
         return fail({kTrainBadInput, "bad-flag",
             "--output_path must not be the dataset folder (--dataset_base_path): stage one writes its cache there"});
+    // The cache folder is this run's from here on: another stage one into it is refused.
+    if (auto failure = lockOutputFolder(false, true))
+        return fail(*failure);
     const std::vector<std::string> modelNames = stageModels(m_units, false);
 
     // Hash the weights of the models stage one runs: stage two checks them.
@@ -166,9 +172,8 @@ TrainResult Trainer::runDataProcess()
                 + std::to_string(shardCount) + " shards are done");
         }
     }
-    fs::create_directories(cacheDir, ec);
-    if (ec)
-        return fail({kTrainFailed, "io", "cannot create --output_path '" + cacheDir + "': " + ec.message()});
+    if (auto failure = lockOutputFolder(true, true))
+        return fail(*failure);
     std::string error;
     if (!writeFileAtomically(manifestPath, manifest.toJson(), &error))
         return fail({kTrainFailed, "io", error});

@@ -70,16 +70,20 @@ bool Tokenizer::loadFromJson(const std::string &text, const std::string &label, 
     nlohmann::json doc;
     if (!parseJsonObject(text, label, doc, error))
         return false;
-    if (doc.value("format", "") != kFormat)
-        return fail(std::string("not a tokenizer vocabulary (\"format\" must be \"") + kFormat + "\")");
-    const auto tokens = doc.find("tokens");
-    if (tokens == doc.end() || !tokens->is_array())
-        return fail("\"tokens\" must be an array of strings");
     std::vector<std::string> list;
-    for (const auto &t : *tokens) {
-        if (!t.is_string())
-            return fail("\"tokens\" holds " + t.dump() + ", not a string");
-        list.push_back(t.get<std::string>());
+    try {
+        const auto format = doc.find("format");
+        if (format == doc.end() || !format->is_string() || format->get<std::string>() != kFormat) {
+            throw JsonFieldError(JsonPath().key("format"), std::string("expected \"") + kFormat
+                    + "\" (not a tokenizer vocabulary otherwise), found "
+                    + (format == doc.end() ? std::string("none") : jsonValueDescription(*format)),
+                format == doc.end());
+        }
+        list = jsonStringList(jsonMember(doc, JsonPath(), "tokens", "a list of strings"), JsonPath().key("tokens"));
+    } catch (const JsonFieldError &e) {
+        if (error)
+            *error = jsonFieldMessage(text, label, e);
+        return false;
     }
     Tokenizer loaded;
     loaded.m_tokens = std::move(list);

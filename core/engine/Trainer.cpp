@@ -5,6 +5,7 @@
 #include "Dataset.h"
 #include "Hash.h"
 #include "JsonDocument.h"
+#include "MemoryEstimate.h"
 #include "ModelSet.h"
 #include "ProcessMemory.h"
 #include "SeedSequence.h"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <unistd.h>
 
@@ -139,7 +141,15 @@ std::optional<Trainer::Failure> Trainer::prepare()
     // the cache, not the columns.
     if (m_task.stage != Stage::Train) {
         const auto &fileKeys = m_params.dataFileKeys;
-        for (const auto &key : m_params.extraInputs) {
+        // The columns the pipeline gets: --extra_inputs, and prompt (always read, as
+        // text). A --data_file_keys column is checked too: listing a text column there
+        // would make every row's text a file name that is never found.
+        std::vector<std::string> columns = m_params.extraInputs;
+        for (const auto &key : fileKeys) {
+            if (key != "image" && std::find(columns.begin(), columns.end(), key) == columns.end())
+                columns.push_back(key);
+        }
+        for (const auto &key : columns) {
             const auto spec = m_declaration->params.find(key);
             if (spec == m_declaration->params.end())
                 continue;
@@ -152,8 +162,9 @@ std::optional<Trainer::Failure> Trainer::prepare()
                     "in its metadata.csv column would reach the pipeline as text: give --data_file_keys " + commaJoined(wanted));
             }
             if (spec->second.kind != "image" && isFile) {
-                return bad("bad-flag", "--data_file_keys " + key + ": " + m_declaration->name + " reads " + key + " as "
-                    + spec->second.kind + ", not as an image file: leave it out of --data_file_keys");
+                return bad("bad-flag", "--data_file_keys " + commaJoined(fileKeys) + ": " + m_declaration->name + " reads the '"
+                    + key + "' column as " + spec->second.kind + ", not as an image file (its cells are not file names): "
+                    "leave " + key + " out of --data_file_keys");
             }
         }
     }
@@ -243,6 +254,71 @@ std::optional<Trainer::Failure> Trainer::prepare()
     // The count also fixes the order of reductions, so equal counts give equal bits.
     m_threads = applyComputeThreads(m_params.numThreads);
     return std::nullopt;
+}
+
+std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shardFolders)
+{
+    const std::string &folder = m_params.outputPath;
+    if (!m_outputLock.held()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(folder, ec)) {
+            if (!create)
+                return std::nullopt;
+            std::filesystem::create_directories(folder, ec);
+            if (ec)
+                return Failure{kTrainFailed, "io", "cannot create --output_path '" + folder + "': " + ec.message()};
+        }
+        std::string error;
+        bool busy = false;
+        if (!m_outputLock.acquire(folder, &error, &busy))
+            return Failure{busy ? kTrainBadInput : kTrainFailed, busy ? "folder-in-use" : "io", "--output_path " + error};
+    }
+    // Only a run that goes on changes the folder: one refused (a --resume that does not
+    // match, a cache made differently) leaves it as it was.
+    if (!create)
+        return std::nullopt;
+    if (const int removed = removeStaleTempFiles(folder, shardFolders); removed > 0) {
+        m_events.log("removed " + std::to_string(removed) + " temporary file(s) that an interrupted run left in '" + folder
+            + "'");
+    }
+    return std::nullopt;
+}
+
+std::optional<Trainer::Failure> Trainer::checkStepMemory(int width, int height, const std::string &source) const
+{
+    if (width <= 0 || height <= 0)
+        return std::nullopt;
+    StepMemory what;
+    what.stageOneModels = m_task.stage != Stage::Train;
+    what.trainsDit = m_task.stage != Stage::DataProcess
+        && std::find(m_modelsRequiringBackward.begin(), m_modelsRequiringBackward.end(), "dit") != m_modelsRequiringBackward.end();
+    const std::vector<std::string> loaded = stageModels(m_units, m_task.stage != Stage::DataProcess);
+    for (const ResolvedModel &model : m_models) {
+        if (model.kind == ModelKind::TextEncoder)
+            parseTextEncoderConfig(model.configJson, model.configPath, what.textEncoder, nullptr);
+        else if (model.kind == ModelKind::Vae)
+            parseVaeConfig(model.configJson, model.configPath, what.vae, nullptr);
+        else
+            parseDitConfig(model.configJson, model.configPath, what.dit, nullptr);
+        if (std::find(loaded.begin(), loaded.end(), model.name) != loaded.end())
+            what.modelBytes += model.fileBytes;
+    }
+    const std::uint64_t needed = estimateStepBytes(what, width, height);
+    const auto limit = memoryLimit();
+    if (!limit || needed <= limit->bytes)
+        return std::nullopt;
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    return Failure{kTrainBadInput, "memory", std::string(m_task.stage == Stage::DataProcess ? "a stage-one sample" : "a training step")
+        + " at " + size + " (" + source + ") needs about " + memoryText(needed) + " of memory by Splitscope's estimate, more than "
+        + memoryText(limit->bytes) + ", " + limit->what + ": train at a smaller size (--height/--width, or --max_pixels "
+        "without them). Nothing was started"};
+}
+
+std::string Trainer::trainingSizeSource() const
+{
+    if (m_params.height > 0 && m_params.width > 0)
+        return "--height " + std::to_string(m_params.height) + " --width " + std::to_string(m_params.width);
+    return "the largest image, fitted to --max_pixels " + std::to_string(m_params.maxPixels);
 }
 
 std::vector<std::string> Trainer::stageModels(const std::vector<int> &units, bool withLoss) const
@@ -344,6 +420,10 @@ std::vector<Trainer::IgnoredFlag> Trainer::ignoredFlags() const
         add("cache_all_params", "", p.cacheAllParams);
         number("cache_shard_size", p.cacheShardSize, defaults.cacheShardSize);
     }
+    // --height/--width give every image its size: --max_pixels (DiffSynth's too) is
+    // then not used.
+    if (m_task.stage != Stage::Train && p.height > 0 && p.width > 0)
+        number("max_pixels", p.maxPixels, defaults.maxPixels);
     return flags;
 }
 

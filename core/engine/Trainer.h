@@ -5,6 +5,7 @@
 #include "Engine.h"
 #include "FlowMatchScheduler.h"
 #include "ModelFiles.h"
+#include "RunFolder.h"
 #include "TinyQwenImage.h"
 #include "Values.h"
 #include "core/PipelineGraph.h"
@@ -72,6 +73,17 @@ private:
     void emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std::uint64_t cacheRead);
     bool aborted() const;
     TrainResult fail(const Failure &failure);
+    // Locks --output_path for this run (RunFolder.h), creating it first when `create`;
+    // a folder that does not exist (and is not created) is not locked. With `create`
+    // (the run goes on to write there) it also removes the temporary files an
+    // interrupted run left there.
+    std::optional<Failure> lockOutputFolder(bool create, bool shardFolders);
+    // Refuses an image size whose step (or stage-one sample) would not fit in the
+    // memory this process may use (MemoryEstimate.h); `source` says where the size
+    // came from, for the message.
+    std::optional<Failure> checkStepMemory(int width, int height, const std::string &source) const;
+    // "--height 512 --width 512", or "the largest image, fitted to --max_pixels N".
+    std::string trainingSizeSource() const;
 
     const TrainParams &m_params;
     const TrainCallbacks &m_callbacks;
@@ -90,6 +102,7 @@ private:
     std::set<std::string> m_offloaded;
     std::vector<std::pair<std::string, std::string>> m_pendingWarnings; // (code, message), shown after `start`
     int m_threads = 1;
+    FolderLock m_outputLock; // --output_path, while the run uses it
 };
 
 } // namespace splitscope::engine

@@ -5,6 +5,7 @@
 #include "CacheReader.h"
 #include "Dataset.h"
 #include "Hash.h"
+#include "MemoryEstimate.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
 #include "ProcessMemory.h"
@@ -17,6 +18,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +184,13 @@ void Trainer::warnIgnoredFlags(const CacheManifest *manifest)
     for (const IgnoredFlag &flag : ignoredFlags()) {
         const bool isSwitch = flag.name == "cache_all_params" || flag.name == "allow_hazards";
         const std::string given = flagText(flag.name, flag.value);
+        if (flag.name == "max_pixels" && m_task.stage != Stage::Train) {
+            if (flag.given) {
+                m_pendingWarnings.emplace_back("ignored-flag", given + " is ignored: --height " + std::to_string(m_params.height)
+                    + " --width " + std::to_string(m_params.width) + " give every image its size");
+            }
+            continue;
+        }
         if (m_task.stage == Stage::DataProcess) {
             if (!flag.given)
                 continue;
@@ -284,16 +293,40 @@ TrainResult Trainer::runTraining()
             CacheLayout(manifest, m_cacheSet, m_declaration->params, modelDimensions(m_models)));
         if (!reader->checkShards(&error))
             return fail({kTrainBadInput, "corrupt-shard", error + "\nnothing was trained and --output_path is unchanged"});
+        // The size stage one made the cache at, when it was given one (else each image's).
+        const auto setting = [&manifest](const char *key) {
+            const auto it = manifest.settings.find(key);
+            return it == manifest.settings.end() ? 0 : std::atoi(it->second.c_str());
+        };
+        if (auto failure = checkStepMemory(setting("width"), setting("height"), "the size stage one cached, --height "
+                + std::to_string(setting("height")) + " --width " + std::to_string(setting("width"))))
+            return fail(*failure);
     } else {
         if (auto failure = openDataset(dataset))
             return fail(*failure);
         samples = dataset.size();
         warnIgnoredFlags(nullptr);
         data.fingerprint = hashToHex(dataset.fingerprint());
+        const auto [width, height] = dataset.largestTrainingSize();
+        if (auto failure = checkStepMemory(width, height, trainingSizeSource()))
+            return fail(*failure);
     }
 
     const std::size_t perEpoch = samples * static_cast<std::size_t>(m_params.datasetRepeat);
     const std::string settings = settingsJson();
+    // The run folder is this run's from here on: another run into it is refused.
+    if (auto failure = lockOutputFolder(false, false))
+        return fail(*failure);
+    std::error_code ec;
+    if (!m_params.resume && fs::exists(TrainingState::path(m_params.outputPath), ec)) {
+        // DiffSynth's train.py would write over it; here a run that finished has no
+        // state left, so running a command again still starts afresh, and only an
+        // unfinished run (cancelled, stopped by --max_steps, killed) is kept from harm.
+        return fail({kTrainBadInput, "unfinished-run", "--output_path '" + m_params.outputPath + "' holds an unfinished run "
+            "(its resume.safetensors: the run was cancelled, stopped by --max_steps, or killed): add --resume to continue "
+            "it; to start a new run choose another --output_path, or delete that folder first (a new run there would "
+            "overwrite its loss.csv and resume state, and mix its checkpoints with the new ones). Nothing was changed"});
+    }
     // A state to resume from is checked before anything in the run folder changes:
     // a refused --resume leaves it as it was, resume.safetensors included.
     if (m_params.resume) {
@@ -308,10 +341,8 @@ TrainResult Trainer::runTraining()
             return fail(*failure);
     }
 
-    std::error_code ec;
-    fs::create_directories(m_params.outputPath, ec);
-    if (ec)
-        return fail({kTrainFailed, "io", "cannot create --output_path '" + m_params.outputPath + "': " + ec.message()});
+    if (auto failure = lockOutputFolder(true, false))
+        return fail(*failure);
     const std::string argsPath = (fs::path(m_params.outputPath) / "training_args.json").string();
     std::string error;
     if (!writeFileAtomically(argsPath, settings, &error))
@@ -449,16 +480,54 @@ TrainResult Trainer::runTraining()
             readSeconds += input.readSeconds;
             context.epoch = epoch;
             context.sampleIndex = order[position];
-            runner.runUnits(m_units, input.values, context);
-            const torch::Tensor loss = runner.runLoss(input.values, context);
-            const double lossValue = loss.item<double>();
-            if (!std::isfinite(lossValue)) {
-                throw EngineError("the loss is " + std::to_string(lossValue) + " at epoch " + std::to_string(epoch) + ", step "
-                    + std::to_string(step + 1) + " (a lower --learning_rate may help)");
+            // An allocation that fails (an image too large for the memory left) ends the
+            // run with a message that says so, keeping the state before this step when
+            // the weights are still those of the last step.
+            bool stepping = false;
+            auto outOfMemory = [&](const std::string &what) {
+                auto side = [&input](const char *key) {
+                    const auto it = input.values.find(key);
+                    return it == input.values.end() ? std::string("?") : std::to_string(it->second.integer);
+                };
+                std::string message = "out of memory at step " + std::to_string(step + 1) + " (image " + side("height") + "x"
+                    + side("width") + "): " + what.substr(0, what.find('\n'));
+                if (stepping) {
+                    message += "; the optimizer was updating the weights, so no state was saved";
+                } else {
+                    try {
+                        requireFiniteWeights();
+                        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
+                            ResumePoint{epoch, position, step}, settings, data);
+                        message += "; the state after step " + std::to_string(step) + " is saved in "
+                            + TrainingState::path(m_params.outputPath) + ": the same command with --resume continues "
+                              "from it where more memory is free";
+                    } catch (const std::exception &e) {
+                        message += std::string("; the state could not be saved: ") + e.what();
+                    }
+                }
+                return fail({kTrainFailed, "out-of-memory", message});
+            };
+            double lossValue = 0;
+            try {
+                runner.runUnits(m_units, input.values, context);
+                const torch::Tensor loss = runner.runLoss(input.values, context);
+                lossValue = loss.item<double>();
+                if (!std::isfinite(lossValue)) {
+                    throw EngineError("the loss is " + std::to_string(lossValue) + " at epoch " + std::to_string(epoch) + ", step "
+                        + std::to_string(step + 1) + " (a lower --learning_rate may help)");
+                }
+                optimizer.zero_grad();
+                loss.backward();
+                stepping = true;
+                optimizer.step();
+            } catch (const c10::Error &e) {
+                const std::string what = e.what_without_backtrace();
+                if (!isAllocationFailure(what))
+                    throw;
+                return outOfMemory("LibTorch: " + what);
+            } catch (const std::bad_alloc &) {
+                return outOfMemory("std::bad_alloc");
             }
-            optimizer.zero_grad();
-            loss.backward();
-            optimizer.step();
             ++step;
             ++epochSteps;
             epochLoss += lossValue;

@@ -8,12 +8,17 @@
 #include "core/engine/TinyQwenImage.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QtEndian>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTest>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace enginetest;
 
@@ -55,6 +60,10 @@ private Q_SLOTS:
     void eventsAreJsonLines();
     void killDuringStageOneThenResume();
     void sigtermDuringStageTwo();
+    void secondRunIntoABusyFolderIsRefused();
+    void failedWriteLeavesNoTemporaryFile();
+    void imageTooLargeForMemoryIsRefused();
+    void outOfMemoryDuringAStepSavesTheState();
     void badCacheStopsStageTwoBeforeItsFirstStep();
     void sampleDrawsWithTheLora();
     void makeDatasetKeepsAnExistingDataset();
@@ -267,6 +276,19 @@ void TestEngineCli::sigtermDuringStageTwo()
     QCOMPARE(checkpoint.value("kind").toString(), QString("resume"));
     QVERIFY(QFile::exists(checkpoint.value("path").toString()));
 
+    // The same command without --resume would have overwritten the saved state and
+    // loss.csv: it is refused, and nothing changes.
+    const QByteArray savedState = readFile(checkpoint.value("path").toString());
+    const QByteArray savedLoss = readFile(m_fixture.path("term-run/loss.csv"));
+    QString newRunErr;
+    QStringList newRun = args;
+    newRun << "--max_steps" << "2";
+    QCOMPARE(runCli(newRun, nullptr, &newRunErr), 2);
+    QVERIFY2(newRunErr.contains("--output_path '" + m_fixture.path("term-run") + "' holds an unfinished run"),
+        qPrintable(newRunErr));
+    QCOMPARE(readFile(checkpoint.value("path").toString()), savedState);
+    QCOMPARE(readFile(m_fixture.path("term-run/loss.csv")), savedLoss);
+
     args.removeLast();
     args.removeLast();
     // Resuming may change the epoch count (to one the state has not reached: the
@@ -287,6 +309,126 @@ void TestEngineCli::sigtermDuringStageTwo()
     QString err;
     QCOMPARE(runCli(args, nullptr, &err), 0);
     QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
+}
+
+// Two runs into one folder at once: the second is refused (exit 2) naming the
+// folder, training and stage one alike.
+void TestEngineCli::secondRunIntoABusyFolderIsRefused()
+{
+    const QString cache = m_fixture.path("busy-cache");
+    QCOMPARE(runCli(trainArgs("sft:data_process", m_fixture.data(), cache)), 0);
+    const QString out = m_fixture.path("busy-run");
+    QStringList args = trainArgs("sft:train", cache, out);
+    args << "--num_epochs" << "1000" << "--events" << "jsonl";
+    QProcess first;
+    QByteArray said;
+    runUntil(first, args, "\"step\":2,", [&](QProcess &p) {
+        QString err;
+        QCOMPARE(runCli(trainArgs("sft:train", cache, out), nullptr, &err), 2);
+        said = err.toUtf8();
+        // Stage one into a cache another stage one is writing: the busy-run folder
+        // stands in for it (the lock is the folder's, whatever the run).
+        QCOMPARE(runCli(trainArgs("sft:data_process", m_fixture.data(), out), nullptr, &err), 2);
+        said += err.toUtf8();
+        p.terminate();
+    });
+    QCOMPARE(first.exitCode(), 4);
+    QVERIFY2(said.count("--output_path '" + out.toUtf8() + "' is in use by another run (process ") == 2, said.constData());
+}
+
+// A write that fails (here: the file size limit, ulimit -f) removes its temporary
+// file: the process used to die of SIGXFSZ and leave shard-00000.safetensors.tmp-XXXXXX
+// behind, which no later run removed.
+void TestEngineCli::failedWriteLeavesNoTemporaryFile()
+{
+    const QString cache = m_fixture.path("fsize-cache");
+    QProcess process;
+    process.setChildProcessModifier([] {
+        const struct rlimit limit {rlim_t(4096), rlim_t(4096)};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+    });
+    process.start(QStringLiteral(SPLITSCOPE_CLI), trainArgs("sft:data_process", m_fixture.data(), cache));
+    QVERIFY(process.waitForFinished(120000));
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    QVERIFY2(err.contains("File too large"), qPrintable(err));
+    QStringList left;
+    QDirIterator it(cache, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        left << it.next();
+    QVERIFY2(left.filter(".tmp-").isEmpty(), qPrintable(left.join(", ")));
+    QVERIFY(!QFileInfo::exists(cache + "/.splitscope.lock"));
+}
+
+// An image size whose step cannot fit in the memory the process may use is refused
+// before any work (exit 2), saying the estimate and the limit: it ran the machine out
+// of memory (OOM-killed, exit 137), or ended in LibTorch's "can't allocate memory".
+void TestEngineCli::imageTooLargeForMemoryIsRefused()
+{
+    for (const QString &task : {QString("sft"), QString("sft:data_process")}) {
+        const QString out = m_fixture.path("huge-" + QString(task).replace(':', '-'));
+        QStringList args = trainArgs(task, m_fixture.data(), out);
+        args << "--height" << "4096" << "--width" << "4096";
+        QProcess process;
+        // 2 GiB of address space (ulimit -v), whatever this machine has.
+        process.setChildProcessModifier([] {
+            const struct rlimit limit {rlim_t(2) << 30, rlim_t(2) << 30};
+            ::setrlimit(RLIMIT_AS, &limit);
+        });
+        process.start(QStringLiteral(SPLITSCOPE_CLI), args);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY2(err.contains(QString(task == "sft" ? "a training step" : "a stage-one sample")
+                     + " at 4096x4096 (--height 4096 --width 4096) needs about "),
+            qPrintable(err));
+        QVERIFY2(err.contains("the address-space limit (ulimit -v 2.0 GiB)"), qPrintable(err));
+        QVERIFY2(!err.contains("enforce fail"), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out));
+    }
+}
+
+// An allocation that fails during a step (here: the address space limited once
+// training runs) ends the run with "out of memory at step N (image HxW)", exit 1, and
+// the state before that step saved: --resume continues from it.
+void TestEngineCli::outOfMemoryDuringAStepSavesTheState()
+{
+    const QString out = m_fixture.path("oom-run");
+    QStringList args = trainArgs("sft", m_fixture.data(), out);
+    args << "--height" << "512" << "--width" << "512" << "--num_epochs" << "1000" << "--events" << "jsonl";
+    QProcess process;
+    const QByteArray events = runUntil(process, args, "\"step\":2,", [](QProcess &p) {
+        // Its address space as it is now, and 16 MiB more: the next step's attention
+        // scores (128 MiB) cannot be allocated.
+        QFile statm(QString("/proc/%1/statm").arg(p.processId()));
+        QVERIFY(statm.open(QIODevice::ReadOnly));
+        const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
+        const struct rlimit limit {bytes + (rlim_t(16) << 20), bytes + (rlim_t(16) << 20)};
+        QCOMPARE(::prlimit(static_cast<pid_t>(p.processId()), RLIMIT_AS, &limit, nullptr), 0);
+    });
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const QJsonObject done = QJsonDocument::fromJson(events.trimmed().split('\n').last()).object();
+    QCOMPARE(done.value("exit_status").toInt(), 1);
+    const QList<QByteArray> lines = events.trimmed().split('\n');
+    const QJsonObject error = QJsonDocument::fromJson(lines.at(lines.size() - 2)).object();
+    QCOMPARE(error.value("code").toString(), QString("out-of-memory"));
+    const QString message = error.value("message").toString();
+    QVERIFY2(QRegularExpression("^out of memory at step \\d+ \\(image 512x512\\): LibTorch: ").match(message).hasMatch(),
+        qPrintable(message));
+    QVERIFY2(message.contains("is saved in " + out + "/resume.safetensors: the same command with --resume continues"),
+        qPrintable(message));
+    QVERIFY(QFile::exists(out + "/resume.safetensors"));
+    // Resumed (with room), it goes on from the step that failed.
+    const int failedStep = QRegularExpression("at step (\\d+)").match(message).captured(1).toInt();
+    args.replace(args.indexOf("1000"), QString::number(failedStep / 6 + 1));
+    args << "--resume";
+    QString resumedErr;
+    QCOMPARE(runCli(args, nullptr, &resumedErr), 0);
+    QVERIFY2(resumedErr.contains("after step " + QString::number(failedStep - 1)), qPrintable(resumedErr));
 }
 
 void TestEngineCli::badCacheStopsStageTwoBeforeItsFirstStep()

@@ -9,6 +9,7 @@
 #include "core/engine/Events.h"
 #include "core/engine/ImageIO.h"
 #include "core/engine/JsonDocument.h"
+#include "core/engine/ModelConfig.h"
 #include "core/engine/ModelFiles.h"
 #include "core/engine/Safetensors.h"
 #include "core/engine/SyntheticDataset.h"
@@ -18,6 +19,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -66,6 +68,7 @@ private Q_SLOTS:
     void csvUnterminatedQuote();
     void datasetReportsBadRows();
     void datasetNeedsItsColumns();
+    void datasetRefusesRepeatedColumnsAndFolders();
     void datasetChecksEveryImageUpFront_data();
     void datasetChecksEveryImageUpFront();
     void datasetListsManyBadImages();
@@ -84,6 +87,7 @@ private Q_SLOTS:
     void resolveModelsSaysWhatIsMissing();
     void initModelsKeepsExistingModels();
     void manifestRoundTripAndDifferences();
+    void jsonErrorsNameFilePositionAndField();
     void cacheLayoutChecksShardHeaders();
     void jsonKeepsBytesThatAreNotUtf8();
     void readWholeFileRefusesDevicesAndHugeFiles();
@@ -129,7 +133,7 @@ void TestEngineData::csvUnterminatedQuote()
     std::vector<int> lines;
     std::string error;
     QVERIFY(!parseCsv("image,prompt\na.png,\"open\nb.png,x\n", cells, lines, &error));
-    QCOMPARE(text(error), QString("line 2: a quoted field is never closed"));
+    QCOMPARE(text(error), QString("2:7: a quoted field is never closed"));
 }
 
 void TestEngineData::datasetReportsBadRows()
@@ -144,10 +148,39 @@ void TestEngineData::datasetReportsBadRows()
     QVERIFY(!dataset.open(options, &error));
     const QString message = text(error);
     QVERIFY2(message.startsWith("3 bad rows in the dataset:"), error.c_str());
-    QVERIFY2(message.contains("metadata.csv:3: 'image' file 'missing.png' not found (looked for '" + dir.filePath("missing.png") + "')"), error.c_str());
-    QVERIFY2(message.contains("metadata.csv:4: 1 fields, the header has 2"), error.c_str());
-    QVERIFY2(message.contains("metadata.csv:5: empty 'image'"), error.c_str());
+    QVERIFY2(message.contains("metadata.csv:3:1: 'image' file 'missing.png' not found (looked for '" + dir.filePath("missing.png") + "')"), error.c_str());
+    QVERIFY2(message.contains("metadata.csv:4:1: 1 fields, the header has 2"), error.c_str());
+    QVERIFY2(message.contains("metadata.csv:5:1: empty 'image'"), error.c_str());
     QVERIFY(!message.contains("metadata.csv:2:"));
+}
+
+// A header naming a column twice, and a row naming a folder, are refused saying so;
+// every message about metadata.csv is FILE:LINE:COLUMN.
+void TestEngineData::datasetRefusesRepeatedColumnsAndFolders()
+{
+    QTemporaryDir dir;
+    std::string error;
+    QVERIFY(writePngFile(dir.filePath("ok.png").toStdString(), solid(16, 16, 1, 2, 3), &error));
+    QVERIFY(QDir(dir.path()).mkdir("images"));
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,prompt\nok.png,a,b\n"));
+    DatasetOptions options;
+    options.basePath = dir.path().toStdString();
+    ImageDataset dataset;
+    QVERIFY(!dataset.open(options, &error));
+    QCOMPARE(text(error), dir.filePath("metadata.csv") + ":1:14: the header names the column 'prompt' twice (fields 2 and 3): "
+        "rename or remove one");
+
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nok.png,fine\nimages,a folder\n\"ok.png\",\"x\"\n"));
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).contains("metadata.csv:3:1: 'image' file 'images' is a folder, not an image file ('"
+                 + dir.filePath("images") + "')"),
+        error.c_str());
+    QVERIFY(!text(error).contains("not found"));
+
+    // The column of the cell at fault, counted in characters (the é is one).
+    QVERIFY(writeText(dir.filePath("metadata.csv"), "prompt,image\nfine,ok.png\ncaf\xC3\xA9,missing.png\n"));
+    QVERIFY(!dataset.open(options, &error));
+    QVERIFY2(text(error).contains("metadata.csv:3:6: 'image' file 'missing.png' not found"), error.c_str());
 }
 
 void TestEngineData::datasetNeedsItsColumns()
@@ -159,12 +192,12 @@ void TestEngineData::datasetNeedsItsColumns()
     ImageDataset dataset;
     std::string error;
     QVERIFY(!dataset.open(options, &error));
-    QVERIFY2(text(error).endsWith("metadata.csv:1: no 'image' column (header: 'file,caption')"), error.c_str());
+    QVERIFY2(text(error).endsWith("metadata.csv:1:1: no 'image' column (header: 'file,caption')"), error.c_str());
 
     QVERIFY(writeText(dir.filePath("other.csv"), "image,prompt\n"));
     options.metadataPath = dir.filePath("other.csv").toStdString();
     QVERIFY(!dataset.open(options, &error));
-    QVERIFY2(text(error).endsWith("other.csv: no data rows after the header"), error.c_str());
+    QVERIFY2(text(error).endsWith("other.csv:2:1: no data rows after the header"), error.c_str());
 
     options.metadataPath = dir.filePath("nope.csv").toStdString();
     QVERIFY(!dataset.open(options, &error));
@@ -227,7 +260,7 @@ void TestEngineData::datasetChecksEveryImageUpFront()
     ImageDataset dataset;
     QVERIFY(!dataset.open(options, &error));
     QVERIFY2(text(error).startsWith("1 bad row in the dataset:\n"), error.c_str());
-    QVERIFY2(text(error).contains("metadata.csv:3: 'edit_image' file 'bad.png': "), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:3:10: 'edit_image' file 'bad.png': "), error.c_str());
     QVERIFY2(text(error).contains(message), error.c_str());
     QVERIFY(checkPngFile(dir.filePath("ok.png").toStdString(), &error));
 }
@@ -248,8 +281,8 @@ void TestEngineData::datasetListsManyBadImages()
     std::string error;
     QVERIFY(!dataset.open(options, &error));
     QVERIFY2(text(error).startsWith("12 bad rows in the dataset:\n"), error.c_str());
-    QVERIFY2(text(error).contains("metadata.csv:2: 'image' file 'bad-0.png': truncated: 8 bytes"), error.c_str());
-    QVERIFY2(text(error).contains("metadata.csv:11: 'image' file 'bad-9.png': empty file (0 bytes)"), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:2:1: 'image' file 'bad-0.png': truncated: 8 bytes"), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:11:1: 'image' file 'bad-9.png': empty file (0 bytes)"), error.c_str());
     QVERIFY2(text(error).endsWith("\n  ... and 2 more"), error.c_str());
 }
 
@@ -273,7 +306,7 @@ void TestEngineData::datasetReportsUnreadableImage()
     QVERIFY2(dataset.open(options, &error), error.c_str());
     DatasetSample sample;
     QVERIFY(!dataset.load(0, sample, &error));
-    QVERIFY2(text(error).contains("metadata.csv:2: cannot decode '"), error.c_str());
+    QVERIFY2(text(error).contains("metadata.csv:2:1: cannot decode '"), error.c_str());
     QVERIFY2(text(error).contains("bad.png' as PNG: "), error.c_str());
 }
 
@@ -435,11 +468,17 @@ void TestEngineData::tokenizerRejectsBadVocabulary()
     Tokenizer t;
     std::string error;
     QVERIFY(!t.loadFromJson("{\"format\":\"other\"}", "v.json", &error));
-    QVERIFY2(text(error).startsWith("v.json: not a tokenizer vocabulary"), error.c_str());
+    QCOMPARE(text(error), QString("v.json:1:11: format: expected \"splitscope.tokenizer/1\" (not a tokenizer vocabulary "
+                                  "otherwise), found the string \"other\""));
+    QVERIFY(!t.loadFromJson("{\"format\":5}", "v.json", &error));
+    QVERIFY2(text(error).startsWith("v.json:1:11: format: expected"), error.c_str());
+    QVERIFY(!t.loadFromJson("{\"format\":\"splitscope.tokenizer/1\",\n \"tokens\":[\"a\", 7]}", "v.json", &error));
+    QCOMPARE(text(error), QString("v.json:2:17: tokens[1]: expected a string, found the number 7"));
     QVERIFY(!t.loadFromJson("{\"format\":\"splitscope.tokenizer/1\",\"tokens\":[\"a\"]}", "v.json", &error));
     QVERIFY2(text(error).contains("lacks <|endoftext|>"), error.c_str());
     QVERIFY(!t.loadFromJson("{nope", "v.json", &error));
-    QVERIFY(text(error).contains("not valid JSON"));
+    QVERIFY2(text(error).startsWith("v.json:1:2: not valid JSON: "), error.c_str());
+    QVERIFY2(!text(error).contains("json.exception"), error.c_str());
 }
 
 void TestEngineData::syntheticDatasetIsDeterministic()
@@ -596,11 +635,11 @@ void TestEngineData::manifestRoundTripAndDifferences()
     QCOMPARE(text(diffs[2]), QString("seed: the cache has 0, this run 1"));
 
     QVERIFY(!CacheManifest::parse("{\"format\":\"splitscope.cache/1\"}", "m.json", back, &error));
-    QVERIFY2(text(error).startsWith("m.json: missing or malformed key"), error.c_str());
+    QCOMPARE(text(error), QString("m.json:1:1: complete: missing (expected true or false)"));
     std::string evil = m.toJson();
     evil.replace(evil.find("0/shard-00000"), 13, "../../etc/pwd");
     QVERIFY(!CacheManifest::parse(evil, "m.json", back, &error));
-    QVERIFY2(text(error).contains("is not a path inside the cache"), error.c_str());
+    QVERIFY2(text(error).contains("shards[0].file: expected a path inside the cache"), error.c_str());
 
     // Hand-edited manifests: each refused with the file's name, never a wrapped number
     // or a library's exception.
@@ -614,16 +653,17 @@ void TestEngineData::manifestRoundTripAndDifferences()
         std::string doc;
         const char *message;
     } bad[] = {
-        {"{\"format\": 3}", "m.json: \"format\" is not \"splitscope.cache/1\""},
-        {edited("\"count\": 3", "\"count\": -1"), "m.json: shards[].count is -1, not a whole number of at least 0"},
-        {edited("\"bytes\": 100", "\"bytes\": 1e30"), "m.json: shards[].bytes is 1e+30, not a whole number of at least 0"},
-        {edited("\"count\": 3", "\"count\": 0"), "m.json: shards[].count is 0"},
-        {edited("\"models\": [", "\"models\": {\"x\": ["), "m.json: "},
+        {"{\"format\": 3}", "m.json:1:12: format: expected \"splitscope.cache/1\""},
+        {edited("\"count\": 3", "\"count\": -1"), "shards[0].count: expected a whole number from 0 to "},
+        {edited("\"bytes\": 100", "\"bytes\": 1e30"), "shards[0].bytes: expected a whole number from 0 to "
+                                                       "18446744073709551615, found 1e+30 (too large)"},
+        {edited("\"count\": 3", "\"count\": 0"), "shards[0].count: expected at least 1"},
+        {edited("\"models\": [", "\"models\": {\"x\": ["), "not valid JSON: "},
     };
     for (const auto &b : bad) {
         QVERIFY2(!b.doc.empty(), b.message);
         QVERIFY2(!CacheManifest::parse(b.doc, "m.json", back, &error), b.message);
-        QVERIFY2(text(error).startsWith(b.message), error.c_str());
+        QVERIFY2(text(error).startsWith("m.json:") && text(error).contains(b.message), error.c_str());
     }
     std::string objectModels = good;
     const std::size_t models = objectModels.find("\"models\": [");
@@ -631,7 +671,85 @@ void TestEngineData::manifestRoundTripAndDifferences()
     const std::size_t end = objectModels.find(']', models);
     objectModels.replace(models, end - models + 1, "\"models\": {}");
     QVERIFY(!CacheManifest::parse(objectModels, "m.json", back, &error));
-    QVERIFY2(text(error).contains("models is not a list"), error.c_str());
+    QVERIFY2(text(error).contains("models: expected a list, found an object"), error.c_str());
+}
+
+// Each error in a manifest, a model's config.json or a tokenizer names the file, the
+// line and column, the field's path, what it must hold and what it holds.
+void TestEngineData::jsonErrorsNameFilePositionAndField()
+{
+    CacheManifest m;
+    m.pipeline = "tiny-qwen-image";
+    m.stageOneUnits = {"a", "b"};
+    m.models = {{"vae", "x", 1}, {"text_encoder", "y", 2}};
+    m.samples = 7;
+    m.shards = {{0, "0/shard-00000.safetensors", 0, 3, 100, 0xabc}, {0, "0/shard-00001.safetensors", 3, 3, 100, 0xabd},
+        {0, "0/shard-00002.safetensors", 6, 1, 100, 0xabe}};
+    const std::string good = m.toJson();
+    // The line of the last `needle` in `doc` and the column just after it: where its value starts.
+    const auto where = [](const std::string &doc, const std::string &needle) {
+        const std::size_t at = doc.rfind(needle);
+        const std::size_t lineStart = doc.rfind('\n', at) + 1;
+        return QString("%1:%2").arg(std::count(doc.begin(), doc.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1)
+            .arg(at + needle.size() - lineStart + 1);
+    };
+    struct Case {
+        std::string from;
+        std::string to;
+        std::size_t occurrence; // which match of `from` is changed
+        QString expected;       // after "m.json:LINE:COL: "
+        std::string positionOf; // text before the value the position points at
+    };
+    const Case cases[] = {
+        {"\"pipeline_hash\"", "\"pipeline_hash_x\"", 0, "pipeline_hash: missing (expected a 16-digit hex hash)", ""},
+        {"\"stage_one_units\": [\n   \"a\",\n   \"b\"\n  ]", "\"stage_one_units\": 5", 0,
+            "split.stage_one_units: expected a list of strings, found the number 5", "\"stage_one_units\": "},
+        {"\"bytes\": 100", "\"bytes\": \"x\"", 2,
+            "shards[2].bytes: expected a whole number from 0 to 18446744073709551615, found the string \"x\"", ""},
+        {"\"samples\": 7", "\"samples\": 1e30", 0,
+            "dataset.samples: expected a whole number from 0 to 18446744073709551615, found 1e+30 (too large)",
+            "\"samples\": "},
+        {"\"samples\": 7", "\"samples\": 2.5", 0, "dataset.samples: expected a whole number from 0 to "
+            "18446744073709551615, found 2.5 (not a whole number)", "\"samples\": "},
+        {"\"name\": \"text_encoder\"", "\"name\": null", 0, "models[1].name: expected a string, found null", "\"name\": "},
+    };
+    for (const Case &c : cases) {
+        std::string doc = good;
+        std::size_t at = doc.find(c.from);
+        for (std::size_t i = 0; i < c.occurrence && at != std::string::npos; ++i)
+            at = doc.find(c.from, at + 1);
+        QVERIFY2(at != std::string::npos, c.from.c_str());
+        doc.replace(at, c.from.size(), c.to);
+        CacheManifest back;
+        std::string error;
+        QVERIFY(!CacheManifest::parse(doc, "m.json", back, &error));
+        QVERIFY2(!text(error).contains("json.exception"), error.c_str());
+        QVERIFY2(text(error).endsWith(": " + c.expected), error.c_str());
+        if (!c.positionOf.empty()) {
+            const QString position = where(doc.substr(0, at) + c.positionOf, c.positionOf);
+            QVERIFY2(text(error).startsWith("m.json:" + position + ": "), qPrintable(text(error) + " vs " + position));
+        } else {
+            QVERIFY2(QRegularExpression("^m\\.json:\\d+:\\d+: ").match(text(error)).hasMatch(), error.c_str());
+        }
+    }
+    // A syntax error: its line and column, nlohmann's codes left out.
+    CacheManifest back;
+    std::string error;
+    QVERIFY(!CacheManifest::parse("{\n  \"format\": \"splitscope.cache/1\",\n  \"complete\": tru\n}", "m.json", back, &error));
+    QVERIFY2(text(error).startsWith("m.json:3:15: not valid JSON: "), error.c_str());
+
+    // A model's config.json.
+    VaeConfig vae;
+    QVERIFY(!parseVaeConfig("{\n  \"base_channels\": 1e12\n}", "vae/config.json", vae, &error));
+    QCOMPARE(text(error), QString("vae/config.json:2:20: base_channels: expected a whole number from 1 to 1000000, found "
+                                  "1000000000000.0 (too large)"));
+    QVERIFY(!parseVaeConfig("{\"channel_multipliers\": [1, 2, 0]}", "vae/config.json", vae, &error));
+    QCOMPARE(text(error), QString("vae/config.json:1:32: channel_multipliers[2]: expected a whole number from 1 to 64, "
+                                  "found 0 (too small)"));
+    DitConfig dit;
+    QVERIFY(!parseDitConfig("{\"num_layers\": 2,\n\"patch_size\": }", "dit/config.json", dit, &error));
+    QVERIFY2(text(error).startsWith("dit/config.json:2:15: not valid JSON: "), error.c_str());
+    QVERIFY2(!text(error).contains("json.exception"), error.c_str());
 }
 
 // A cache shard's header against what stage two reads (the tiny pipeline's param

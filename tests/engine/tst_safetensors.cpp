@@ -11,6 +11,8 @@
 #include <QTest>
 
 #include <cstring>
+#include <unistd.h>
+#include <vector>
 
 using namespace splitscope::engine;
 
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void roundTrip();
     void headerReadIndependently();
     void readsHandWrittenFile();
+    void fileTruncatedAfterOpeningIsNotMapped();
     void rejectsBrokenFiles_data();
     void rejectsBrokenFiles();
     void writerRejectsBadInput();
@@ -237,6 +240,33 @@ void TestSafetensors::hashHexRoundTrip()
     QCOMPARE(back, 0x0123456789abcdefULL);
     QVERIFY(!hashFromHex("0123456789ABCDEF", back)); // lowercase only, as written
     QVERIFY(!hashFromHex("12", back));
+}
+
+// Model weights, LoRA checkpoints and resume states are opened with
+// SafetensorsFile::open. Another process truncating the file meanwhile (a copy being
+// replaced, a full disk) made reading a mapped tensor a SIGBUS that ended the
+// process; the bytes are read when the file is opened, so they stay readable.
+void TestSafetensors::fileTruncatedAfterOpeningIsNotMapped()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("w.safetensors").toStdString();
+    std::vector<float> values(1 << 16);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<float>(i) * 0.5f;
+    SafetensorsWriter writer;
+    QVERIFY(writer.add("w", DType::F32, {std::int64_t(values.size())}, values.data(), values.size() * sizeof(float)));
+    QVERIFY(writer.write(path));
+    SafetensorsFile file;
+    std::string error;
+    QVERIFY2(file.open(path, &error), error.c_str());
+    QVERIFY(::truncate(path.c_str(), static_cast<off_t>(file.headerSize())) == 0);
+    const TensorInfo *w = file.find("w");
+    QVERIFY(w);
+    QCOMPARE(std::memcmp(file.data(*w), values.data(), values.size() * sizeof(float)), 0);
+    // Opened again, the truncated file is refused, naming it.
+    SafetensorsFile again;
+    QVERIFY(!again.open(path, &error));
+    QVERIFY2(error.find("w.safetensors") != std::string::npos, error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSafetensors)

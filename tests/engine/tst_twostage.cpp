@@ -7,10 +7,12 @@
 
 #include "core/engine/CacheManifest.h"
 #include "core/engine/Hash.h"
+#include "core/engine/RunFolder.h"
 #include "core/engine/Safetensors.h"
 #include "core/engine/SeedSequence.h"
 #include "core/engine/SyntheticDataset.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -165,6 +167,9 @@ private Q_SLOTS:
     void resumeRefusesAReachedLimit();
     void resumeComparesPathsAsFiles();
     void maxStepsKeepsAStateToContinue();
+    void newRunRefusesAnUnfinishedRun();
+    void oneFolderHoldsOneRunAtATime();
+    void staleTemporaryFilesAreRemoved();
     void divergedWeightsAreNeverSaved();
     void movedProjectWithRelativePathsResumes();
     void stageTwoResumesAfterCancellation();
@@ -174,6 +179,7 @@ private Q_SLOTS:
     void badInputs();
     void resumeRefusesOtherData();
     void ignoredFlagsAreWarnedAndSetApart();
+    void maxPixelsWithHeightAndWidthIsWarned();
     void loraCheckpointSaysWhatItDoesNotUse();
     void damagedImageIsRefusedBeforeAnyWork();
     void pathsThatAreNotUtf8();
@@ -670,6 +676,118 @@ void TestTwoStage::maxStepsKeepsAStateToContinue()
     QCOMPARE(diff(m_fixture.path("max-steps-ref/epoch-1.safetensors"), out + "/epoch-1.safetensors"), 0.0);
 }
 
+// A run without --resume into a folder whose run is unfinished (its resume state is
+// there) is refused, and nothing there changes; a finished run leaves no state, so
+// running its command again starts afresh, as DiffSynth's train.py does.
+void TestTwoStage::newRunRefusesAnUnfinishedRun()
+{
+    const QString out = m_fixture.path("unfinished-run");
+    auto p = m_fixture.params("sft:train", out, sftCache());
+    p.numEpochs = 2;
+    p.maxSteps = 3;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    QVERIFY(QFile::exists(out + "/resume.safetensors"));
+    const QByteArray state = readFile(out + "/resume.safetensors");
+    const QByteArray loss = readFile(out + "/loss.csv");
+    // A write a kill interrupted: removed only by a run that goes on.
+    QFile stale(out + "/loss.csv.tmp-AbC123");
+    QVERIFY(stale.open(QIODevice::WriteOnly));
+    stale.close();
+    const QStringList files = QDir(out).entryList(QDir::Files | QDir::Hidden);
+
+    p.maxSteps = 5;
+    const Run refused = runTraining(p);
+    QCOMPARE(refused.result.status, engine::kTrainBadInput);
+    QVERIFY2(refused.errors().contains("--output_path '" + out + "' holds an unfinished run"), qPrintable(refused.errors()));
+    QVERIFY2(refused.errors().contains("add --resume to continue it"), qPrintable(refused.errors()));
+    QCOMPARE(refused.events.last().value("exit_status").toInt(), engine::kTrainBadInput);
+    QCOMPARE(readFile(out + "/resume.safetensors"), state);
+    QCOMPARE(readFile(out + "/loss.csv"), loss);
+    QCOMPARE(QDir(out).entryList(QDir::Files | QDir::Hidden), files);
+
+    // --resume continues it; once it is done, the same command starts a new run there.
+    p.resume = true;
+    p.maxSteps = 0;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    QVERIFY(!QFile::exists(out + "/resume.safetensors"));
+    QVERIFY(!stale.exists());
+    p.resume = false;
+    const Run again = runTraining(p);
+    QVERIFY2(again.result.status == engine::kTrainOk, qPrintable(again.errors()));
+    QCOMPARE(again.result.steps, std::uint64_t(16));
+}
+
+// Two runs never write into one folder at once: the second is refused, naming it.
+void TestTwoStage::oneFolderHoldsOneRunAtATime()
+{
+    const QString out = m_fixture.path("locked-run");
+    QVERIFY(QDir().mkpath(out));
+    engine::FolderLock other;
+    std::string error;
+    QVERIFY2(other.acquire(out.toStdString(), &error), error.c_str());
+    QVERIFY(QFile::exists(out + "/.splitscope.lock"));
+    // Training (one-stage and stage two) and stage one alike.
+    for (const QString &task : {QString("sft"), QString("sft:train"), QString("sft:data_process")}) {
+        const Run refused = runTraining(m_fixture.params(task, out, task == "sft:train" ? sftCache() : QString()));
+        QCOMPARE(refused.result.status, engine::kTrainBadInput);
+        QVERIFY2(refused.errors().contains("--output_path '" + out + "' is in use by another run (process "
+                     + QString::number(QCoreApplication::applicationPid()) + ")"),
+            qPrintable(refused.errors()));
+        QVERIFY(!QFile::exists(out + "/training_args.json"));
+    }
+    other.release();
+    QVERIFY(!QFile::exists(out + "/.splitscope.lock"));
+    auto p = m_fixture.params("sft:train", out, sftCache());
+    p.maxSteps = 2;
+    p.numEpochs = 1;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    // The run's lock goes with it.
+    QVERIFY(!QFile::exists(out + "/.splitscope.lock"));
+}
+
+// Temporary files of our naming that a killed run left are removed when the next run
+// takes the folder; anything else is left alone.
+void TestTwoStage::staleTemporaryFilesAreRemoved()
+{
+    QVERIFY(engine::isStaleTempName("shard-00000.safetensors.tmp-a1B2c3"));
+    QVERIFY(engine::isStaleTempName("loss.csv.tmp-XXXXXX"));
+    QVERIFY(engine::isStaleTempName("epoch-12.safetensors.tmp-000000"));
+    QVERIFY(!engine::isStaleTempName("shard-00000.safetensors.tmp-a1B2c"));
+    QVERIFY(!engine::isStaleTempName("shard-00000.safetensors.tmp-a1B2c3d"));
+    QVERIFY(!engine::isStaleTempName("notes.txt.tmp-a1B2c3"));
+    QVERIFY(!engine::isStaleTempName("epoch-x.safetensors.tmp-a1B2c3"));
+    QVERIFY(!engine::isStaleTempName("shard-00000.safetensors.tmp-a1B2_3"));
+
+    const QString cache = m_fixture.path("stale-cache");
+    QVERIFY(QDir().mkpath(cache + "/0"));
+    const QStringList stale = {"0/shard-00000.safetensors.tmp-Ab12Cd", "manifest.json.tmp-zzzzzz"};
+    const QStringList kept = {"0/shard-00000.safetensors.tmp-Ab12C", "0/mine.tmp-Ab12Cd", "notes.txt"};
+    for (const QString &name : stale + kept) {
+        QFile f(cache + "/" + name);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("partial");
+    }
+    auto one = m_fixture.params("sft:data_process", cache);
+    one.cacheShardSize = 3;
+    const Run made = runTraining(one);
+    QVERIFY2(made.result.status == engine::kTrainOk, qPrintable(made.errors()));
+    for (const QString &name : stale)
+        QVERIFY2(!QFile::exists(cache + "/" + name), qPrintable(name));
+    for (const QString &name : kept)
+        QVERIFY2(QFile::exists(cache + "/" + name), qPrintable(name));
+
+    const QString out = m_fixture.path("stale-run");
+    QVERIFY(QDir().mkpath(out));
+    for (const char *name : {"resume.safetensors.tmp-q1w2e3", "step-3.safetensors.tmp-q1w2e3", "loss.csv.tmp-123456"}) {
+        QFile f(out + "/" + name);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    auto p = m_fixture.params("sft:train", out, cache);
+    p.maxSteps = 1;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    QCOMPARE(QDir(out).entryList({"*.tmp-*"}, QDir::Files), QStringList());
+}
+
 // A learning rate so large that the last step turns the weights to inf/NaN: no later
 // loss shows it, yet nothing non-finite may be saved and the run must not succeed.
 void TestTwoStage::divergedWeightsAreNeverSaved()
@@ -801,8 +919,15 @@ void TestTwoStage::badInputs_data()
                                                  "metadata.csv column would reach the pipeline as text: give --data_file_keys "
                                                  "image,edit_image";
     QTest::addRow("text input read as a file") << "promptfile"
-                                               << "--data_file_keys prompt: tiny-qwen-image reads prompt as text, not as an "
-                                                  "image file: leave it out of --data_file_keys";
+                                               << "--data_file_keys image,prompt: tiny-qwen-image reads the 'prompt' column "
+                                                  "as text, not as an image file (its cells are not file names): leave prompt "
+                                                  "out of --data_file_keys";
+    // Without --extra_inputs too (the prompt column is always read): it was each row's
+    // "'prompt' file 'a large yellow cross ...' not found".
+    QTest::addRow("prompt listed as a file") << "promptkey"
+                                             << "--data_file_keys image,prompt: tiny-qwen-image reads the 'prompt' column "
+                                                "as text, not as an image file (its cells are not file names): leave prompt "
+                                                "out of --data_file_keys";
 }
 
 void TestTwoStage::badInputs()
@@ -844,7 +969,9 @@ void TestTwoStage::badInputs()
         p.extraInputs = {"edit_image"};
     else if (what == "promptfile")
         p.extraInputs = {"prompt"}, p.dataFileKeys = {"image", "prompt"};
-    if (what == "edittext" || what == "promptfile") {
+    else if (what == "promptkey")
+        p.dataFileKeys = {"image", "prompt"};
+    if (what == "edittext" || what == "promptfile" || what == "promptkey") {
         // Found before any work: in stage one too, which would cache the text.
         p.datasetBasePath = m_fixture.editData().toStdString();
         p.task = "sft:data_process";
@@ -911,6 +1038,30 @@ void TestTwoStage::resumeRefusesOtherData()
 
 // Stage two takes what stage one's flags shaped from the cache: each such flag it is
 // given is a warning, and training_args.json keeps it apart from the flags used.
+// --height/--width give every image its size, so --max_pixels is not used: it was
+// silently ignored; now it is warned about and set apart in training_args.json.
+void TestTwoStage::maxPixelsWithHeightAndWidthIsWarned()
+{
+    for (const QString &task : {QString("sft"), QString("sft:data_process")}) {
+        const QString out = m_fixture.path("max-pixels-" + QString(task).replace(':', '-'));
+        auto p = m_fixture.params(task, out);
+        p.maxSteps = task == "sft" ? 1 : 0;
+        p.maxPixels = 1024;
+        p.height = p.width = 32;
+        const Run run = runTraining(p);
+        QVERIFY2(run.result.status == engine::kTrainOk, qPrintable(run.errors()));
+        QStringList warned; // (stage one also warns about the fixture's training flags)
+        for (const auto &w : run.all("warning")) {
+            if (w.value("code").toString() == "ignored-flag" && w.value("message").toString().startsWith("--max_pixels"))
+                warned << w.value("message").toString();
+        }
+        QCOMPARE(warned, QStringList{"--max_pixels 1024 is ignored: --height 32 --width 32 give every image its size"});
+        const QJsonObject args = QJsonDocument::fromJson(readFile(out + "/training_args.json")).object();
+        QVERIFY(!args.contains("max_pixels"));
+        QCOMPARE(args.value("ignored").toObject().value("max_pixels").toInt(), 1024);
+    }
+}
+
 void TestTwoStage::ignoredFlagsAreWarnedAndSetApart()
 {
     auto p = m_fixture.params("sft:train", m_fixture.path("ignored-two"), sftCache());
@@ -1044,8 +1195,8 @@ void TestTwoStage::damagedImageIsRefusedBeforeAnyWork()
         QCOMPARE(run.result.status, engine::kTrainBadInput);
         QVERIFY(run.all("start").isEmpty());
         QVERIFY(!QFileInfo::exists(out));
-        QVERIFY2(run.errors().contains("2 bad rows in the dataset:\n  " + data + "/metadata.csv:7: 'image' file "
-                                       "'images/00005.png': empty file (0 bytes)\n  " + data + "/metadata.csv:8: 'image' file "
+        QVERIFY2(run.errors().contains("2 bad rows in the dataset:\n  " + data + "/metadata.csv:7:1: 'image' file "
+                                       "'images/00005.png': empty file (0 bytes)\n  " + data + "/metadata.csv:8:1: 'image' file "
                                        "'images/00006.png': truncated: "),
             qPrintable(run.errors()));
     }

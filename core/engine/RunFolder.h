@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+
+namespace splitscope::engine {
+
+// An exclusive lock on an output folder (a training run's --output_path, stage one's
+// cache), so that two runs never write into one folder at once: flock() on
+// FOLDER/.splitscope.lock, held while the object lives. The lock file is removed when
+// the lock is released; one left behind by a killed run is harmless (a lock dies
+// with its process) and is reused.
+class FolderLock {
+public:
+    FolderLock() = default;
+    ~FolderLock();
+    FolderLock(const FolderLock &) = delete;
+    FolderLock &operator=(const FolderLock &) = delete;
+
+    // Locks `folder`, which must exist. False with `error` when another process holds
+    // it (`busy` then true) or the lock file cannot be made.
+    bool acquire(const std::string &folder, std::string *error, bool *busy = nullptr);
+    void release();
+    bool held() const { return m_fd >= 0; }
+
+    static constexpr const char *kFileName = ".splitscope.lock";
+
+private:
+    int m_fd = -1;
+    std::string m_path;
+};
+
+// True when `name` is a temporary file that writeFileAtomically (core/AtomicFile.h)
+// makes beside one of the files a run writes into its folder: "<file>.tmp-XXXXXX",
+// six letters or digits from mkstemp, where <file> is manifest.json,
+// training_args.json, loss.csv, resume.safetensors, epoch-N / step-N .safetensors or
+// a cache shard-NNNNN.safetensors.
+bool isStaleTempName(const std::string &name);
+
+// Removes such files in `folder` and, with `shardFolders`, in its numbered cache
+// sub-folders (0/, 1/, ...): what a killed run, or one whose write failed while the
+// process could not clean up, left behind. Call with the folder locked (another run's
+// temporary file is never stale). Returns how many were removed.
+int removeStaleTempFiles(const std::string &folder, bool shardFolders);
+
+} // namespace splitscope::engine
