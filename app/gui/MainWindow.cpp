@@ -50,6 +50,7 @@
 #include <QSettings>
 #include <QShortcut>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -59,6 +60,7 @@ namespace {
 
 constexpr int kMaxRecentFiles = 10;
 constexpr int kStatusMessageMs = 6000;
+constexpr int kPresentationNamePixels = 10; // unit names on screen in presentation mode, at least
 constexpr int kCloseWaitMs = 10000; // a cancelled worker finishes its step and saves before the window goes
 
 QIcon icon(const char *name)
@@ -154,6 +156,11 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     connect(m_compare, &ComparePanel::sideBySideChanged, m_workspace, &GraphWorkspace::setSideBySide);
     connect(m_workspace, &GraphWorkspace::sideBySideChanged, m_compare, &ComparePanel::setSideBySide);
     connect(m_stepper, &StepperPanel::presentationModeChanged, this, &MainWindow::setPresentationMode);
+    // In presentation mode the graph may be larger than the view: it shows each step.
+    connect(m_cursor, &TraceCursor::positionChanged, this, [this]() {
+        if (m_presentation && m_workspace->view()->isFitted())
+            m_workspace->view()->zoomToFit();
+    });
     // Escape leaves presentation mode (as F5 does). Enabled only then: otherwise the
     // widgets take it (the Find box clears, the graph drops its selection).
     m_leavePresentation = new QShortcut(QKeySequence(Qt::Key_Escape), this);
@@ -165,12 +172,8 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
     // A comparison that starts (from the menu, the command line or the panel) shows its panel.
     connect(m_document, &SplitDocument::comparisonChanged, this, [this]() {
         const bool comparing = m_document->comparison() != nullptr;
-        if (comparing && !m_wasComparing) {
-            if (auto *dock = findChild<QDockWidget *>(QStringLiteral("CompareDock"))) {
-                dock->show();
-                dock->raise();
-            }
-        }
+        if (comparing && !m_wasComparing)
+            showDock(QStringLiteral("CompareDock"));
         m_wasComparing = comparing;
     });
     connect(m_workspace->layouts(), &LayoutController::layoutReady, this, &MainWindow::updateStatus);
@@ -239,8 +242,9 @@ void MainWindow::createDocks()
     QDockWidget *verifier = addPanel(m_verifier, tr("Verifier"), QStringLiteral("VerifierDock"),
         Qt::RightDockWidgetArea);
     QDockWidget *params = addPanel(m_params, tr("Params"), QStringLiteral("ParamsDock"), Qt::RightDockWidgetArea);
-    m_stepperDock = addPanel(m_stepper, tr("Stepper: the fixed point, step by step"), QStringLiteral("StepperDock"),
-        Qt::BottomDockWidgetArea);
+    // Short titles: they are the tabs of the bottom docks, five in a row under the graph.
+    m_stepperDock = addPanel(m_stepper, tr("Stepper"), QStringLiteral("StepperDock"), Qt::BottomDockWidgetArea);
+    m_stepperDock->setToolTip(tr("The fixed point, step by step"));
     QDockWidget *compare = addPanel(m_compare, tr("Compare splits"), QStringLiteral("CompareDock"),
         Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_stepperDock, compare);
@@ -257,9 +261,28 @@ void MainWindow::createDocks()
     training->raise();
     m_stepperDock->raise();
     resizeDocksToDefaults();
+    keepDockTabsWhole();
     // The dock area corners: the bottom panels span under the training panel, not the inspector.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::keepDockTabsWhole()
+{
+    // Tabs too narrow for their titles scroll instead of eliding: elided, "Run monitor"
+    // and "Run history" both read "R…" (at 1280 px and a 200 % scale). The main window
+    // makes the dock tab bars as docks are tabified, also on restoreState.
+    for (QTabBar *bar : findChildren<QTabBar *>(QString(), Qt::FindDirectChildrenOnly)) {
+        bar->setElideMode(Qt::ElideNone);
+        bar->setUsesScrollButtons(true);
+    }
+}
+
+bool MainWindow::event(QEvent *event)
+{
+    if (event->type() == QEvent::ChildPolished && qobject_cast<QTabBar *>(static_cast<QChildEvent *>(event)->child()))
+        keepDockTabsWhole();
+    return QMainWindow::event(event);
 }
 
 void MainWindow::resizeDocksToDefaults()
@@ -377,10 +400,7 @@ void MainWindow::createActions()
     split->addSeparator();
     split->addAction(tr("&Compare seed vs safe"), this, [this]() {
         m_compare->compareOtherMode();
-        if (auto *dock = findChild<QDockWidget *>(QStringLiteral("CompareDock"))) {
-            dock->show();
-            dock->raise();
-        }
+        showDock(QStringLiteral("CompareDock"));
     });
     split->addAction(tr("Stop comparing"), m_compare, &ComparePanel::compareOff);
 
@@ -437,9 +457,11 @@ void MainWindow::showDock(const QString &objectName)
         return;
     dock->show();
     dock->raise();
-    // The run monitor and history come up with room for their charts and tables.
+    // The run monitor and history come up with room for their charts and tables, the
+    // comparison with room for its list of moved units (it had one and a half rows).
     const int room = objectName == QLatin1String("RunHistoryDock") ? height() / 2
         : objectName == QLatin1String("RunMonitorDock")            ? height() * 2 / 5
+        : objectName == QLatin1String("CompareDock")               ? height() * 2 / 5
                                                                     : 0;
     if (dock->height() < room)
         resizeDocks({dock}, {room}, Qt::Vertical);
@@ -692,10 +714,14 @@ void MainWindow::setPresentationMode(bool on)
         statusBar()->hide();
         m_stepperDock->show();
         m_stepperDock->raise();
-        resizeDocks({m_stepperDock}, {height() / 3}, Qt::Vertical);
         if (!QGuiApplication::platformName().startsWith(QLatin1String("offscreen")))
             showFullScreen();
+        // Names readable from the back of the room: the graph is fitted at no less than
+        // this zoom, and follows the steps where it is larger than the view.
+        m_workspace->view()->setMinimumFitZoom(GraphView::zoomForNamePixels(kPresentationNamePixels));
+        fitPresentationText();
     } else {
+        m_workspace->view()->setMinimumFitZoom(0);
         restoreState(m_statePresentationSaved);
         menuBar()->show();
         statusBar()->show();
@@ -703,6 +729,16 @@ void MainWindow::setPresentationMode(bool on)
             m_wasMaximized ? showMaximized() : showNormal();
     }
     m_workspace->view()->zoomToFit();
+}
+
+void MainWindow::fitPresentationText()
+{
+    // The explanation gets the room its longest step needs (at least a third of the
+    // window, at most half: the graph is the rest). The stepper is the only dock now:
+    // as wide as the window.
+    const int title = m_stepperDock->height() - m_stepperDock->widget()->height();
+    const int wanted = m_stepper->heightForWholeExplanation(width()) + std::max(title, fontMetrics().height() + 8);
+    resizeDocks({m_stepperDock}, {std::clamp(wanted, height() / 3, height() / 2)}, Qt::Vertical);
 }
 
 void MainWindow::showShortcuts()

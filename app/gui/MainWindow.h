@@ -74,6 +74,7 @@ public Q_SLOTS:
     void showDock(const QString &objectName);
 
 protected:
+    bool event(QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
@@ -98,6 +99,8 @@ private:
     void readSettings();
     void writeSettings() const;
     void resizeDocksToDefaults();
+    void fitPresentationText(); // the stepper's height in presentation mode
+    void keepDockTabsWhole();   // dock tabs scroll rather than elide
     // Shrinks and moves the window into its screen's available area (a geometry saved
     // on a larger screen, or by an older version that let a long name widen the window).
     // Returns whether it had to change anything.

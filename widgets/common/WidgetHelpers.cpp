@@ -4,11 +4,15 @@
 #include "core/Explain.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QHeaderView>
+#include <QResizeEvent>
 #include <QIcon>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QStringList>
 #include <QTextDocument>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -83,7 +87,9 @@ QString breakableText(const QString &text)
             || c == QLatin1Char('-');
         const bool last = i + 1 == text.size();
         const bool joined = !last && (c.isHighSurrogate() || text.at(i + 1).isMark());
-        if (!last && !joined && (separator || ++run >= kBreakEvery)) {
+        // And between the words of a CamelCase name ("EditImage|AutoResize").
+        const bool camel = !last && c.isLower() && text.at(i + 1).isUpper();
+        if (!last && !joined && (separator || camel || ++run >= kBreakEvery)) {
             out += kZeroWidthSpace;
             run = 0;
         }
@@ -96,6 +102,84 @@ QString plainTextOf(const QString &html)
     QTextDocument document;
     document.setHtml(html);
     return document.toPlainText().remove(kZeroWidthSpace);
+}
+
+namespace {
+
+// Shows a cell's text with break opportunities in its long names (breakableText), so
+// that a word-wrapped cell breaks "ZImageUnit_EditImageAutoResize" after the "_"
+// instead of cutting it at the cell's edge.
+class BreakableTextDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    QString displayText(const QVariant &value, const QLocale &locale) const override
+    {
+        return breakableText(QStyledItemDelegate::displayText(value, locale));
+    }
+};
+
+class ResizeWatcher : public QObject {
+public:
+    ResizeWatcher(QWidget *widget, std::function<void()> handler)
+        : QObject(widget), m_handler(std::move(handler))
+    {
+        widget->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Resize)
+            m_handler();
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    std::function<void()> m_handler;
+};
+
+} // namespace
+
+void onResize(QWidget *widget, std::function<void()> handler)
+{
+    new ResizeWatcher(widget, std::move(handler));
+}
+
+void setWrappedCells(QTableView *table)
+{
+    table->setWordWrap(true);
+    table->setItemDelegate(new BreakableTextDelegate(table));
+    table->setTextElideMode(Qt::ElideRight); // a cell still too narrow for one word: its end goes
+    // Rows follow the columns' widths, measured once the columns have settled (a model
+    // reset and the fitting of the columns after it resize several sections in a row).
+    auto *measure = new QTimer(table);
+    measure->setSingleShot(true);
+    measure->setInterval(0);
+    QObject::connect(measure, &QTimer::timeout, table, [table]() { table->resizeRowsToContents(); });
+    QObject::connect(table->horizontalHeader(), &QHeaderView::sectionResized, measure,
+        qOverload<>(&QTimer::start));
+    if (table->model()) {
+        QObject::connect(table->model(), &QAbstractItemModel::modelReset, measure, qOverload<>(&QTimer::start));
+        QObject::connect(table->model(), &QAbstractItemModel::dataChanged, measure, qOverload<>(&QTimer::start));
+        QObject::connect(table->model(), &QAbstractItemModel::rowsInserted, measure, qOverload<>(&QTimer::start));
+    }
+    measure->start();
+}
+
+QSize WrappedLabel::minimumSizeHint() const
+{
+    QSize size = QLabel::minimumSizeHint();
+    if (wordWrap() && width() > 0)
+        size.setHeight(std::max(size.height(), heightForWidth(width())));
+    return size;
+}
+
+void WrappedLabel::resizeEvent(QResizeEvent *event)
+{
+    QLabel::resizeEvent(event);
+    if (event->size().width() != event->oldSize().width())
+        updateGeometry(); // the minimum height follows the width
 }
 
 } // namespace splitscope

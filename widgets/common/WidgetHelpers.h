@@ -2,14 +2,17 @@
 #pragma once
 
 #include <QKeySequence>
+#include <QLabel>
 #include <QList>
 #include <QString>
 
+#include <functional>
 #include <string>
 
 class QAction;
 class QObject;
 class QTableView;
+class QWidget;
 
 namespace splitscope {
 
@@ -29,7 +32,8 @@ QString nameText(const std::string &name);
 // of the room for the end), never splitting a surrogate pair; shorter text unchanged.
 QString shortenedInTheMiddle(const QString &text, int maxChars);
 
-// `text` with zero-width spaces in its long unbroken runs, so that a word-wrapped
+// `text` with zero-width spaces after "_", ".", "/" and "-", between the words of a
+// CamelCase name and in its long unbroken runs, so that a word-wrapped
 // label or text view can break a long name anywhere instead of growing to its
 // width (a 300-character unit name must not widen a dock or the window).
 QString breakableText(const QString &text);
@@ -47,6 +51,30 @@ struct ColumnLimit {
 // wide as its contents within limits[i]. The last column stretches over the rest.
 // Text cut off is elided by the view; the models give it whole as the tooltip.
 void fitColumnWidths(QTableView *table, const QList<int> &contentWidths, const QList<ColumnLimit> &limits);
+
+// Makes a table's cells word-wrap, with rows as tall as their wrapped text: the cells
+// show every line of their text ("A\nB" as two lines) and break a long name after "_",
+// "." or "-" (or inside a long run), where an elided cell would hide the one part that
+// matters ("external…oResize)"). Only the view changes: the model's texts stay as they
+// are. The rows are measured again whenever a column's width changes.
+void setWrappedCells(QTableView *table);
+
+// Calls `handler` after `widget` has been resized (its width or height changed).
+void onResize(QWidget *widget, std::function<void()> handler);
+
+// A word-wrapped label that is never shorter than its text at its width. A layout
+// takes a wrapped label's height for its width as a wish, not a minimum: when a panel
+// is short (a dock at 1280x800), the label was squeezed and its lines were cut or ran
+// under the widget below it. With the wrapped height as its minimum, the panel asks for
+// that room, and the dock's scroll area scrolls the panel instead of clipping the text.
+class WrappedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+};
 
 // The text a rich-text label shows, without its markup (for tests and exports);
 // the zero-width spaces of breakableText are dropped.

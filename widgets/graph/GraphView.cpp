@@ -4,9 +4,11 @@
 #include "GraphLegend.h"
 #include "GraphOverview.h"
 #include "SplitGraphScene.h"
+#include "UnitNodeItem.h"
 
 #include "widgets/document/SplitDocument.h"
 
+#include <QFontInfo>
 #include <QKeyEvent>
 #include <QScrollBar>
 #include <QTimer>
@@ -116,12 +118,33 @@ void GraphView::zoomToFit()
         else if (besideFits)
             area = beside;
     }
-    const double zoom = std::min({area.width() / target.width(), area.height() / target.height(), kMaxFitZoom});
+    const double fit = std::min({area.width() / target.width(), area.height() / target.height(), kMaxFitZoom});
+    const double zoom = std::max(fit, std::min(m_minimumFitZoom, kMaxFitZoom));
     setZoom(zoom);
-    // Put the graph's centre at the area's centre, not the viewport's.
+    // Put the graph's centre at the area's centre, not the viewport's; a graph larger
+    // than the area at the minimum zoom is centred on what the current step added and
+    // the unit whose edge or chain caused it (or on its start, before the first step).
+    QRectF focus = target;
+    if (zoom > fit + 1e-9) {
+        QRectF added;
+        const SplitDocument *document = m_scene->document();
+        const int units = document->hasPipeline() ? document->graph().unitCount() : 0;
+        for (UnitId unit = 0; unit < units; ++unit) {
+            const UnitNodeItem *item = m_scene->nodeItem(unit);
+            if (item && (item->look().added || item->look().cause))
+                added |= item->sceneBoundingRect();
+        }
+        focus = added.isEmpty() ? QRectF(target.topLeft(), area.size() / zoom) : added;
+    }
     const QPointF shift = (area.center() - viewRect.center()) / zoom;
-    centerOn(target.center() - shift);
+    centerOn(focus.center() - shift);
     Q_EMIT viewportMoved();
+}
+
+double GraphView::zoomForNamePixels(double pixels)
+{
+    // The names' font in pixels on this screen (at zoom 1).
+    return pixels / std::max(1, QFontInfo(GraphStyle::standard().nameFont).pixelSize());
 }
 
 void GraphView::centerOnUnit(UnitId unit)

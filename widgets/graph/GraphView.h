@@ -31,6 +31,14 @@ public:
     // when the pane is too small for both, the graph and the legend).
     QRectF legendRect() const;
     bool overviewEnabled() const { return m_overviewEnabled; }
+    // The zoom at which unit names are `pixels` tall on screen (their font's pixel size).
+    static double zoomForNamePixels(double pixels);
+    // A fit never zooms out below this (0: it may): in presentation mode the names must
+    // stay readable, so a graph too big for the view at this zoom is not fitted whole but
+    // shown around what the current step added (the overview shows where that is).
+    void setMinimumFitZoom(double zoom) { m_minimumFitZoom = zoom; }
+    double minimumFitZoom() const { return m_minimumFitZoom; }
+    bool isFitted() const { return m_fitted; } // fitted since the user last zoomed
     GraphOverview *overview() const { return m_overview; }
 
 public Q_SLOTS:
@@ -77,6 +85,7 @@ private:
     GraphView *m_leader = nullptr;
     QRectF m_fitLegend;   // the legend rectangle the last fit made room for
     QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
+    double m_minimumFitZoom = 0;
 };
 
 } // namespace splitscope

@@ -6,6 +6,8 @@
 #include <QPainterPath>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
+
 namespace splitscope {
 
 namespace {
@@ -14,6 +16,7 @@ constexpr double kDetailZoom = 0.45;  // below this scale names and badges are n
 constexpr double kBlockZoom = 0.12;   // below this, boxes are plain blocks
 constexpr double kOutline = 8.0;      // room around the box for halos and double borders
 constexpr double kDiceSize = 10.0;
+constexpr double kMinBadgePixels = 13.0; // the moved badge's text height on screen, at least
 
 QColor stageColor(UnitNodeItem::Stage stage, const GraphStyle &style)
 {
@@ -51,13 +54,17 @@ void UnitNodeItem::setLook(const Look &look)
 {
     if (look == m_look)
         return;
+    if (look.moved != m_look.moved)
+        prepareGeometryChange(); // the badge is outside the box
     m_look = look;
     update();
 }
 
 QRectF UnitNodeItem::boundingRect() const
 {
-    return m_box.adjusted(-kOutline, -kOutline, kOutline, kOutline);
+    const QRectF box = m_box.adjusted(-kOutline, -kOutline, kOutline, kOutline);
+    // The moved badge, as large as it is drawn at the lowest zoom that draws it.
+    return m_look.moved ? box.united(movedBadgeRect(kBlockZoom, nullptr).adjusted(-1, -1, 1, 1)) : box;
 }
 
 QPainterPath UnitNodeItem::shape() const
@@ -78,29 +85,43 @@ void UnitNodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
     painter->setRenderHint(QPainter::Antialiasing);
     paintFill(painter);
     paintBorder(painter);
-    if (zoom >= kDetailZoom) {
+    if (zoom >= kDetailZoom)
         paintText(painter);
-        if (m_look.moved && m_look.movedTo != 0)
-            paintMovedBadge(painter);
-    }
+    // The badge also where the names are not drawn: it is what a comparison is about.
+    if (m_look.moved && m_look.movedTo != 0 && zoom >= kBlockZoom)
+        paintMovedBadge(painter, zoom);
 }
 
-void UnitNodeItem::paintMovedBadge(QPainter *painter) const
+void UnitNodeItem::paintMovedBadge(QPainter *painter, double zoom) const
 {
-    // "B: 2" on the corner: where this unit goes in the other split, readable
-    // without comparing two fills.
+    // "B→2" on the corner: where this unit goes in the other split, readable
+    // without comparing two fills. At a fit zoom of a big graph its 7.5 pt were 3 px
+    // on screen: it is drawn at least kMinBadgePixels tall (up to the box's height).
     const QString text = QStringLiteral("B→%1").arg(m_look.movedTo);
-    QFont font = m_style.badgeFont;
-    font.setBold(true);
-    const QFontMetricsF metrics(font);
-    const double w = metrics.horizontalAdvance(text) + 8, h = metrics.height() + 2;
-    const QRectF badge(m_box.right() - w + 4, m_box.top() - h / 2 - 2, w, h);
+    QFont font;
+    const QRectF badge = movedBadgeRect(zoom, &font);
     painter->setPen(QPen(Qt::white, 1.0));
     painter->setBrush(faded(m_style.moved, m_look.dimmed));
-    painter->drawRoundedRect(badge, h / 2, h / 2);
+    painter->drawRoundedRect(badge, badge.height() / 2, badge.height() / 2);
     painter->setFont(font);
     painter->setPen(Qt::white);
     painter->drawText(badge, Qt::AlignCenter, text);
+}
+
+QRectF UnitNodeItem::movedBadgeRect(double zoom, QFont *font) const
+{
+    QFont badgeFont = m_style.badgeFont;
+    badgeFont.setBold(true);
+    // Scaled up to kMinBadgePixels on screen, but never taller than the box.
+    const double height = QFontMetricsF(badgeFont).height();
+    const double scale = std::clamp(kMinBadgePixels / (height * std::max(zoom, kBlockZoom)), 1.0,
+        std::max(1.0, m_box.height() / height));
+    badgeFont.setPointSizeF(badgeFont.pointSizeF() * scale);
+    const QFontMetricsF metrics(badgeFont);
+    const double w = metrics.horizontalAdvance(QStringLiteral("B→2")) + 8, h = metrics.height() + 2;
+    if (font)
+        *font = badgeFont;
+    return QRectF(m_box.right() - w + 4, m_box.top() - h / 2 - 2, w, h);
 }
 
 void UnitNodeItem::paintFill(QPainter *painter) const

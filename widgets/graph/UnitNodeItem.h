@@ -65,7 +65,9 @@ private:
     void paintBorder(QPainter *painter) const;
     void paintText(QPainter *painter) const;
     void paintDice(QPainter *painter, const QRectF &rect) const;
-    void paintMovedBadge(QPainter *painter) const;
+    void paintMovedBadge(QPainter *painter, double zoom) const;
+    // Where the "B→2" badge is drawn at `zoom`, and its font (when asked for).
+    QRectF movedBadgeRect(double zoom, QFont *font) const;
 
     UnitId m_unit;
     QString m_name;

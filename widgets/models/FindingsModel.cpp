@@ -74,14 +74,13 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     case Kind::Hazard: {
         const Hazard &h = v.hazards[row];
         unit = h.reader;
+        const QString param = nameText(graph.paramName(h.param));
         cells[KindColumn] = QString::fromLatin1(hazardKindName(h.kind));
-        cells[UnitColumn] = unitName(h.reader);
-        cells[ParamColumn] = nameText(graph.paramName(h.param));
-        cells[ExpectedColumn] = unitName(h.expected);
-        cells[ActualColumn] = unitName(h.actual);
+        cells[UnitColumn] = tr("%1\nreads %2").arg(unitName(h.reader), param);
+        cells[ProducerColumn] = tr("one-stage: %1\ntwo-stage: %2").arg(unitName(h.expected), unitName(h.actual));
         tip = tr("%1 reads %2 in stage two and sees the value of %3, but in one-stage training it sees the value "
                  "of %4 (%5).")
-                  .arg(unitName(h.reader), cells[ParamColumn], cells[ActualColumn], cells[ExpectedColumn],
+                  .arg(unitName(h.reader), param, unitName(h.actual), unitName(h.expected),
                       QString::fromLatin1(hazardKindName(h.mechanism)));
         break;
     }
@@ -90,22 +89,24 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         if (c.condition == ConditionViolation::Condition::X0) {
             unit = c.from;
             cells[KindColumn] = tr("X0 broken");
-            cells[UnitColumn] = unitName(c.from);
+            cells[UnitColumn] = tr("%1\ncalls %2").arg(unitName(c.from), nameText(graph.modelName(c.model)));
             tip = tr("%1 calls %2, which needs gradients, but is in stage one, which runs once without gradients.")
                       .arg(unitName(c.from), nameText(graph.modelName(c.model)));
             break;
         }
         unit = c.to;
         const bool c1 = c.condition == ConditionViolation::Condition::C1;
+        const QString param = nameText(graph.paramName(c.param));
         cells[KindColumn] = c1 ? tr("C1 broken") : tr("C2 broken");
-        cells[UnitColumn] = unitName(c.to);
-        cells[ParamColumn] = nameText(graph.paramName(c.param));
-        cells[ExpectedColumn] = unitName(c.from);
+        cells[UnitColumn] = c1 ? tr("%1\nreads %2").arg(unitName(c.to), param)
+                               : tr("%1\nrewrites %2").arg(unitName(c.to), param);
+        cells[ProducerColumn] = c1 ? tr("stage two: %1").arg(unitName(c.from))
+                                   : tr("first read by: %1").arg(unitName(c.from));
         tip = c1 ? tr("%1 (stage two) produces %2, read by %3 in stage one, which would run without it.")
-                       .arg(unitName(c.from), cells[ParamColumn], unitName(c.to))
+                       .arg(unitName(c.from), param, unitName(c.to))
                  : tr("%2 is first read inside stage two by %1, which rewrites it, while a later rewriter %3 "
                       "stays in stage one.")
-                       .arg(unitName(c.from), cells[ParamColumn], unitName(c.to));
+                       .arg(unitName(c.from), param, unitName(c.to));
         break;
     }
     case Kind::FrozenRandomness: {
@@ -136,9 +137,7 @@ QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int
     switch (section) {
     case KindColumn: return tr("Finding");
     case UnitColumn: return tr("Reader / unit");
-    case ParamColumn: return tr("Param");
-    case ExpectedColumn: return tr("One-stage producer");
-    case ActualColumn: return tr("Two-stage producer");
+    case ProducerColumn: return tr("Producers");
     default: return {};
     }
 }

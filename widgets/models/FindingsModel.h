@@ -17,7 +17,10 @@ class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum class Kind { Hazard, Violation, FrozenRandomness };
-    enum Column { KindColumn, UnitColumn, ParamColumn, ExpectedColumn, ActualColumn, ColumnCount };
+    // Three columns, for a dock about 360 px wide (the cells wrap): what was found; the
+    // unit and the param it reads ("PromptEmbedder" / "reads edit_image"); the producers
+    // of a hazard, one line each ("one-stage: …" / "two-stage: …").
+    enum Column { KindColumn, UnitColumn, ProducerColumn, ColumnCount };
     static constexpr int kKindRole = Qt::UserRole + 1;  // Kind as int
     static constexpr int kIndexRole = Qt::UserRole + 2; // index in the analysis' list of that kind
     static constexpr int kUnitRole = Qt::UserRole + 3;  // the unit the row is about

@@ -87,15 +87,15 @@ void UnitPortsModel::addInputs(UnitId unit)
         const UnitId seen = hazard ? hazard->actual : row.peerUnit;
         const bool fromStageTwo = seen != kNoUnit && split.isTrained(seen);
         row.fromCache = !fromStageTwo;
+        // Short texts for a dock's narrow columns: the producer column names the units,
+        // this one only where the value comes from (the tooltip has the whole story).
         if (!hazard) {
-            row.source = fromStageTwo ? tr("stage two (%1)").arg(unitText(seen))
-                : seen == kNoUnit     ? tr("cache (external input)")
-                                      : tr("cache");
+            row.source = fromStageTwo ? tr("stage two") : tr("cache");
         } else {
-            // The one-stage producer first, as in the other rows; short, for a narrow column.
-            row.peer = tr("%1 (two-stage: %2)").arg(unitText(hazard->expected), unitText(seen));
-            const QString value = seen == kNoUnit ? tr("the external input") : tr("%1's value").arg(unitText(seen));
-            row.source = fromStageTwo ? tr("⚠ stage two: %1").arg(value) : tr("⚠ cache: %1").arg(value);
+            // The one-stage producer first, as in the other rows, and on a line of its own
+            // the producer whose value two-stage training gives instead.
+            row.peer = tr("%1\n⚠ two-stage: %2").arg(unitText(hazard->expected), unitText(seen));
+            row.source = fromStageTwo ? tr("⚠ stage two") : tr("⚠ cache");
             row.hazardNote = hazardText(*hazard);
         }
         m_rows.push_back(row);
@@ -190,7 +190,8 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
         // A hazard's tooltip says what it does (rich text: it wraps, and has paragraphs).
         if (role == Qt::ToolTipRole && hazard) {
             const QString note = row.hazardNote.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
-            return QStringLiteral("<qt><p>%1</p><p>%2</p></qt>").arg(text.toHtmlEscaped(), note);
+            return QStringLiteral("<qt><p>%1</p><p>%2</p></qt>")
+                .arg(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), note);
         }
         if (role == Qt::DisplayRole && index.column() != ParamColumn && !m_prefix.isEmpty())
             text.remove(m_prefix);
@@ -210,13 +211,16 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
 
 QVariant UnitPortsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    const bool inputs = m_side == Side::Inputs;
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == SourceColumn)
+        return inputs ? tr("Where two-stage training gets the value: the stage-one cache or a stage-two unit")
+                      : tr("Whether the value goes into the stage-one cache");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    const bool inputs = m_side == Side::Inputs;
     switch (section) {
     case ParamColumn: return tr("Param");
     case PeerColumn: return inputs ? tr("Producer") : tr("Read by");
-    case SourceColumn: return inputs ? tr("Two-stage run") : tr("Cache");
+    case SourceColumn: return inputs ? tr("Two-stage") : tr("Cache");
     default: return {};
     }
 }

@@ -22,7 +22,7 @@ namespace {
 
 constexpr int kMinimumHeaderWidth = 120;
 constexpr int kMaxHeaderNameChars = 80; // longer names are shortened in the middle in the header
-constexpr int kMaxColumnChars = 18; // a column fitted to its contents is at most this wide; the tooltip has the rest
+constexpr int kMaxColumnChars = 18; // the param column is never narrower than this, where the view has room
 
 } // namespace
 
@@ -60,27 +60,41 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
     auto *table = new QTableView(this);
     table->setModel(model);
     table->verticalHeader()->hide();
-    table->horizontalHeader()->setStretchLastSection(true);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     table->setToolTip(tr("Double-click a row to inspect the producer or reader"));
     table->setTabKeyNavigation(false); // Tab goes on to the next widget; the arrows move between cells
     table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    table->setTextElideMode(Qt::ElideMiddle);
-    connect(model, &QAbstractItemModel::modelReset, table, [table]() {
-        table->resizeColumnsToContents();
-        // A long param or unit name must not push the last column out of the view.
-        // The param column may take up to 55% of the table when it has room, the next 35%,
-        // and never less than kMaxColumnChars characters: names such as animate_pose_video
-        // and animate_inpaint_video must stay whole in a dock of the usual width.
-        QList<int> widths;
-        for (int column = 0; column < table->horizontalHeader()->count(); ++column)
-            widths << table->columnWidth(column);
-        fitColumnWidths(table, widths, {{55, kMaxColumnChars}, {35, kMaxColumnChars}});
-    });
+    // A dock is about 360 px wide: cells wrap (a hazard's producers take two lines, a
+    // long name breaks after its "_") and rows grow, where elided cells hid the names
+    // that matter ("external…oResize)").
+    setWrappedCells(table);
+    // fit sets every column (a stretched last column keeps the width it had when it
+    // became the last, here 100 px, and pushed the table into scrolling).
+    table->horizontalHeader()->setStretchLastSection(false);
+    const auto fit = [table]() {
+        // Widths wanted on one line (resizeColumnsToContents), then shared out: the param
+        // column up to 50 % (never below kMaxColumnChars characters: names such as
+        // animate_pose_video must stay whole), the short last column ("⚠ cache", "cached")
+        // up to 30 %, the names in the middle the rest, wrapping where it is not enough.
+        QHeaderView *header = table->horizontalHeader();
+        if (header->count() < 3 || table->viewport()->width() <= 0)
+            return;
+        const QAbstractItemView *cells = table; // sizeHintForColumn is public here
+        const int view = table->viewport()->width();
+        const int chars = table->fontMetrics().averageCharWidth();
+        const int param = std::min(cells->sizeHintForColumn(0) + 2 * chars,
+            std::max(view * 50 / 100, chars * kMaxColumnChars));
+        const int last = std::min(std::max(cells->sizeHintForColumn(2), header->sectionSizeHint(2)) + 2 * chars,
+            view * 30 / 100);
+        header->resizeSection(0, std::max(param, header->sectionSizeHint(0)));
+        header->resizeSection(1, std::max(view - header->sectionSize(0) - last, view * 25 / 100));
+        header->resizeSection(2, std::max(view - header->sectionSize(0) - header->sectionSize(1), last));
+    };
+    connect(model, &QAbstractItemModel::modelReset, table, fit);
+    onResize(table->viewport(), fit);
     connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         const UnitId peer = index.data(UnitPortsModel::kPeerUnitRole).toInt();
         if (peer != kNoUnit)

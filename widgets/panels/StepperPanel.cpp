@@ -12,10 +12,12 @@
 #include <QLabel>
 #include <QSlider>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace splitscope {
@@ -23,6 +25,7 @@ namespace splitscope {
 namespace {
 
 constexpr int kMaxChips = 24;            // more steps than this: the slider alone
+constexpr int kMinimumSliderWidth = 48;
 constexpr double kNormalTextPoints = 10.5;
 constexpr double kPresentationTextPoints = 22.0; // readable from the back of a classroom
 constexpr double kSpeeds[] = {0.5, 1.0, 2.0, 4.0}; // seconds per step
@@ -41,7 +44,7 @@ QToolButton *buttonFor(QAction *action, QWidget *parent)
     auto *button = new QToolButton(parent);
     button->setDefaultAction(action);
     button->setAutoRaise(true);
-    button->setIconSize(QSize(22, 22));
+    button->setIconSize(QSize(20, 20));
     return button;
 }
 
@@ -82,24 +85,34 @@ StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget
     controls->setSpacing(2);
     for (QAction *a : {m_first, m_previous, m_play, m_next, m_last})
         controls->addWidget(buttonFor(a, this));
-    controls->addSpacing(8);
+    controls->addSpacing(4);
     m_slider->setPageStep(1);
     m_slider->setTickPosition(QSlider::TicksBelow);
     m_slider->setTickInterval(1);
-    m_slider->setMinimumWidth(160);
+    m_slider->setMinimumWidth(kMinimumSliderWidth);
     m_slider->setToolTip(tr("Stepper position: X0, F1, U1, ... and the split"));
     controls->addWidget(m_slider, 1);
-    m_position->setMinimumWidth(110);
     controls->addWidget(m_position);
     for (const double s : kSpeeds)
         m_speed->addItem(tr("%1 s / step").arg(s), s);
     m_speed->setCurrentIndex(1);
     m_speed->setToolTip(tr("Play speed"));
-    controls->addWidget(m_speed);
-    controls->addWidget(buttonFor(m_presentationAction, this));
 
+    // The chips, then the speed and presentation mode on the right: one row of controls
+    // above would be wider than a bottom dock at 1280x800 (the panel then scrolled
+    // sideways and its text was cut). The chips never widen the panel: where they do
+    // not all fit, none is shown (the slider still reaches every step).
     m_chips->setContentsMargins(0, 0, 0, 0);
     m_chips->setSpacing(3);
+    m_chips->setSizeConstraint(QLayout::SetNoConstraint);
+    m_chipBox->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    onResize(m_chipBox, [this]() { fitChips(); });
+    auto *secondRow = new QHBoxLayout;
+    secondRow->setSpacing(4);
+    secondRow->addWidget(m_chipBox, 1);
+    secondRow->addStretch(0); // the speed stays on the right when the chips are hidden
+    secondRow->addWidget(m_speed);
+    secondRow->addWidget(buttonFor(m_presentationAction, this));
 
     m_text->setOpenLinks(false);
     m_text->setFrameShape(QFrame::NoFrame);
@@ -108,7 +121,7 @@ StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 4, 6, 4);
     layout->addLayout(controls);
-    layout->addWidget(m_chipBox);
+    layout->addLayout(secondRow);
     layout->addWidget(m_text, 1);
 
     connect(m_first, &QAction::triggered, cursor, &TraceCursor::first);
@@ -202,6 +215,7 @@ void StepperPanel::applyFonts()
     label.setBold(true);
     label.setPointSizeF(m_presentation ? kPresentationTextPoints * 0.8 : this->font().pointSizeF());
     m_position->setFont(label);
+    fitPositionLabel();
 }
 
 void StepperPanel::rebuildChips()
@@ -231,7 +245,44 @@ void StepperPanel::rebuildChips()
         }
         m_chips->addStretch(1);
     }
+    fitPositionLabel();
+    fitChips();
     positionChanged(m_cursor->position());
+}
+
+QString StepperPanel::positionText(int position) const
+{
+    const int steps = m_cursor->stepCount();
+    return steps == 0      ? QString()
+        : position < steps ? tr("%1  (%2 of %3)").arg(m_cursor->step(position).label).arg(position + 1).arg(steps)
+                           : tr("Split");
+}
+
+void StepperPanel::fitPositionLabel()
+{
+    // As wide as the longest of this pipeline's positions, so that the slider keeps its
+    // length as the text changes (and no wider: the panel must fit a narrow dock).
+    const QFontMetrics metrics(m_position->font());
+    int widest = 0;
+    for (int position = 0; position <= m_cursor->stepCount(); ++position)
+        widest = std::max(widest, metrics.horizontalAdvance(positionText(position)));
+    m_position->setMinimumWidth(widest + 2);
+}
+
+void StepperPanel::fitChips()
+{
+    // Measured from the chips themselves: a hidden widget has no size in its layout.
+    const QMargins margins = m_chips->contentsMargins();
+    int needed = margins.left() + margins.right();
+    for (int i = 0; i < m_chips->count(); ++i) {
+        if (QWidget *chip = m_chips->itemAt(i)->widget())
+            needed += chip->sizeHint().width() + m_chips->spacing();
+    }
+    const bool fits = needed <= m_chipBox->width();
+    for (int i = 0; i < m_chips->count(); ++i) {
+        if (QWidget *chip = m_chips->itemAt(i)->widget())
+            chip->setVisible(fits);
+    }
 }
 
 void StepperPanel::positionChanged(int position)
@@ -252,20 +303,20 @@ void StepperPanel::positionChanged(int position)
             ++chip;
         }
     }
-    m_position->setText(steps == 0 ? QString()
-            : position < steps    ? tr("%1  (%2 of %3)").arg(m_cursor->step(position).label).arg(position + 1).arg(steps)
-                                  : tr("Split"));
+    m_position->setText(positionText(position));
     updateExplanation();
 }
 
 void StepperPanel::updateExplanation()
 {
+    m_text->setHtml(explanationHtml(m_cursor->position()));
+}
+
+QString StepperPanel::explanationHtml(int position) const
+{
     const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
-    if (!analysis || m_cursor->stepCount() == 0) {
-        m_text->setHtml(tr("<i>No split yet.</i>"));
-        return;
-    }
-    const int position = m_cursor->position();
+    if (!analysis || m_cursor->stepCount() == 0)
+        return tr("<i>No split yet.</i>");
     const PipelineGraph &graph = m_document->graph();
     QString html;
     if (position >= m_cursor->stepCount()) {
@@ -301,7 +352,26 @@ void StepperPanel::updateExplanation()
         }
         html += QStringLiteral("</ul>");
     }
-    m_text->setHtml(html);
+    return html;
+}
+
+int StepperPanel::heightForWholeExplanation(int width) const
+{
+    // The explanation of every step laid out at the text's width: the tallest one, and
+    // the controls above it.
+    const QMargins margins = layout()->contentsMargins();
+    const int frame = 2 * m_text->frameWidth();
+    QTextDocument document;
+    document.setDefaultFont(m_text->font());
+    document.setDocumentMargin(m_text->document()->documentMargin());
+    document.setTextWidth(std::max(60, width - margins.left() - margins.right() - frame));
+    double tallest = 0;
+    for (int position = 0; position <= m_cursor->stepCount(); ++position) {
+        document.setHtml(explanationHtml(position));
+        tallest = std::max(tallest, document.size().height());
+    }
+    const int controls = sizeHint().height() - m_text->sizeHint().height();
+    return controls + static_cast<int>(std::ceil(tallest)) + frame;
 }
 
 QString StepperPanel::explanationText() const

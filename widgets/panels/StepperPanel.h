@@ -40,6 +40,9 @@ public:
     QList<QAction *> stepActions() const; // first, previous, play, next, last (for menus)
     QSlider *slider() const { return m_slider; }
     double secondsPerStep() const;
+    // The panel's height at `width` that shows the longest step's explanation without
+    // scrolling (in the current font: large in presentation mode).
+    int heightForWholeExplanation(int width) const;
 
 public Q_SLOTS:
     void setPlaying(bool playing);
@@ -51,9 +54,13 @@ Q_SIGNALS:
 
 private:
     void rebuildChips();
+    void fitChips(); // the chips shown only where all of them fit
+    void fitPositionLabel();
+    QString positionText(int position) const; // "U1  (3 of 5)", "Split"
     void positionChanged(int position);
     void tick();
     void updateExplanation();
+    QString explanationHtml(int position) const; // position stepCount(): the split
     void applyFonts();
 
     SplitDocument *m_document;

@@ -20,33 +20,9 @@ namespace splitscope {
 
 namespace {
 
-constexpr int kMinimumTableRows = 2; // the findings table shrinks to its header and this many rows, then scrolls
-
-// A word-wrapped label that is never shorter than its text at its width. A layout
-// takes a wrapped label's height for its width as a wish, not a minimum: when the
-// panel is short (a dock at 1280x800), the label was squeezed and its lines ran under
-// the table below it. With the wrapped height as its minimum, the panel asks for that
-// room, and the dock's scroll area scrolls the panel instead of clipping the text.
-class WrappedLabel : public QLabel {
-public:
-    using QLabel::QLabel;
-
-    QSize minimumSizeHint() const override
-    {
-        QSize size = QLabel::minimumSizeHint();
-        if (wordWrap() && width() > 0)
-            size.setHeight(std::max(size.height(), heightForWidth(width())));
-        return size;
-    }
-
-protected:
-    void resizeEvent(QResizeEvent *event) override
-    {
-        QLabel::resizeEvent(event);
-        if (event->size().width() != event->oldSize().width())
-            updateGeometry(); // the minimum height follows the width
-    }
-};
+// The findings table shrinks to its header and this many lines (a hazard's row, its
+// producers wrapped), then scrolls.
+constexpr int kMinimumTableLines = 6;
 
 } // namespace
 
@@ -61,17 +37,24 @@ VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setTabKeyNavigation(false); // Tab goes on to the next widget; the arrows move between cells
+    m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    // Three columns that wrap, in rows that grow: a dock about 360 px wide shows both
+    // producers of a hazard, where five one-line columns hid them behind a scroll bar.
+    setWrappedCells(m_table);
+    m_table->horizontalHeader()->setStretchLastSection(false); // fitColumns sets every column
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    onResize(m_table->viewport(), [this]() { fitColumns(); });
     m_show->setEnabled(false);
     m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-click a row does the same)"));
 
     // The table gives way first: it shrinks to a few rows and scrolls, the summary
     // keeps the panel's whole width and all its lines.
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height()
-        + kMinimumTableRows * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth());
+        + kMinimumTableLines * m_table->fontMetrics().lineSpacing() + m_table->verticalHeader()->defaultSectionSize()
+        + 2 * m_table->frameWidth());
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);
@@ -106,9 +89,28 @@ void VerifierPanel::showRow(int row)
         Q_EMIT unitRequested(index.data(FindingsModel::kUnitRole).toInt());
 }
 
+void VerifierPanel::fitColumns()
+{
+    // The finding and the reader as wide as their longest line, up to 26 % and 34 % of
+    // the table; the producers take the rest and wrap where that is not enough.
+    QHeaderView *header = m_table->horizontalHeader();
+    const int view = m_table->viewport()->width();
+    if (view <= 0)
+        return;
+    const QAbstractItemView *cells = m_table; // sizeHintForColumn is public here
+    const int margin = 2 * m_table->fontMetrics().averageCharWidth();
+    const int shares[] = {26, 34};
+    for (int column : {int(FindingsModel::KindColumn), int(FindingsModel::UnitColumn)}) {
+        const int wanted = std::max(cells->sizeHintForColumn(column), header->sectionSizeHint(column)) + margin;
+        header->resizeSection(column, std::min(wanted, view * shares[column] / 100));
+    }
+    header->resizeSection(FindingsModel::ProducerColumn,
+        view - header->sectionSize(FindingsModel::KindColumn) - header->sectionSize(FindingsModel::UnitColumn));
+}
+
 void VerifierPanel::refresh()
 {
-    m_table->resizeColumnsToContents();
+    fitColumns();
     m_show->setEnabled(false);
     const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
     if (!analysis) {

@@ -38,6 +38,7 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    void fitColumns(); // the text columns get the room, the producers wrap
 
     SplitDocument *m_document;
     FindingsModel *m_model;

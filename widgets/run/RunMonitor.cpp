@@ -8,6 +8,8 @@
 #include "RunFormat.h"
 #include "RunHistory.h"
 
+#include "widgets/common/WidgetHelpers.h"
+
 #include <QChart>
 #include <QFontDatabase>
 #include <QGridLayout>
@@ -68,7 +70,7 @@ QString levelColor(RunSession::LogLine::Level level)
 } // namespace
 
 RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
-    : QWidget(parent), m_controller(controller), m_title(new QLabel(this)), m_stages(new QLabel(this)),
+    : QWidget(parent), m_controller(controller), m_title(new WrappedLabel(this)), m_stages(new WrappedLabel(this)),
       m_bar(new QProgressBar(this)), m_details(new QLabel(this)), m_log(new QPlainTextEdit(this)),
       m_loss(new LossChartView(this)), m_memory(new MemoryChartView(this))
 {
