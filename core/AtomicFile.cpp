@@ -113,7 +113,8 @@ bool replaceAtomically(const std::string &target, const std::string &name, std::
         const int err = errno;
         ::close(fd);
         ::unlink(tmpPath.c_str());
-        return setError(error, "cannot write", quoted(tmpPath), err);
+        // Named by the file the user asked for: the temporary one is gone already.
+        return setError(error, "cannot write", name, err);
     }
     if (!mode) {
         // The permissions an ordinary new file would get (mkstemp uses 0600).
@@ -125,7 +126,7 @@ bool replaceAtomically(const std::string &target, const std::string &name, std::
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         const int err = errno;
         ::unlink(tmpPath.c_str());
-        return setError(error, "cannot flush", quoted(tmpPath), err);
+        return setError(error, "cannot write", name, err);
     }
     if (::rename(tmpPath.c_str(), target.c_str()) != 0) {
         const int err = errno;

@@ -100,8 +100,8 @@ void TestAtomicFile::failureLeavesOldFile()
     ::setrlimit(RLIMIT_FSIZE, &saved);
     std::signal(SIGXFSZ, previousHandler);
     QVERIFY(!written);
-    QVERIFY2(error.find("cannot write '" + path.toStdString() + ".tmp-") == 0, error.c_str());
-    QVERIFY2(error.find("File too large") != std::string::npos, error.c_str());
+    // Named by the file asked for: the temporary file is gone by the time anyone reads this.
+    QCOMPARE(error, "cannot write '" + path.toStdString() + "': " + std::strerror(EFBIG));
     QCOMPARE(contents(path), std::string("old\n"));
     QCOMPARE(entries(dir.path()), QStringList({"out.txt"})); // the temporary file is gone
 }
