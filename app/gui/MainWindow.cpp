@@ -17,6 +17,7 @@
 #include "widgets/panels/StepperPanel.h"
 #include "widgets/panels/TrainingPanel.h"
 #include "widgets/panels/VerifierPanel.h"
+#include "widgets/run/ExecutablePipeline.h"
 #include "widgets/run/RunController.h"
 #include "widgets/run/RunHistory.h"
 #include "widgets/run/RunHistoryPanel.h"
@@ -676,7 +677,38 @@ void MainWindow::pipelineReset()
             ? tr("%1 — Splitscope").arg(m_document->source().displayName())
             : tr("Splitscope"));
     setWindowFilePath(m_document->source().path);
+    // Another pipeline than before (not a reload of the same file): if it cannot run,
+    // what it offers is its configuration and its fixed point, not the run panels.
+    const PipelineSource &source = m_document->source();
+    const QString shown = m_document->hasPipeline()
+        ? source.path + QLatin1Char('\n') + source.exampleName + QLatin1Char('\n') + source.importedFrom
+        : QString();
+    if (shown != m_shownSource && m_document->hasPipeline() && !checkExecutable(m_document->pipeline()).runnable())
+        raiseInspectionTabs();
+    m_shownSource = shown;
     updateStatus();
+}
+
+void MainWindow::raiseInspectionTabs()
+{
+    // Only tabs the user keeps open and tabbed with a run panel; a layout of their own
+    // (docks apart, or closed) stays as it is, and so does one where a run panel is
+    // not the tab in front.
+    const QList<QDockWidget *> runDocks{findChild<QDockWidget *>(QStringLiteral("RunDock")), m_monitorDock,
+        findChild<QDockWidget *>(QStringLiteral("RunHistoryDock"))};
+    auto raiseOverRun = [&runDocks, this](QDockWidget *dock) {
+        // A tab behind another is open (its View menu entry checked), though not visible.
+        if (!dock || !dock->toggleViewAction()->isChecked() || dock->isFloating())
+            return;
+        for (QDockWidget *other : tabifiedDockWidgets(dock)) {
+            if (runDocks.contains(other) && other->isVisible() && !other->visibleRegion().isEmpty()) {
+                dock->raise();
+                return;
+            }
+        }
+    };
+    raiseOverRun(findChild<QDockWidget *>(QStringLiteral("TrainingDock")));
+    raiseOverRun(m_stepperDock);
 }
 
 void MainWindow::updateStatus()

@@ -101,6 +101,9 @@ private:
     void resizeDocksToDefaults();
     void fitPresentationText(); // the stepper's height in presentation mode
     void keepDockTabsWhole();   // dock tabs scroll rather than elide
+    // A pipeline that cannot run puts Training configuration and Stepper in front of
+    // the run panels tabbed with them (Run said "Inspect only", the monitor was empty).
+    void raiseInspectionTabs();
     // Shrinks and moves the window into its screen's available area (a geometry saved
     // on a larger screen, or by an older version that let a long name widen the window).
     // Returns whether it had to change anything.
@@ -136,6 +139,7 @@ private:
     QByteArray m_statePresentationSaved;
     bool m_wasMaximized = false;
     bool m_wasComparing = false;
+    QString m_shownSource; // the pipeline last opened: a reload of it keeps the tabs in front
 };
 
 } // namespace splitscope

@@ -23,7 +23,9 @@
 #include <QApplication>
 #include <QBrush>
 #include <QColor>
+#include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -138,6 +140,7 @@ private Q_SLOTS:
     void baselinePairsOnlyWithTheSameTraining();
     void historySelectionAndShownRunsAgree();
     void historyDeleteAsksFirst();
+    void historyShortColumnsStayInView();
     void formats();
 };
 
@@ -813,9 +816,23 @@ void TestRunConfig::comparison()
     QCOMPARE(model.index(epochRow, RunComparisonModel::MetricColumn).data().toString(), QStringLiteral("Time per epoch"));
     QCOMPARE(model.index(epochRow, RunComparisonModel::RatioColumn).data(Qt::ForegroundRole).value<QBrush>().color(),
         QColor(0x2b, 0x8a, 0x3e));
-    QCOMPARE(model.summary(), QString::fromUtf8("B vs A: an epoch takes 2.0× less time; 25 % less peak memory while "
-                                                "training; 0.80× (−20 %) in all (8.00 s vs 10.0 s); the same final "
-                                                "loss."));
+    // Every ratio one way, B / A as in the table ("an epoch takes 2.0× less time" stood
+    // next to "0.50× (−50 %)").
+    QCOMPARE(model.summary(), QString::fromUtf8("B / A: time per epoch 0.50× (−50 %), 2.00 s vs 4.00 s: B's epochs are "
+                                                "2.0× faster; peak memory while training 0.75× (−25 %); time as waited "
+                                                "0.80× (−20 %), 8.00 s vs 10.0 s; the same final loss."));
+    QCOMPARE(model.headerData(RunComparisonModel::RatioColumn, Qt::Horizontal).toString(), QStringLiteral("B / A"));
+    // Times short enough to round to "0.04 s" both: the table showed "0.04 s | 0.04 s |
+    // 1.13× (+13 %)". In milliseconds with three digits, the ratio can be checked.
+    model.setRuns(finishedSession(RunKind::Baseline, 0.4, 4 << 20, 0.25, 0.0382),
+        finishedSession(RunKind::Both, 0.5, 3 << 20, 0.25, 0.0432));
+    QCOMPARE(row("Time per epoch").aText, QStringLiteral("38.2 ms"));
+    QCOMPARE(row("Time per epoch").bText, QStringLiteral("43.2 ms"));
+    QCOMPARE(row("Time per epoch").relation, QString::fromUtf8("1.13× (+13 %)"));
+    QVERIFY2(model.summary().startsWith(
+                 QString::fromUtf8("B / A: time per epoch 1.13× (+13 %), 43.2 ms vs 38.2 ms: B's epochs are 1.1× "
+                                   "slower;")),
+        qPrintable(model.summary()));
     QCOMPARE(model.headerData(RunComparisonModel::AColumn, Qt::Horizontal).toString(), QStringLiteral("A"));
     QCOMPARE(model.headerData(RunComparisonModel::AColumn, Qt::Horizontal, Qt::ToolTipRole).toString(),
         QStringLiteral("A: One-stage baseline"));
@@ -994,7 +1011,12 @@ void TestRunConfig::formats()
     QCOMPARE(formatDuration(42), QStringLiteral("0:42"));
     QCOMPARE(formatDuration(3723), QStringLiteral("1:02:03"));
     QCOMPARE(formatDuration(StageRun::kNaN), QString::fromUtf8("—"));
-    QCOMPARE(formatSeconds(0.844), QStringLiteral("0.84 s"));
+    QCOMPARE(formatSeconds(0.844), QStringLiteral("844 ms"));
+    QCOMPARE(formatSeconds(0.0382), QStringLiteral("38.2 ms"));
+    QCOMPARE(formatSeconds(0.00512), QStringLiteral("5.12 ms"));
+    QCOMPARE(formatSeconds(0.9996), QStringLiteral("1.00 s"));
+    QCOMPARE(formatSeconds(9.996), QStringLiteral("10.0 s"));
+    QCOMPARE(formatSeconds(8), QStringLiteral("8.00 s"));
     QCOMPARE(formatSeconds(125), QStringLiteral("2:05"));
     // Enough digits to tell runs apart, the same way everywhere ("final loss 2" was 1.99973).
     QCOMPARE(formatLoss(1.99973), QStringLiteral("1.99973"));
@@ -1011,4 +1033,62 @@ void TestRunConfig::formats()
 }
 
 QTEST_MAIN(TestRunConfig)
+void TestRunConfig::historyShortColumnsStayInView()
+{
+    // Final loss and Outcome were behind a horizontal scroll bar even at 1920 pixels: the
+    // long configuration and output folder took their whole width.
+    const QString deep = QStringLiteral("/very/long/path/to/some/deeply/nested/place/on/a/shared/machine/where/"
+                                        "the/datasets/of/many/people/are/kept/dataset-with-a-long-name");
+    RunHistory history;
+    RunHistoryPanel panel(&history);
+    panel.resize(1000, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    history.add(finishedSession(RunKind::Baseline, 10, 3 << 20, 0.25, 2, 4, deep));
+    history.add(finishedSession(RunKind::Both, 8, 3 << 20, 0.25, 2, 4, deep));
+    QTableView *table = panel.table();
+    QHeaderView *header = table->horizontalHeader();
+    auto textWidth = [table](int row, int column) {
+        return table->fontMetrics().horizontalAdvance(table->model()->index(row, column).data().toString());
+    };
+    QApplication::processEvents();
+    // The details come after the outcome, time, peak memory and loss.
+    QCOMPARE(header->visualIndex(RunHistoryModel::ConfigurationColumn),
+        header->visualIndex(RunHistoryModel::LossColumn) + 1);
+    for (int width : {1000, 1900}) {
+        panel.resize(width, 600);
+        QApplication::processEvents();
+        const int viewport = table->viewport()->width();
+        QVERIFY2(!table->horizontalScrollBar()->isVisible(), qPrintable(QString::number(width)));
+        for (int column : {RunHistoryModel::OutcomeColumn, RunHistoryModel::TimeColumn, RunHistoryModel::PeakColumn,
+                 RunHistoryModel::LossColumn}) {
+            const int left = header->sectionViewportPosition(column);
+            QVERIFY2(left >= 0 && left + header->sectionSize(column) <= viewport,
+                qPrintable(QStringLiteral("width %1: column %2 at %3..%4, viewport %5")
+                               .arg(width)
+                               .arg(column)
+                               .arg(left)
+                               .arg(left + header->sectionSize(column))
+                               .arg(viewport)));
+            // Not cut either: the whole text fits.
+            for (int row = 0; row < table->model()->rowCount(); ++row)
+                QVERIFY(header->sectionSize(column) > textWidth(row, column));
+        }
+        // The long columns take what is left.
+        QCOMPARE(header->sectionViewportPosition(RunHistoryModel::OutputColumn)
+                + header->sectionSize(RunHistoryModel::OutputColumn),
+            viewport);
+    }
+    // Elided at 1000 pixels; the tooltips have the whole text.
+    panel.resize(1000, 600);
+    QApplication::processEvents();
+    QVERIFY(header->sectionSize(RunHistoryModel::ConfigurationColumn) < textWidth(0, RunHistoryModel::ConfigurationColumn));
+    QVERIFY(table->model()->index(0, RunHistoryModel::ConfigurationColumn).data(Qt::ToolTipRole).toString().contains(deep));
+    QVERIFY(table->model()
+                ->index(0, RunHistoryModel::OutputColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .startsWith(table->model()->index(0, RunHistoryModel::OutputColumn).data().toString()));
+}
+
 #include "tst_runconfig.moc"

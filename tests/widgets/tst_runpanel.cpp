@@ -151,6 +151,8 @@ private Q_SLOTS:
     void narrowDockKeepsTheButtonsInView();
     void smallWindowRunPanelFitsOrScrolls();
     void chartTickLabelsAreDistinct();
+    void pipelineThatCannotRunRaisesItsTabs();
+    void typingMovesNoField();
 };
 
 void TestRunPanel::initTestCase()
@@ -968,10 +970,12 @@ void TestRunPanel::smallWindowRunPanelFitsOrScrolls()
     auto *scroll = panel->findChild<QScrollArea *>();
     QVERIFY(scroll);
     QWidget *content = scroll->widget();
-    // The hints show the paths, and still the content needs no more than a narrow dock.
+    // The hints show the paths, and still the content needs no more than a narrow dock
+    // (a hint is one line, elided: its tooltip has the whole text).
     int hints = 0;
     for (QLabel *label : content->findChildren<QLabel *>()) {
-        if (label->isVisibleTo(panel) && plainTextOf(label->text()).contains(QLatin1String("output_folder_with_a_long_name")))
+        if (label->isVisibleTo(panel)
+            && (plainTextOf(label->text()) + label->toolTip()).contains(QLatin1String("output_folder_with_a_long_name")))
             ++hints;
     }
     QVERIFY(hints >= 1);
@@ -1060,6 +1064,118 @@ void TestRunPanel::chartTickLabelsAreDistinct()
     setAxisRange(x, 0, 1e6, false);
     QCoreApplication::processEvents();
     QCOMPARE(axisTickLabels(x).join(QLatin1Char(' ')), QStringLiteral("0 200000 400000 600000 800000 1000000"));
+}
+
+void TestRunPanel::pipelineThatCannotRunRaisesItsTabs()
+{
+    // wan_video opened after a tiny-qwen-image session showed "Inspect only" and an empty
+    // Run monitor in front, instead of Training configuration and the Stepper.
+    MainWindow window(false);
+    window.resize(1500, 940);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto dock = [&window](const char *name) { return window.findChild<QDockWidget *>(QLatin1String(name)); };
+    auto inFront = [](QDockWidget *d) { return d->isVisible() && !d->visibleRegion().isEmpty(); };
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.showDock(QStringLiteral("RunDock"));
+    window.showDock(QStringLiteral("RunMonitorDock"));
+    QApplication::processEvents();
+    QVERIFY(inFront(dock("RunDock")));
+    QVERIFY(!inFront(dock("TrainingDock")));
+    QVERIFY(inFront(dock("RunMonitorDock")));
+    // The same runnable pipeline again: the user's layout stays.
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QApplication::processEvents();
+    QVERIFY(inFront(dock("RunDock")));
+    QVERIFY(inFront(dock("RunMonitorDock")));
+
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    QApplication::processEvents();
+    QVERIFY(inFront(dock("TrainingDock")));
+    QVERIFY(!inFront(dock("RunDock")));
+    QVERIFY(inFront(dock("StepperDock")));
+    QVERIFY(!inFront(dock("RunMonitorDock")));
+
+    // The user looks at Run again ("Inspect only"): a reload of the same pipeline keeps it.
+    window.showDock(QStringLiteral("RunDock"));
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    QApplication::processEvents();
+    QVERIFY(inFront(dock("RunDock")));
+    // Back to a runnable pipeline: nothing is raised.
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QApplication::processEvents();
+    QVERIFY(inFront(dock("RunDock")));
+    QVERIFY(inFront(dock("StepperDock")));
+    // A closed Training configuration is not opened again.
+    dock("TrainingDock")->close();
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    QApplication::processEvents();
+    QVERIFY(dock("TrainingDock")->isHidden());
+    QVERIFY(inFront(dock("RunDock")));
+}
+
+void TestRunPanel::typingMovesNoField()
+{
+    // A message under the learning rate appeared as the user typed and pushed LoRA rank
+    // down: a click aimed at it landed on the message.
+    QTemporaryDir dir;
+    MainWindow window(false);
+    window.resize(1500, 940);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    window.showDock(QStringLiteral("RunDock"));
+    RunPanel *panel = window.runPanel();
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    panel->setSettings(c.settings);
+    QApplication::processEvents();
+    QVERIFY(panel->issues().isEmpty());
+    // In the scrolled form (a refusal scrolls it to the status line).
+    QWidget *form = panel->findChild<QScrollArea *>()->widget();
+    auto where = [form](QWidget *w) { return w->mapTo(form, QPoint(0, 0)); };
+    const QPoint rank = where(panel->rankSpin());
+    const QPoint output = where(panel->outputEdit());
+    // The folders' lines are there with or without a problem.
+    QVERIFY(panel->fieldLine(RunField::Dataset)->isVisible());
+    QVERIFY(panel->fieldLine(RunField::Output)->isVisible());
+
+    QTest::keyClicks(panel->learningRateEdit(), QStringLiteral("abc"));
+    panel->datasetEdit()->setText(dir.filePath(QStringLiteral("missing")));
+    QTRY_VERIFY(!panel->fieldMessage(RunField::LearningRate).isEmpty());
+    QTRY_VERIFY(panel->fieldMessage(RunField::Dataset).contains(QLatin1String("has no metadata.csv")));
+    QApplication::processEvents();
+    // The problem is in the field: frame, icon and tooltip; no line came under it.
+    QLineEdit *lr = panel->learningRateEdit();
+    QVERIFY(lr->styleSheet().contains(QLatin1String("#c2255c")));
+    QVERIFY(lr->toolTip().contains(QLatin1String("not a positive number")));
+    bool icon = false;
+    for (QAction *action : lr->actions())
+        icon = icon || (action->isVisible() && action->toolTip().contains(QLatin1String("not a positive number")));
+    QVERIFY(icon);
+    QVERIFY(!panel->fieldLine(RunField::LearningRate)->isVisible());
+    QCOMPARE(where(panel->rankSpin()), rank);
+    QCOMPARE(where(panel->outputEdit()), output);
+
+    // A refused launch gives the number fields their lines, and they stay while the
+    // user fixes the problems, so that the fields move once, when a button was pressed.
+    QVERIFY(!panel->launch(RunKind::Baseline));
+    QApplication::processEvents();
+    QVERIFY(panel->fieldLine(RunField::LearningRate)->isVisible());
+    // One line, elided; the whole problem in its tooltip.
+    QVERIFY(panel->fieldLine(RunField::LearningRate)->toolTip().contains(QLatin1String("not a positive number")));
+    QVERIFY(panel->fieldLine(RunField::LearningRate)->text().startsWith(QLatin1String("The learn")));
+    const QPoint refusedRank = where(panel->rankSpin());
+    QVERIFY(refusedRank.y() > rank.y());
+    lr->setText(QStringLiteral("1e-3"));
+    QTRY_VERIFY(panel->fieldMessage(RunField::LearningRate).isEmpty());
+    QApplication::processEvents();
+    QVERIFY(panel->fieldLine(RunField::LearningRate)->isVisible());
+    QVERIFY(panel->fieldLine(RunField::LearningRate)->text().isEmpty());
+    QCOMPARE(where(panel->rankSpin()), refusedRank);
+    QVERIFY(lr->styleSheet().isEmpty());
+    QVERIFY(!lr->toolTip().contains(QLatin1String("not a positive number")));
 }
 
 QTEST_MAIN(TestRunPanel)

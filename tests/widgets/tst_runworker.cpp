@@ -431,7 +431,7 @@ void TestRunWorker::baselineComparedWithTheSplit()
         QVERIFY2(r.a > 0 && r.b > 0 && !r.relation.isEmpty(), metric);
     }
     QVERIFY(comparison->summary().contains(QLatin1String("the same final loss")));
-    QVERIFY(history->summaryLabel()->text().contains(QLatin1String("B vs A")));
+    QVERIFY(history->summaryLabel()->text().contains(QLatin1String("B / A")));
     QCOMPARE(history->lossChart()->runCount(), 2);
     QCOMPARE(history->lossChart()->rawPoints(0), 2 * kSamples);
     QCOMPARE(history->lossChart()->rawPoints(1), 2 * kSamples);

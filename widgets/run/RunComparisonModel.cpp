@@ -93,28 +93,32 @@ QString RunComparisonModel::summary() const
         return {};
     const StageRun *ta = m_a->trainingStage();
     const StageRun *tb = m_b->trainingStage();
+    // Every ratio is said one way, B / A as in the table's last column, with the
+    // difference in percent; "faster" or "slower" only explains the epoch's ratio.
     QStringList parts;
     const double epochA = ta ? ta->meanEpochSeconds() : kNaN;
     const double epochB = tb ? tb->meanEpochSeconds() : kNaN;
-    if (epochA > 0 && epochB > 0)
-        parts << (epochB <= epochA ? tr("an epoch takes %1× less time").arg(epochA / epochB, 0, 'f', 1)
-                                   : tr("an epoch takes %1× more time").arg(epochB / epochA, 0, 'f', 1));
+    if (epochA > 0 && epochB > 0 && std::isfinite(epochA) && std::isfinite(epochB)) {
+        const double ratio = epochB / epochA;
+        const QString speed = ratio <= 1 ? tr("B's epochs are %1× faster").arg(1.0 / ratio, 0, 'f', 1)
+                                         : tr("B's epochs are %1× slower").arg(ratio, 0, 'f', 1);
+        parts << tr("time per epoch %1, %2 vs %3: %4")
+                     .arg(formatRatio(epochA, epochB), formatSeconds(epochB), formatSeconds(epochA), speed);
+    }
     const double peakA = ta ? static_cast<double>(ta->peakMemory()) : kNaN;
     const double peakB = tb ? static_cast<double>(tb->peakMemory()) : kNaN;
-    if (peakA > 0 && peakB > 0) {
-        const double percent = (peakB / peakA - 1.0) * 100.0;
-        parts << (percent <= 0 ? tr("%1 % less peak memory while training").arg(-percent, 0, 'f', 0)
-                               : tr("%1 % more peak memory while training").arg(percent, 0, 'f', 0));
-    }
+    if (peakA > 0 && peakB > 0)
+        parts << tr("peak memory while training %1").arg(formatRatio(peakA, peakB));
     const double totalA = m_a->totalSeconds();
     const double totalB = m_b->totalSeconds();
     if (totalA > 0 && totalB > 0)
-        parts << tr("%1 in all (%2 vs %3)").arg(formatRatio(totalA, totalB), formatSeconds(totalB), formatSeconds(totalA));
+        parts << tr("time as waited %1, %2 vs %3")
+                     .arg(formatRatio(totalA, totalB), formatSeconds(totalB), formatSeconds(totalA));
     if (sameLoss(m_a->finalLoss(), m_b->finalLoss()))
         parts << tr("the same final loss");
     if (parts.isEmpty())
         return {};
-    return tr("B vs A: %1.").arg(parts.join(QStringLiteral("; ")));
+    return tr("B / A: %1.").arg(parts.join(QStringLiteral("; ")));
 }
 
 int RunComparisonModel::rowCount(const QModelIndex &parent) const
@@ -171,7 +175,7 @@ QVariant RunComparisonModel::headerData(int section, Qt::Orientation orientation
     case BColumn:
         return m_b && tip ? tr("B: %1").arg(runKindTitle(m_b->kind())) : tr("B");
     case RatioColumn:
-        return tr("B vs A");
+        return tip ? tr("B / A, and the difference in percent (green: B is better)") : tr("B / A");
     case ColumnCount:
         break;
     }

@@ -92,6 +92,9 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         return s.config().details();
     if (role == Qt::ToolTipRole) {
         QStringList lines;
+        // The output column is elided: its tooltip starts with the whole folder.
+        if (index.column() == OutputColumn)
+            lines << QDir::toNativeSeparators(outputOf(s));
         for (const StageRun &stage : s.stages()) {
             lines << QStringLiteral("%1: %2").arg(runStageTitle(stage.stage), stage.command);
             if (!stage.failure.isEmpty())

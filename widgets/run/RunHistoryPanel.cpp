@@ -14,6 +14,7 @@
 #include <QClipboard>
 #include <QDesktopServices>
 #include <QDir>
+#include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,9 +24,14 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStyle>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QUrl>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <vector>
 
 namespace splitscope {
 
@@ -40,6 +46,20 @@ bool finished(const RunSession &s)
 {
     return s.outcome() == StageRun::Outcome::Finished;
 }
+
+// The configuration reads from its start ("LoRA on dit · seed split · 4 ep…"); the
+// table elides the output folder in the middle, which keeps the launch's own folder.
+class ElideRightDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
 
 } // namespace
 
@@ -57,8 +77,25 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // The short columns that say how a launch went (outcome, time, peak memory, final
+    // loss) always fit their contents; the long configuration and output folder share
+    // what is left, elided in the middle (the tooltip has the whole text). They hid the
+    // outcome and the loss behind a scroll bar, even at 1920 pixels.
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setItemDelegateForColumn(RunHistoryModel::ConfigurationColumn, new ElideRightDelegate(m_table));
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::Fixed);
+    header->setMinimumSectionSize(m_table->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 4);
+    // Seen in this order: when and what, how it went, then the long details, so that
+    // a table too narrow for all of it scrolls the details out of view, not the outcome.
+    header->moveSection(header->visualIndex(RunHistoryModel::ConfigurationColumn),
+        header->visualIndex(RunHistoryModel::LossColumn));
+    m_table->viewport()->installEventFilter(this);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &RunHistoryPanel::fitColumns);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &RunHistoryPanel::fitColumns);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &RunHistoryPanel::fitColumns);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &RunHistoryPanel::fitColumns);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setToolTip(tr("Select a run to see its curves, or two runs to compare them (the older is A); "
                            "Delete removes the selected runs from the history"));
@@ -125,6 +162,62 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     });
     historyChanged();
     clearComparison();
+}
+
+bool RunHistoryPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void RunHistoryPanel::fitColumns()
+{
+    QHeaderView *header = m_table->horizontalHeader();
+    const int count = RunHistoryModel::ColumnCount;
+    std::vector<int> content(count);
+    for (int c = 0; c < count; ++c) {
+        m_table->resizeColumnToContents(c);
+        content[c] = header->sectionSize(c);
+    }
+    const int available = m_table->viewport()->width();
+    const int least = header->minimumSectionSize();
+    const int important[] = {RunHistoryModel::OutcomeColumn, RunHistoryModel::TimeColumn,
+        RunHistoryModel::PeakColumn, RunHistoryModel::LossColumn};
+    int rest = available;
+    for (int c : important)
+        rest -= content[c];
+    // Never so narrow that those four leave the view (at 1280 pixels the bottom docks
+    // are narrow; the panel scrolls sideways to its charts before the table hides them).
+    const int needed = available - rest + 4 * least + 2 * m_table->frameWidth()
+        + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table);
+    if (m_table->minimumWidth() != needed)
+        m_table->setMinimumWidth(needed);
+    // The others, in the order they give up room: the long two first, then the launch
+    // and the date.
+    const int whole[] = {RunHistoryModel::StartedColumn, RunHistoryModel::LaunchColumn};
+    const int longOnes[] = {RunHistoryModel::ConfigurationColumn, RunHistoryModel::OutputColumn};
+    std::vector<int> width = content;
+    const int wholeWidth = content[whole[0]] + content[whole[1]];
+    if (rest >= wholeWidth + 2 * least) {
+        // The configuration and the output folder share what is left: half each, or
+        // what one does not need to the other; room over goes to the output, so that
+        // the table ends at the view's edge.
+        const int left = rest - wholeWidth;
+        const int config = std::min(content[longOnes[0]], std::max(left / 2, left - content[longOnes[1]]));
+        width[longOnes[0]] = std::max(least, config);
+        width[longOnes[1]] = left - width[longOnes[0]];
+    } else {
+        // Too narrow even for the date and the launch whole: all four shrink alike.
+        const int share = std::max(least, rest / 4);
+        for (int c : whole)
+            width[c] = std::min(content[c], share);
+        const int left = std::max(2 * least, rest - width[whole[0]] - width[whole[1]]);
+        width[longOnes[0]] = left / 2;
+        width[longOnes[1]] = left - left / 2;
+    }
+    for (int c = 0; c < count; ++c)
+        header->resizeSection(c, width[c]);
 }
 
 void RunHistoryPanel::historyChanged()

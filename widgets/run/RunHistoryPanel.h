@@ -63,7 +63,14 @@ public Q_SLOTS:
     // Asks, default No, then removes the selected runs (also the Delete key).
     void removeSelected();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
+    // Outcome, time, peak memory and final loss always whole; the started date and
+    // the launch whole when there is room; configuration and output folder share the
+    // rest, elided. Everything shrinks before those four do.
+    void fitColumns();
     void selectionChanged();
     void selectIds(const QStringList &ids);
     void openOutput();

@@ -33,6 +33,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -55,6 +56,45 @@ constexpr int kDefaultImageSize = 64;
 const char *const kErrorStyle = "color:#c2255c";
 const char *const kInfoStyle = "color:#6c757d";
 const char *const kWarningStyle = "color:#b35c00";
+
+// The line under a field: one line high whatever it says, so that a problem that
+// comes, goes or grows never moves the fields under it. Longer text is elided in the
+// middle (a message starts with a path and ends with what is wrong with it); the
+// tooltip has all of it, and so do the field's own tooltip and a refused launch's list.
+class FieldLine : public QLabel {
+public:
+    explicit FieldLine(QWidget *parent) : QLabel(parent)
+    {
+        setTextFormat(Qt::PlainText);
+        setWordWrap(false);
+        setFixedHeight(fontMetrics().height() + 2);
+        // A long path must not set the panel's minimum width.
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    }
+    void setFullText(const QString &text)
+    {
+        m_full = text;
+        setToolTip(text);
+        elide();
+    }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QLabel::resizeEvent(event);
+        elide();
+    }
+
+private:
+    void elide()
+    {
+        QString oneLine = m_full;
+        oneLine.replace(QLatin1Char('\n'), QLatin1String("; "));
+        setText(fontMetrics().elidedText(oneLine, Qt::ElideMiddle, std::max(0, contentsRect().width())));
+    }
+
+    QString m_full;
+};
 
 QString fieldText(const QLineEdit *edit)
 {
@@ -476,8 +516,11 @@ QWidget *RunPanel::pathRow(QLineEdit *edit, const QString &dialogTitle, QPushBut
 
 QLabel *RunPanel::messageLabel(RunField field)
 {
-    auto *label = new QLabel(this);
-    label->setWordWrap(true);
+    // The training choice and the hazards are above the form, and change with the
+    // Training configuration panel, not as the user types here: they wrap.
+    const bool wraps = field == RunField::Training || field == RunField::Hazards;
+    QLabel *label = wraps ? new QLabel(this) : new FieldLine(this);
+    label->setWordWrap(wraps);
     label->setTextFormat(Qt::PlainText);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->hide();
@@ -593,8 +636,7 @@ RunConfig RunPanel::config() const
 
 QString RunPanel::fieldMessage(RunField field) const
 {
-    const QLabel *label = m_messages.value(static_cast<int>(field));
-    return label && !label->isHidden() ? label->text().remove(QChar(0x200B)) : QString(); // without breakableText's breaks
+    return m_said.value(static_cast<int>(field));
 }
 
 QAction *RunPanel::launchAction(RunKind kind) const
@@ -727,37 +769,80 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
         byField[static_cast<int>(issue.field)] << issue.message;
         confirmable[static_cast<int>(issue.field)] = issue.confirmable;
     }
-    const bool lrOk = !byField.contains(static_cast<int>(RunField::LearningRate));
-    m_learningRate->setToolTip(lrOk ? tr("--learning_rate (AdamW), e.g. 1e-4")
-                                    : byField.value(static_cast<int>(RunField::LearningRate)).join(QLatin1Char('\n')));
+    // A line that came and went as the user typed pushed the fields under it down (a
+    // click aimed at LoRA rank landed on the learning rate's message). The number
+    // fields have nothing to say otherwise: their problem is in the field, and their
+    // line is there only after a refused launch. The folders' lines always are.
+    auto inFieldOnly = [](int field) {
+        return field == static_cast<int>(RunField::LearningRate) || field == static_cast<int>(RunField::LoraTargets);
+    };
+    auto folderLine = [](int field) {
+        return field == static_cast<int>(RunField::Dataset) || field == static_cast<int>(RunField::ModelsRoot)
+            || field == static_cast<int>(RunField::Cache) || field == static_cast<int>(RunField::Output);
+    };
+    m_said.clear();
     for (auto it = m_messages.begin(); it != m_messages.end(); ++it) {
         const QStringList problems = byField.value(it.key());
         const QString info = m_info.value(it.key());
         QLabel *label = it.value();
-        if (!problems.isEmpty()) {
-            // Paths break anywhere: a long one must not set the panel's minimum width.
-            label->setText(breakableText(problems.join(QLatin1Char('\n'))));
+        if (!problems.isEmpty())
+            m_said.insert(it.key(), problems.join(QLatin1Char('\n')));
+        else if (!info.isEmpty())
+            m_said.insert(it.key(), info);
+        auto *line = dynamic_cast<FieldLine *>(label);
+        auto say = [label, line](const QString &text) {
+            if (line)
+                line->setFullText(text);
+            else // paths break anywhere: a long one must not set the panel's minimum width
+                label->setText(breakableText(text));
+        };
+        if (inFieldOnly(it.key())) {
+            say(problems.join(QLatin1Char('\n')));
+            label->setStyleSheet(QLatin1String(kErrorStyle));
+            label->setVisible(m_reserveLines);
+        } else if (!problems.isEmpty()) {
+            say(problems.join(QLatin1Char('\n')));
             // A run the launch would replace is a question for the user, not an error.
             label->setStyleSheet(QLatin1String(confirmable.value(it.key()) ? kWarningStyle : kErrorStyle));
             label->show();
         } else if (!info.isEmpty()) {
-            label->setText(breakableText(info));
+            say(info);
             label->setStyleSheet(QLatin1String(kInfoStyle));
             label->show();
         } else {
-            label->clear();
-            label->hide();
+            say(QString());
+            // A folder's line stays, empty, for the information or problem to come.
+            label->setVisible(folderLine(it.key()));
         }
     }
-    // The field of a problem gets a red frame, so that it is found at a glance.
+    // The field of a problem gets a red frame, a warning icon and the problem as its
+    // tooltip, so that it is found at a glance and read where it is.
     const std::pair<RunField, QLineEdit *> edits[] = {{RunField::Dataset, m_dataset}, {RunField::ModelsRoot, m_models},
         {RunField::Cache, m_cache}, {RunField::Output, m_output}, {RunField::LearningRate, m_learningRate},
         {RunField::LoraTargets, m_targets}};
-    for (const auto &[field, edit] : edits)
-        edit->setStyleSheet(byField.contains(static_cast<int>(field))
-                ? QStringLiteral("QLineEdit { border: 1px solid %1; }")
-                      .arg(QLatin1String(confirmable.value(static_cast<int>(field)) ? "#b35c00" : "#c2255c"))
-                : QString());
+    for (const auto &[field, edit] : edits) {
+        const int key = static_cast<int>(field);
+        if (!edit->property("fieldToolTip").isValid()) {
+            edit->setProperty("fieldToolTip", edit->toolTip());
+            // The red frame (a style sheet) changes the field's height hint: it moved
+            // the fields under it by a few pixels.
+            edit->setFixedHeight(edit->sizeHint().height());
+        }
+        const bool problem = byField.contains(key);
+        const bool question = confirmable.value(key);
+        QAction *&icon = m_problemIcons[key];
+        if (!icon && problem)
+            icon = edit->addAction(style()->standardIcon(QStyle::SP_MessageBoxWarning), QLineEdit::TrailingPosition);
+        if (icon) {
+            icon->setVisible(problem);
+            icon->setToolTip(byField.value(key).join(QLatin1Char('\n')));
+        }
+        edit->setToolTip(problem ? byField.value(key).join(QLatin1Char('\n'))
+                                 : edit->property("fieldToolTip").toString());
+        edit->setStyleSheet(problem ? QStringLiteral("QLineEdit { border: 1px solid %1; }")
+                                          .arg(QLatin1String(question ? "#b35c00" : "#c2255c"))
+                                    : QString());
+    }
 }
 
 void RunPanel::updateInfo()
@@ -894,6 +979,7 @@ bool RunPanel::launch(RunKind kind, bool replaceRun)
         issues.removeIf([](const RunIssue &issue) { return issue.confirmable; });
     if (!issues.isEmpty()) {
         m_refused = kind;
+        m_reserveLines = true;
         showIssues(issues);
         showRefusal(kind, issues);
         revealStatus();
@@ -904,6 +990,10 @@ bool RunPanel::launch(RunKind kind, bool replaceRun)
         return false;
     }
     m_refused.reset();
+    if (m_reserveLines) {
+        m_reserveLines = false;
+        showIssues(m_issues);
+    }
     if (replaceRun && !c.settings.newFolderPerLaunch) {
         // The user agreed: the old run goes first, so that nothing of it mixes with the new one.
         const QDir output(c.settings.outputPath);

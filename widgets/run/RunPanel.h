@@ -42,8 +42,13 @@ class SplitDocument;
 // The trainable models, the LoRA base model and the split algorithm come from the
 // document (the Training configuration panel); the panel remembers the last
 // choice per executable pipeline (trainingChoices()), because a cache is made for
-// one. Everything is checked as the user types (validateRun) and each problem is
-// shown under its field; a refused launch lists every problem until they are fixed.
+// one. Everything is checked as the user types (validateRun). A field with a
+// problem gets a red frame, a warning icon and the problem as its tooltip; the
+// folders' line under them (always there: what is found, or the problem) says it
+// in words. The number fields get no line while the user types, so that nothing
+// below them moves as they type: after a refused launch, each gets a line for its
+// problem, kept until a launch starts, and the refusal lists every problem at the
+// end of the form until they are fixed.
 // In the scrolling form, spin and combo boxes take the mouse wheel only when
 // focused: elsewhere the wheel scrolls the form.
 //
@@ -81,8 +86,11 @@ public:
     const Executability &executability() const { return m_executability; }
     // The problems shown now (validation of `Both`, or of the launch last refused).
     const QList<RunIssue> &issues() const { return m_issues; }
-    // The message under a field ("" when none).
+    // What is said of a field now, under it or in its tooltip: its problems, else the
+    // information about it ("" when none).
     QString fieldMessage(RunField field) const;
+    // The line under `field`, null for one that has none.
+    QLabel *fieldLine(RunField field) const { return m_messages.value(static_cast<int>(field)); }
 
     QAction *launchAction(RunKind kind) const;
     QAction *cancelAction() const { return m_cancel; }
@@ -160,6 +168,11 @@ private:
     QList<RunIssue> m_issues;
     QHash<int, QLabel *> m_messages; // RunField -> label under the field
     QHash<int, QString> m_info;      // RunField -> information shown when there is no problem
+    QHash<int, QString> m_said;      // RunField -> fieldMessage()
+    QHash<int, QAction *> m_problemIcons; // RunField -> the warning icon in its line edit
+    // After a refused launch, the number fields' lines stay (empty once fixed) until a
+    // launch starts: they appear when the user pressed a button, not while typing.
+    bool m_reserveLines = false;
 
     QLabel *m_banner;
     QLabel *m_training;
