@@ -101,8 +101,7 @@ QString RunController::defaultWorkerProgram()
     return onPath.isEmpty() ? beside : onPath;
 }
 
-bool RunController::start(RunKind kind, const RunConfig &config, const ExecutablePipeline &pipeline, bool resume,
-    QString *error)
+bool RunController::readyToLaunch(QString *error) const
 {
     if (isRunning()) {
         if (error)
@@ -116,6 +115,14 @@ bool RunController::start(RunKind kind, const RunConfig &config, const Executabl
                          .arg(QDir::toNativeSeparators(m_program));
         return false;
     }
+    return true;
+}
+
+bool RunController::start(RunKind kind, const RunConfig &config, const ExecutablePipeline &pipeline, bool resume,
+    QString *error)
+{
+    if (!readyToLaunch(error))
+        return false;
     RunConfig launched = config;
     QString createdFolder;
     if (!resume && kind != RunKind::StageOne && launched.runFolder.isEmpty()) {
@@ -154,18 +161,8 @@ bool RunController::start(RunKind kind, const RunConfig &config, const Executabl
 
 bool RunController::resume(const RunSession &launch, const ExecutablePipeline &pipeline, QString *error)
 {
-    if (isRunning()) {
-        if (error)
-            *error = tr("A run is going: cancel it first.");
+    if (!readyToLaunch(error))
         return false;
-    }
-    if (!QFileInfo(m_program).isExecutable()) {
-        if (error)
-            *error = tr("The worker program %1 is missing or not executable (it is built as splitscope-cli next to "
-                        "splitscope; set SPLITSCOPE_CLI to use another).")
-                         .arg(QDir::toNativeSeparators(m_program));
-        return false;
-    }
     // The stages still to do: the one that stopped and those after it.
     std::vector<RunStage> plan;
     for (RunStage stage : stagesOf(launch.kind())) {

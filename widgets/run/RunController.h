@@ -95,6 +95,8 @@ Q_SIGNALS:
     void launchFinished();
 
 private:
+    // Whether a launch may start now: none is running and the worker exists; else the reason.
+    bool readyToLaunch(QString *error) const;
     void startStage(RunStage stage);
     void readStdout();
     void readStderr();
