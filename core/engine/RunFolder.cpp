@@ -3,6 +3,8 @@
 
 #include <cctype>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -73,33 +75,53 @@ FolderLock::~FolderLock()
 
 bool FolderLock::acquire(const std::string &folder, std::string *error, bool *busy)
 {
+    return lock(folder, false, error, busy);
+}
+
+bool FolderLock::acquireShared(const std::string &folder, std::string *error, bool *busy)
+{
+    return lock(folder, true, error, busy);
+}
+
+bool FolderLock::lock(const std::string &folder, bool shared, std::string *error, bool *busy)
+{
     release();
     if (busy)
         *busy = false;
     const std::string path = folder + "/" + kFileName;
-    // A holder removes the file as it releases the lock: the lock taken must be on the
+    // A writer removes the file as it releases the lock: the lock taken must be on the
     // file the name still names, or two runs could each hold a lock on another file.
     for (int attempt = 0; attempt < 100; ++attempt) {
         const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd < 0) {
+            const int err = errno;
+            if (shared && (err == EACCES || err == EROFS || err == EPERM))
+                return true; // a folder no one here can write: read it as it is
             if (error)
-                *error = "cannot create the lock file '" + path + "': " + std::strerror(errno);
+                *error = "cannot create the lock file '" + path + "': " + std::strerror(err);
             return false;
         }
-        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
             const int err = errno;
             std::string holder;
             char text[32] = {};
             const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
             if (n > 0 && isDigits(std::string_view(text, static_cast<std::size_t>(n)).substr(0, std::strcspn(text, "\n"))))
                 holder = std::string(text, std::strcspn(text, "\n"));
+            // A pid left by a writer that was killed names no one: readers do not write theirs.
+            if (!holder.empty() && ::kill(static_cast<pid_t>(std::atol(holder.c_str())), 0) != 0 && errno == ESRCH)
+                holder.clear();
             ::close(fd);
             if (err == EWOULDBLOCK) {
                 if (busy)
                     *busy = true;
-                if (error) {
+                if (error && shared) {
+                    *error = "'" + folder + "' is being written by another run" + (holder.empty() ? "" : " (process " + holder + ")")
+                        + ": it cannot be read meanwhile; wait for it to end";
+                } else if (error) {
                     *error = "'" + folder + "' is in use by another run" + (holder.empty() ? "" : " (process " + holder + ")")
-                        + ": two runs must not write into one folder; wait for it to end, or choose another folder";
+                        + ": two runs must not write into one folder, or into one that a run reads; wait for it to end, "
+                          "or choose another folder";
                 }
             } else if (error) {
                 *error = "cannot lock '" + path + "': " + std::strerror(err);
@@ -110,13 +132,17 @@ bool FolderLock::acquire(const std::string &folder, std::string *error, bool *bu
         struct stat named {};
         if (::fstat(fd, &opened) == 0 && ::stat(path.c_str(), &named) == 0 && opened.st_dev == named.st_dev
             && opened.st_ino == named.st_ino) {
-            // Who holds it, for the message another run gives.
-            const std::string pid = std::to_string(::getpid()) + "\n";
-            if (::ftruncate(fd, 0) == 0) {
-                const ssize_t ignored = ::pwrite(fd, pid.data(), pid.size(), 0);
-                (void)ignored;
+            // Who holds it, for the message another run gives (a writer only: readers
+            // share the file).
+            if (!shared) {
+                const std::string pid = std::to_string(::getpid()) + "\n";
+                if (::ftruncate(fd, 0) == 0) {
+                    const ssize_t ignored = ::pwrite(fd, pid.data(), pid.size(), 0);
+                    (void)ignored;
+                }
             }
             m_fd = fd;
+            m_shared = shared;
             m_path = path;
             return true;
         }
@@ -131,9 +157,12 @@ void FolderLock::release()
 {
     if (m_fd < 0)
         return;
-    // Removed while still locked, so no one can take a lock on it once it is gone.
-    ::unlink(m_path.c_str());
+    // Removed while still locked, so no one can take a lock on it once it is gone. A
+    // reader leaves it: other readers may hold it still.
+    if (!m_shared)
+        ::unlink(m_path.c_str());
     ::close(m_fd);
+    m_shared = false;
     m_fd = -1;
     m_path.clear();
 }

@@ -20,13 +20,22 @@ public:
     // Locks `folder`, which must exist. False with `error` when another process holds
     // it (`busy` then true) or the lock file cannot be made.
     bool acquire(const std::string &folder, std::string *error, bool *busy = nullptr);
+    // A shared lock, for a run that only reads the folder (stage two reading a cache):
+    // any number of readers, but no writer (stage one) meanwhile, and no reader while a
+    // writer holds it. A folder where no lock file can be made (read-only) is read
+    // without a lock, since nothing can write into it either: true, held() false.
+    // Readers leave the lock file in place; the writer that takes it next removes it.
+    bool acquireShared(const std::string &folder, std::string *error, bool *busy = nullptr);
     void release();
     bool held() const { return m_fd >= 0; }
 
     static constexpr const char *kFileName = ".splitscope.lock";
 
 private:
+    bool lock(const std::string &folder, bool shared, std::string *error, bool *busy);
+
     int m_fd = -1;
+    bool m_shared = false;
     std::string m_path;
 };
 

@@ -103,6 +103,7 @@ private:
     std::vector<std::pair<std::string, std::string>> m_pendingWarnings; // (code, message), shown after `start`
     int m_threads = 1;
     FolderLock m_outputLock; // --output_path, while the run uses it
+    FolderLock m_cacheLock; // stage two: the cache it reads (shared), so that no stage one rewrites it meanwhile
 };
 
 } // namespace splitscope::engine

@@ -271,6 +271,13 @@ TrainResult Trainer::runTraining()
         const std::string manifestPath = (fs::path(m_params.datasetBasePath) / "manifest.json").string();
         std::string text;
         std::string error;
+        // Read under a shared lock: a stage one writing this cache (it holds it alone)
+        // is waited for by no one, and none starts while this run reads it.
+        std::error_code folderError;
+        bool busy = false;
+        if (fs::is_directory(m_params.datasetBasePath, folderError)
+            && !m_cacheLock.acquireShared(m_params.datasetBasePath, &error, &busy))
+            return fail({busy ? kTrainBadInput : kTrainFailed, busy ? "folder-in-use" : "io", "--dataset_base_path " + error});
         if (!readWholeFile(manifestPath, text, &error)) {
             return fail({kTrainBadInput, "dataset", "--dataset_base_path '" + m_params.datasetBasePath
                 + "' holds no readable manifest.json (" + error + "): " + m_params.task + " reads the cache that stage one ("

@@ -169,6 +169,7 @@ private Q_SLOTS:
     void maxStepsKeepsAStateToContinue();
     void newRunRefusesAnUnfinishedRun();
     void oneFolderHoldsOneRunAtATime();
+    void aCacheBeingReadIsNotRewritten();
     void staleTemporaryFilesAreRemoved();
     void divergedWeightsAreNeverSaved();
     void movedProjectWithRelativePathsResumes();
@@ -743,6 +744,46 @@ void TestTwoStage::oneFolderHoldsOneRunAtATime()
     QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
     // The run's lock goes with it.
     QVERIFY(!QFile::exists(out + "/.splitscope.lock"));
+}
+
+// Stage two reads its cache under a shared lock: not while a stage one writes it, and
+// no stage one starts into it meanwhile; two stage twos may read one cache.
+void TestTwoStage::aCacheBeingReadIsNotRewritten()
+{
+    const QString cache = sftCache();
+    const QString pid = QString::number(QCoreApplication::applicationPid());
+    {
+        engine::FolderLock writer; // a stage one writing the cache
+        std::string error;
+        QVERIFY2(writer.acquire(cache.toStdString(), &error), error.c_str());
+        auto p = m_fixture.params("sft:train", m_fixture.path("read-while-written"), cache);
+        p.maxSteps = 1;
+        const Run refused = runTraining(p);
+        QCOMPARE(refused.result.status, engine::kTrainBadInput);
+        QVERIFY2(refused.errors().contains("--dataset_base_path '" + cache + "' is being written by another run (process "
+                     + pid + "): it cannot be read meanwhile"),
+            qPrintable(refused.errors()));
+    }
+    engine::FolderLock reader; // a stage two reading it
+    std::string error;
+    QVERIFY2(reader.acquireShared(cache.toStdString(), &error), error.c_str());
+    QVERIFY(reader.held());
+    const QByteArray manifest = [&cache]() {
+        QFile f(cache + "/manifest.json");
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+    const Run rewrite = runTraining(m_fixture.params("sft:data_process", cache));
+    QCOMPARE(rewrite.result.status, engine::kTrainBadInput);
+    QVERIFY2(rewrite.errors().contains("--output_path '" + cache + "' is in use by another run"), qPrintable(rewrite.errors()));
+    QFile again(cache + "/manifest.json");
+    QVERIFY(again.open(QIODevice::ReadOnly));
+    QCOMPARE(again.readAll(), manifest);
+    // Another reader is welcome.
+    auto p = m_fixture.params("sft:train", m_fixture.path("second-reader"), cache);
+    p.maxSteps = 1;
+    p.numEpochs = 1;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    reader.release();
 }
 
 // Temporary files of our naming that a killed run left are removed when the next run
