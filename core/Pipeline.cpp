@@ -44,6 +44,12 @@ std::vector<std::string> splitCommaList(const std::string &list)
     return out;
 }
 
+bool commaListHasEmptyEntry(const std::string &list)
+{
+    const std::size_t pieces = static_cast<std::size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+    return !list.empty() && splitCommaList(list).size() < pieces;
+}
+
 std::vector<std::string> TrainingConfig::modelsRequiringBackward() const
 {
     std::vector<std::string> named;

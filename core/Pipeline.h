@@ -113,5 +113,8 @@ struct Pipeline {
 
 // Splits "a, b,,c" into {"a","b","c"}.
 std::vector<std::string> splitCommaList(const std::string &list);
+// Whether a non-empty `list` has a piece that splitCommaList drops (`a,,b`, `a, `):
+// an entry that names nothing, which the command line warns about.
+bool commaListHasEmptyEntry(const std::string &list);
 
 } // namespace splitscope

@@ -151,13 +151,12 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
         fromFlags.insert(fromFlags.end(), names.begin(), names.end());
         // DiffSynth splits the value at commas and finds no model for an empty piece, so
         // training goes on without it: the same here, but said. ("" alone means none.)
-        const std::size_t pieces = static_cast<std::size_t>(std::count(v->begin(), v->end(), ',')) + 1;
         if (!v->empty() && names.empty())
             std::fprintf(stderr,
                 "splitscope-cli %s: warning: --%s: '%s' names no model, so none is trained in full (write \"\" "
                 "to say so)\n",
                 command.c_str(), flags.trainableModels.c_str(), v->c_str());
-        else if (!v->empty() && names.size() < pieces)
+        else if (commaListHasEmptyEntry(*v))
             std::fprintf(stderr, "splitscope-cli %s: warning: --%s: '%s' has an empty entry, which names no model; "
                                  "it is ignored\n",
                 command.c_str(), flags.trainableModels.c_str(), v->c_str());

@@ -129,8 +129,7 @@ int runSplit(const Args &args)
                     + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
         }
         // As for the model lists: an empty entry or a repeat changes nothing, but may be a slip.
-        const std::size_t pieces = static_cast<std::size_t>(std::count(given->begin(), given->end(), ',')) + 1;
-        if (!given->empty() && listed.size() < pieces)
+        if (commaListHasEmptyEntry(*given))
             std::fprintf(stderr, "splitscope-cli split: warning: --stage-two: '%s' has an empty entry, which names no "
                                  "unit; it is ignored\n",
                 given->c_str());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "WidgetTestSupport.h"
 #include "widgets/run/ExecutablePipeline.h"
 #include "widgets/run/RunConfig.h"
 
@@ -14,13 +15,6 @@
 namespace splitscope::test {
 
 // Files on disk for the Run panel's checks, written by hand (no worker needed).
-
-inline bool writeText(const QString &path, const QByteArray &text)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
 
 // DIR/metadata.csv with `rows` rows and the given header.
 inline bool writeDataset(const QString &dir, int rows, const QByteArray &header = "image,prompt")

@@ -7,7 +7,9 @@
 
 #include "resources/Examples.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QStringList>
 #include <QTest>
@@ -29,6 +31,20 @@ inline QStringList exampleNames()
 inline QString examplePath(const QString &name)
 {
     return QStringLiteral(SPLITSCOPE_EXAMPLES_DIR "/%1.json").arg(name);
+}
+
+// The text of a built-in example, to write into files the tests change.
+inline QByteArray exampleText(const QString &name)
+{
+    return QByteArray::fromStdString(findBuiltinExample(name.toStdString())->json);
+}
+
+// Writes `text` as the whole of `path`, making its folder when missing.
+inline bool writeText(const QString &path, const QByteArray &text)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(text) == text.size();
 }
 
 // A unit name of 317 characters and a param name of 124, with no break points

@@ -573,22 +573,6 @@ void TestApp::windowFitsASmallScreen()
         QVERIFY2(dock->minimumSizeHint().width() <= 200, qPrintable(dock->objectName()));
 }
 
-namespace {
-
-void writeFile(const QString &path, const QByteArray &text)
-{
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    QCOMPARE(file.write(text), text.size());
-}
-
-QByteArray exampleText(const QString &name)
-{
-    return QByteArray::fromStdString(findBuiltinExample(name.toStdString())->json);
-}
-
-} // namespace
-
 // `splitscope /tmp/x/bad.json` (one type error): "Could not load… / No pipeline open".
 // A valid pipeline written over the file opens it, and so does File > Reload
 // (Shift+F5) with watching off; both did nothing.
@@ -597,7 +581,7 @@ void TestApp::fileThatFailedAtStartupIsRetried()
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.json"));
     const QByteArray bad = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"x\", \"units\": [{\"name\": 3}]}\n";
-    writeFile(path, bad);
+    QVERIFY(writeText(path, bad));
     MainWindow window(false);
     window.show();
     QVERIFY(!window.openSource(path));
@@ -605,7 +589,7 @@ void TestApp::fileThatFailedAtStartupIsRetried()
     QVERIFY(!document->hasPipeline());
     auto *banner = window.workspace()->findChild<LoadErrorBanner *>();
     QVERIFY(banner && banner->isVisible());
-    writeFile(path, exampleText(QStringLiteral("krea2")));
+    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
     QTRY_VERIFY_WITH_TIMEOUT(document->hasPipeline(), 5000);
     QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("krea2"));
     QVERIFY(!banner->isVisible());
@@ -618,10 +602,10 @@ void TestApp::fileThatFailedAtStartupIsRetried()
     QCOMPARE(reload->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F5));
     watch->setChecked(false);
     const QString other = dir.filePath(QStringLiteral("other.json"));
-    writeFile(other, bad);
+    QVERIFY(writeText(other, bad));
     QVERIFY(!window.openSource(other));
     QVERIFY(banner->isVisible());
-    writeFile(other, exampleText(QStringLiteral("qwen_image")));
+    QVERIFY(writeText(other, exampleText(QStringLiteral("qwen_image"))));
     QTest::qWait(400); // longer than the watcher's settling time: nothing happens by itself
     QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("krea2"));
     reload->trigger();
@@ -837,7 +821,7 @@ void TestApp::deletedFileIsReportedAsDeleted()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("k.json"));
-    writeFile(path, exampleText(QStringLiteral("krea2")));
+    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
     MainWindow window(false);
     window.show();
     QVERIFY(window.openSource(path));
@@ -850,7 +834,7 @@ void TestApp::deletedFileIsReportedAsDeleted()
     QVERIFY2(!message.contains(QStringLiteral("errors")), qPrintable(message));
     QVERIFY(window.document()->hasPipeline()); // the last version stays
     // Written again: it is loaded again.
-    writeFile(path, exampleText(QStringLiteral("qwen_image")));
+    QVERIFY(writeText(path, exampleText(QStringLiteral("qwen_image"))));
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(1).toBool(), true);
     QCOMPARE(QString::fromStdString(window.document()->graph().pipelineName()), QStringLiteral("qwen_image"));

@@ -2,6 +2,7 @@
 #include "RunConfig.h"
 
 #include "ExecutablePipeline.h"
+#include "core/NameSuggestion.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -79,25 +80,6 @@ QString describeValue(const QJsonValue &value)
         break;
     }
     return tr("nothing");
-}
-
-// Levenshtein distance, for "did you mean" on a misspelt key.
-int editDistance(const QString &a, const QString &b)
-{
-    std::vector<int> row(static_cast<std::size_t>(b.size()) + 1);
-    for (std::size_t j = 0; j < row.size(); ++j)
-        row[j] = static_cast<int>(j);
-    for (qsizetype i = 1; i <= a.size(); ++i) {
-        int diagonal = row[0];
-        row[0] = static_cast<int>(i);
-        for (qsizetype j = 1; j <= b.size(); ++j) {
-            const int above = row[static_cast<std::size_t>(j)];
-            row[static_cast<std::size_t>(j)] = std::min({above + 1, row[static_cast<std::size_t>(j - 1)] + 1,
-                diagonal + (a.at(i - 1) == b.at(j - 1) ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row.back();
 }
 
 // The path a folder field names, for comparing two launches' folders.
@@ -329,15 +311,10 @@ std::optional<RunSettings> RunSettings::fromJsonChecked(const QJsonObject &json,
                 s.learningRate = v.toDouble();
         } else {
             // A misspelt key would otherwise train with the default, silently.
-            QString closest;
-            int best = 3; // suggest only a near miss
-            for (const QString &k : known) {
-                const int d = editDistance(key, k);
-                if (d < best) {
-                    best = d;
-                    closest = k;
-                }
-            }
+            std::vector<std::string> candidates;
+            for (const QString &k : known)
+                candidates.push_back(k.toStdString());
+            const QString closest = QString::fromStdString(closestName(key.toStdString(), candidates));
             problem(key, closest.isEmpty() ? tr("unknown key (the keys are %1)").arg(known.join(QStringLiteral(", ")))
                                            : tr("unknown key; did you mean %1?").arg(closest));
         }
