@@ -241,7 +241,7 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         out << " (DiffSynth's fixed point, " << s.iterations.size() << " iteration"
             << (s.iterations.size() == 1 ? "" : "s") << ")";
     else if (s.mode == SplitMode::Safe)
-        out << " (least hazard-free closure, DESIGN.md 1.1)";
+        out << " (the least hazard-free closure; README: \"Verification, the safe split, the cache set\")";
     out << "\n\n";
 
     auto names = [&](const std::vector<UnitId> &units) {
@@ -263,9 +263,9 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     }
 
     if (s.mode == SplitMode::Safe) {
-        out << "Tags (DESIGN.md 1.1): X0 = calls a model requiring backward; C1 = reads a param from a\n"
-               "stage-two unit; R1 = writes a param after a stage-two read of it; R2 = writes the value a\n"
-               "stage-two read must see, which another stage-two unit would otherwise shadow.\n\n";
+        out << "Tags: X0 = calls a model requiring backward; C1 = reads a param from a stage-two unit;\n"
+               "R1 = writes a param after a stage-two read of it; R2 = writes the value a stage-two read must\n"
+               "see, which another stage-two unit would otherwise shadow.\n\n";
     }
     const auto v1 = s.v1();
     const auto v2 = s.v2();

@@ -55,7 +55,8 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
     const QCommandLineOption mode(QStringLiteral("mode"), QStringLiteral("Split algorithm: seed or safe."),
         QStringLiteral("MODE"));
     const QCommandLineOption step(QStringLiteral("step"),
-        QStringLiteral("Stepper position: a number (0 = X0) or a label (X0, F1, U1, ..., S, split)."),
+        QStringLiteral("Stepper position: a number (0 = X0) or a label (seed: X0, F1, U1, ..., split; "
+                       "safe: X0, S, split)."),
         QStringLiteral("K"));
     const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select and inspect this unit."),
         QStringLiteral("UNIT"));
