@@ -2,6 +2,7 @@
 // The desktop app: the main window in process (examples menu, drag and drop,
 // recent files, presentation mode, command-line options, import) and the
 // `splitscope` program's headless screenshot mode as a separate process.
+#include "RunTestSupport.h"
 #include "WidgetTestSupport.h"
 #include "widgets/models/DiagnosticsModel.h"
 
@@ -25,6 +26,13 @@
 #include "widgets/panels/ParamsPanel.h"
 #include "widgets/panels/StepperPanel.h"
 #include "widgets/panels/VerifierPanel.h"
+#include "widgets/run/LossChartView.h"
+#include "widgets/run/MemoryChartView.h"
+#include "widgets/run/RunComparisonModel.h"
+#include "widgets/run/RunHistory.h"
+#include "widgets/run/RunHistoryModel.h"
+#include "widgets/run/RunHistoryPanel.h"
+#include "widgets/run/RunSession.h"
 
 #include <QDockWidget>
 #include <QImage>
@@ -37,6 +45,7 @@
 #include <QScrollBar>
 #include <QTabBar>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
 #include <QSettings>
 #include <QMenu>
 #include <QMenuBar>
@@ -51,6 +60,9 @@
 #include <QTextBrowser>
 #include <QToolBar>
 #include <QUrl>
+
+#include <iterator>
+#include <tuple>
 
 using namespace splitscope;
 using namespace splitscope::test;
@@ -144,6 +156,8 @@ private Q_SLOTS:
     void paramsCacheColumnIsInViewWhenDocked();
     void hazardCellsAreReadableInTheDocks_data();
     void hazardCellsAreReadableInTheDocks();
+    void runHistoryIsReadableInItsDock_data();
+    void runHistoryIsReadableInItsDock();
     void stepperAndDockTabsFitASmallWindow_data();
     void stepperAndDockTabsFitASmallWindow();
     void findFieldStartsEmptyForAnotherPipeline();
@@ -754,6 +768,153 @@ void TestApp::hazardCellsAreReadableInTheDocks()
         QStringLiteral("PromptEmbedder\nreads edit_image"));
     for (int column = 0; column < findings->model()->columnCount(); ++column)
         verifyCellShowsAllOfIt(findings, findings->model()->index(0, column));
+}
+
+void TestApp::runHistoryIsReadableInItsDock_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("1600x1000") << QSize(1600, 1000);
+    QTest::newRow("1920x1200") << QSize(1920, 1200);
+}
+
+namespace {
+
+// A launch of the history as the controller leaves it: its stages finished (or the
+// last one cancelled), with times, memory and a loss.
+std::shared_ptr<RunSession> historyRun(RunKind kind, const RunConfig &config, StageRun::Outcome outcome,
+    bool resumed = false)
+{
+    auto session = std::make_shared<RunSession>(kind, config, resumed);
+    const std::vector<RunStage> stages = stagesOf(kind);
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        StageRun &stage = session->addStage(stages[i]);
+        stage.outcome = i + 1 < stages.size() ? StageRun::Outcome::Finished : outcome;
+        stage.exitCode = stage.outcome == StageRun::Outcome::Finished ? 0 : 4;
+        stage.processSeconds = 3.25 + static_cast<double>(i);
+        stage.wallSeconds = stage.processSeconds;
+        stage.peakRss = (kind == RunKind::Baseline ? 318 : 199) * 1024LL * 1024;
+        stage.steps = 16;
+        if (stages[i] != RunStage::StageOne)
+            stage.finalLoss = outcome == StageRun::Outcome::Finished ? 1.80550 : 2.31416;
+    }
+    return session;
+}
+
+} // namespace
+
+// At 1280x800 the run history's bottom dock is about 520 pixels wide: the date and the
+// launch read "…", the configuration "L…", the comparison's B / A column was cut, and
+// the charts, a hundred pixels wide, lay behind a sideways scroll bar. Which launch, how
+// it went and the comparison must be readable, and the long cells elided with the whole
+// text in their tooltips.
+void TestApp::runHistoryIsReadableInItsDock()
+{
+    QFETCH(QSize, size);
+    QTemporaryDir dir;
+    MainWindow window(false);
+    window.resize(size);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunConfig config = tinyConfig(dir.filePath(QStringLiteral("a/rather/long/folder/for/the/runs")));
+    RunHistory *history = window.runHistory();
+    for (const auto &[kind, outcome, resumed] : {std::tuple{RunKind::StageOne, StageRun::Outcome::Finished, false},
+             std::tuple{RunKind::Baseline, StageRun::Outcome::Finished, false},
+             std::tuple{RunKind::Both, StageRun::Outcome::Cancelled, true},
+             std::tuple{RunKind::Both, StageRun::Outcome::Finished, false}}) {
+        config.runFolder = QDir(config.settings.outputPath).filePath(QStringLiteral("%1-20261130-1047%2")
+                                                                         .arg(runKindTitle(kind).left(4).toLower())
+                                                                         .arg(history->count()));
+        history->add(historyRun(kind, config, outcome, resumed));
+    }
+    window.showDock(QStringLiteral("RunHistoryDock"));
+    RunHistoryPanel *panel = window.runHistoryPanel();
+    QVERIFY(panel->compareBaselineAndSplit());
+    QTest::qWait(50);
+    QApplication::processEvents();
+
+    // The panel fits its dock: nothing behind a sideways scroll bar.
+    auto *scroll = qobject_cast<QScrollArea *>(panel->parentWidget()->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QVERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+        qPrintable(QStringLiteral("a panel of %1 px in a dock of %2 px").arg(panel->width())
+                       .arg(scroll->viewport()->width())));
+
+    QTableView *table = panel->table();
+    QVERIFY(!table->horizontalScrollBar()->isVisible());
+    QCOMPARE(table->model()->rowCount(), 4);
+    QCOMPARE(table->model()->index(1, RunHistoryModel::LaunchColumn).data().toString(),
+        QStringLiteral("Both stages (resumed)"));
+    QVERIFY(table->model()->index(1, RunHistoryModel::LossColumn).data().toString().endsWith(QLatin1String("(last)")));
+    const int whole[] = {RunHistoryModel::StartedColumn, RunHistoryModel::LaunchColumn, RunHistoryModel::OutcomeColumn,
+        RunHistoryModel::TimeColumn, RunHistoryModel::PeakColumn, RunHistoryModel::LossColumn};
+    QHeaderView *header = table->horizontalHeader();
+    for (int column = 0; column < RunHistoryModel::ColumnCount; ++column) {
+        // Every header whole (the short ones have their long names in a tooltip).
+        const QString title = table->model()->headerData(column, Qt::Horizontal).toString();
+        QVERIFY2(header->fontMetrics().horizontalAdvance(title) <= header->sectionSize(column),
+            qPrintable(QStringLiteral("header '%1' in %2 px").arg(title).arg(header->sectionSize(column))));
+        QVERIFY(!table->model()->headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const QModelIndex index = table->model()->index(row, column);
+            if (std::find(std::begin(whole), std::end(whole), column) != std::end(whole)) {
+                verifyCellShowsAllOfIt(table, index);
+                if (QTest::currentTestFailed())
+                    return;
+                continue;
+            }
+            // The configuration and the output folder: in view, a useful width, and the
+            // whole text in the tooltip when it is shortened.
+            const QRect cell = table->visualRect(index);
+            QVERIFY2(cell.left() >= 0 && cell.right() <= table->viewport()->width()
+                    && cell.width() >= 4 * table->fontMetrics().horizontalAdvance(QLatin1Char('x')),
+                qPrintable(QStringLiteral("column %1 at %2..%3 of %4").arg(column).arg(cell.left()).arg(cell.right())
+                               .arg(table->viewport()->width())));
+            QVERIFY2(index.data(Qt::ToolTipRole).toString().startsWith(index.data().toString()),
+                qPrintable(index.data(Qt::ToolTipRole).toString()));
+        }
+    }
+
+    // The comparison: every cell in view and whole, its B / A column too.
+    QTableView *comparison = nullptr;
+    for (QTableView *view : panel->findChildren<QTableView *>()) {
+        if (view->model() == panel->comparison())
+            comparison = view;
+    }
+    QVERIFY(comparison && comparison->isVisible());
+    QCOMPARE(comparison->model()->rowCount(), 9);
+    QVERIFY(!comparison->horizontalScrollBar()->isVisible());
+    for (int row = 0; row < comparison->model()->rowCount(); ++row) {
+        for (int column = 0; column < RunComparisonModel::ColumnCount; ++column) {
+            verifyCellShowsAllOfIt(comparison, comparison->model()->index(row, column));
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+    // Its summary above it, the table's header and a few rows below.
+    QLabel *summary = panel->summaryLabel();
+    QVERIFY(summary->isVisible());
+    QVERIFY(summary->height() >= summary->heightForWidth(summary->width()));
+    QVERIFY2(comparison->viewport()->height() >= 4 * comparison->rowHeight(0),
+        qPrintable(QStringLiteral("%1 px for rows of %2 px").arg(comparison->viewport()->height())
+                       .arg(comparison->rowHeight(0))));
+
+    // Each chart readable, beside the tables or as a tab of its own, and in view.
+    const QRect dock(scroll->viewport()->mapToGlobal(QPoint(0, 0)), scroll->viewport()->size());
+    for (QWidget *chart : {static_cast<QWidget *>(panel->lossChart()), static_cast<QWidget *>(panel->memoryChart())}) {
+        for (QWidget *above = chart->parentWidget(); above && above != panel; above = above->parentWidget()) {
+            if (auto *tabs = qobject_cast<QTabWidget *>(above)) {
+                tabs->setCurrentIndex(tabs->indexOf(chart));
+                QApplication::processEvents();
+                break;
+            }
+        }
+        QVERIFY(chart->isVisible());
+        const QRect rect(chart->mapToGlobal(QPoint(0, 0)), chart->size());
+        QVERIFY2(dock.contains(rect) && rect.width() >= 14 * chart->fontMetrics().height(),
+            qPrintable(QStringLiteral("a chart of %1x%2 px").arg(rect.width()).arg(rect.height())));
+    }
 }
 
 void TestApp::stepperAndDockTabsFitASmallWindow_data()

@@ -88,8 +88,10 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         return QBrush(outcomeColor(s.outcome()));
     if (role == Qt::TextAlignmentRole && index.column() >= TimeColumn && index.column() <= LossColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    // The configuration is elided in a narrow table: its tooltip starts with the whole cell.
     if (role == Qt::ToolTipRole && index.column() == ConfigurationColumn)
-        return s.config().details();
+        return tr("%1 · %2").arg(s.config().label(), s.config().numbersLabel()) + QStringLiteral("\n\n")
+            + s.config().details();
     if (role == Qt::ToolTipRole) {
         QStringList lines;
         // The output column is elided: its tooltip starts with the whole folder.
@@ -132,21 +134,46 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
 
 QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
+    // Short headers leave the room to the cells in a narrow dock; the tooltips say
+    // what each column holds.
+    if (role == Qt::ToolTipRole) {
+        switch (static_cast<Column>(section)) {
+        case StartedColumn:
+            return tr("When the launch started");
+        case LaunchColumn:
+            return tr("What was launched: stage one, stage two, both stages or the one-stage baseline");
+        case ConfigurationColumn:
+            return tr("The training configuration, with epochs and dataset (the cell's tooltip has every setting)");
+        case OutcomeColumn:
+            return tr("How the launch ended");
+        case TimeColumn:
+            return tr("Time as waited: every process of the launch, from start to exit");
+        case PeakColumn:
+            return tr("Peak memory: the largest resident memory of the launch's processes");
+        case LossColumn:
+            return tr("Final loss; for a launch that stopped early, its last loss, marked (last)");
+        case OutputColumn:
+            return tr("The launch's output folder (the cache for a stage-one launch)");
+        case ColumnCount:
+            break;
+        }
+        return {};
+    }
     switch (static_cast<Column>(section)) {
     case StartedColumn:
         return tr("Started");
     case LaunchColumn:
         return tr("Launch");
     case ConfigurationColumn:
-        return tr("Configuration");
+        return tr("Config");
     case OutcomeColumn:
         return tr("Outcome");
     case TimeColumn:
         return tr("Time");
     case PeakColumn:
-        return tr("Peak memory");
+        return tr("Peak");
     case LossColumn:
         return tr("Final loss");
     case OutputColumn:

@@ -20,17 +20,21 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLayout>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QStyle>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
 #include <QTableView>
 #include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace splitscope {
@@ -47,26 +51,55 @@ bool finished(const RunSession &s)
     return s.outcome() == StageRun::Outcome::Finished;
 }
 
-// The configuration reads from its start ("LoRA on dit · seed split · 4 ep…"); the
-// table elides the output folder in the middle, which keeps the launch's own folder.
-class ElideRightDelegate : public QStyledItemDelegate {
+// The configuration reads from its start ("LoRA on dit · seed split · 4 ep…") and
+// wraps with the other cells in rows of two lines; the output folder is elided in the
+// middle, which keeps the launch's own folder, and stays on one line (a path broken
+// anywhere reads worse than a path shortened).
+class ElideDelegate : public QStyledItemDelegate {
 public:
-    using QStyledItemDelegate::QStyledItemDelegate;
+    ElideDelegate(Qt::TextElideMode mode, bool oneLine, QObject *parent)
+        : QStyledItemDelegate(parent), m_mode(mode), m_oneLine(oneLine)
+    {
+    }
 
 protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
     {
         QStyledItemDelegate::initStyleOption(option, index);
-        option->textElideMode = Qt::ElideRight;
+        option->textElideMode = m_mode;
+        if (m_oneLine)
+            option->features &= ~QStyleOptionViewItem::WrapText;
     }
+
+private:
+    Qt::TextElideMode m_mode;
+    bool m_oneLine;
 };
+
+// The width `text` needs on at most two lines broken at a space (the wider line at
+// the best break), or on one line. The first line keeps its space: Qt's word wrap
+// counts it when it decides what fits.
+int twoLineAdvance(const QFontMetrics &metrics, const QString &text)
+{
+    int best = metrics.horizontalAdvance(text);
+    for (qsizetype i = text.indexOf(QLatin1Char(' ')); i >= 0; i = text.indexOf(QLatin1Char(' '), i + 1))
+        best = std::min(best,
+            std::max(metrics.horizontalAdvance(text.left(i + 1)), metrics.horizontalAdvance(text.mid(i + 1))));
+    return best;
+}
+
+// Below this width (in text lines, so that it follows the font) the charts are tabs:
+// about 1000 pixels at the usual font, which makes the bottom dock of a 1280 and a
+// 1600 pixel window compact and leaves the charts beside the tables at 1920.
+constexpr int kCompactBelowLines = 68;
+constexpr int kLeastChartLines = 16; // the width, in text lines, a chart beside the tables keeps
 
 } // namespace
 
 RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     : QWidget(parent), m_history(history), m_model(new RunHistoryModel(history, this)),
       m_comparison(new RunComparisonModel(this)), m_table(new QTableView(this)), m_comparisonTable(new QTableView(this)),
-      m_summary(new QLabel(this)), m_status(new QLabel(this)),
+      m_details(new QTabWidget(this)), m_summary(new QLabel(this)), m_status(new QLabel(this)),
       m_pair(new QPushButton(tr("&Baseline vs split"), this)), m_remove(new QPushButton(tr("&Delete"), this)),
       m_open(new QPushButton(tr("&Open output folder"), this)), m_loss(new LossChartView(this)),
       m_memory(new MemoryChartView(this))
@@ -77,12 +110,14 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
-    // The short columns that say how a launch went (outcome, time, peak memory, final
-    // loss) always fit their contents; the long configuration and output folder share
-    // what is left, elided in the middle (the tooltip has the whole text). They hid the
-    // outcome and the loss behind a scroll bar, even at 1920 pixels.
-    m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->setItemDelegateForColumn(RunHistoryModel::ConfigurationColumn, new ElideRightDelegate(m_table));
+    // The columns that say which launch it was and how it went always fit their
+    // contents (fitColumns); the long configuration and output folder share what is
+    // left, elided (the tooltip has the whole text). They hid the outcome and the loss
+    // behind a scroll bar, even at 1920 pixels, and at 1280 pixels the date and the
+    // launch read "…".
+    m_table->setItemDelegateForColumn(RunHistoryModel::ConfigurationColumn,
+        new ElideDelegate(Qt::ElideRight, false, m_table));
+    m_table->setItemDelegateForColumn(RunHistoryModel::OutputColumn, new ElideDelegate(Qt::ElideMiddle, true, m_table));
     QHeaderView *header = m_table->horizontalHeader();
     header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::Fixed);
@@ -96,6 +131,7 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &RunHistoryPanel::fitColumns);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &RunHistoryPanel::fitColumns);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &RunHistoryPanel::fitColumns);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setToolTip(tr("Select a run to see its curves, or two runs to compare them (the older is A); "
                            "Delete removes the selected runs from the history"));
@@ -131,20 +167,27 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(4, 4, 4, 4);
     leftLayout->addLayout(buttons);
-    auto *tables = new QSplitter(Qt::Vertical, left);
-    tables->addWidget(m_table);
-    auto *comparisonBox = new QWidget(tables);
+    m_tables = new QSplitter(Qt::Vertical, left);
+    m_tables->addWidget(m_table);
+    auto *comparisonBox = new QWidget(m_details);
     auto *comparisonLayout = new QVBoxLayout(comparisonBox);
     comparisonLayout->setContentsMargins(0, 0, 0, 0);
     comparisonLayout->addWidget(m_summary);
     comparisonLayout->addWidget(m_comparisonTable, 1);
-    tables->addWidget(comparisonBox);
-    tables->setStretchFactor(0, 2);
-    tables->setStretchFactor(1, 3);
-    leftLayout->addWidget(tables, 1);
+    // The comparison is the only tab of a wide panel (no tab bar then); a compact one
+    // adds the charts.
+    m_details->setDocumentMode(true);
+    m_details->setTabBarAutoHide(true);
+    m_details->addTab(comparisonBox, tr("Comparison"));
+    m_details->setTabToolTip(0, tr("The selected runs, and two compared: B relative to A"));
+    m_tables->addWidget(m_details);
+    m_tables->setStretchFactor(0, 2);
+    m_tables->setStretchFactor(1, 3);
+    leftLayout->addWidget(m_tables, 1);
     leftLayout->addWidget(m_status);
 
-    layOutWithCharts(this, left, m_loss, m_memory, 5);
+    m_charts = layOutWithCharts(this, left, m_loss, m_memory, 5);
+    connect(m_charts, &QSplitter::splitterMoved, this, [this]() { m_chartsSizedByHand = true; });
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this]() {
         // Two rows the user selected are their comparison: a launch that ends does not replace it.
@@ -162,6 +205,7 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     });
     historyChanged();
     clearComparison();
+    arrange();
 }
 
 bool RunHistoryPanel::eventFilter(QObject *watched, QEvent *event)
@@ -171,50 +215,130 @@ bool RunHistoryPanel::eventFilter(QObject *watched, QEvent *event)
     return QWidget::eventFilter(watched, event);
 }
 
+void RunHistoryPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    arrange();
+}
+
+void RunHistoryPanel::arrange()
+{
+    const bool compact = width() < kCompactBelowLines * fontMetrics().height();
+    if (m_arranged && compact == m_compact)
+        return;
+    m_arranged = true;
+    m_compact = compact;
+    if (compact) {
+        // The charts as wide as the panel, one at a time; the comparison stays in front.
+        m_details->addTab(m_loss, tr("Loss"));
+        m_details->setTabToolTip(1, tr("The loss per optimizer step of the selected runs"));
+        m_details->addTab(m_memory, tr("Memory"));
+        m_details->setTabToolTip(2, tr("The resident memory over time of the selected runs"));
+    } else {
+        while (m_details->count() > 1)
+            m_details->removeTab(m_details->count() - 1);
+        m_details->setCurrentIndex(0);
+        m_charts->addWidget(m_loss);
+        m_charts->addWidget(m_memory);
+        // The tab that was not in front was hidden by the tab widget.
+        m_loss->show();
+        m_memory->show();
+        m_charts->setStretchFactor(1, 3);
+        m_charts->setStretchFactor(2, 3);
+    }
+    fitColumns();
+    sizeCharts();
+}
+
+void RunHistoryPanel::sizeCharts()
+{
+    if (m_compact || m_chartsSizedByHand)
+        return;
+    // The table as wide as its rows on one line with the long columns readable, the
+    // charts not narrower than a chart can be read at; they share the rest.
+    const int room = std::max(0, m_charts->width() - 2 * m_charts->handleWidth());
+    const int leastChart = kLeastChartLines * fontMetrics().height();
+    const int table = std::max(room * 5 / 11, std::min(m_wideTableWidth, room - 2 * leastChart));
+    const int chart = (room - table) / 2;
+    m_charts->setSizes({table, chart, room - table - chart});
+}
+
 void RunHistoryPanel::fitColumns()
 {
     QHeaderView *header = m_table->horizontalHeader();
     const int count = RunHistoryModel::ColumnCount;
-    std::vector<int> content(count);
+    const QFontMetrics metrics(m_table->font());
+    // What each column needs on one line and on two (the header always on one): the
+    // date and time, the launch ("One-stage / baseline"), a last loss ("1.82812 /
+    // (last)") and the configuration may wrap; numbers with their unit do not.
+    const int mayWrap[] = {RunHistoryModel::StartedColumn, RunHistoryModel::LaunchColumn,
+        RunHistoryModel::ConfigurationColumn, RunHistoryModel::LossColumn};
+    std::vector<int> oneLine(count);
+    std::vector<int> twoLines(count);
     for (int c = 0; c < count; ++c) {
-        m_table->resizeColumnToContents(c);
-        content[c] = header->sectionSize(c);
+        const bool wraps = std::find(std::begin(mayWrap), std::end(mayWrap), c) != std::end(mayWrap);
+        QAbstractItemDelegate *delegate = m_table->itemDelegateForColumn(c);
+        if (!delegate)
+            delegate = m_table->itemDelegate();
+        const int head = header->sectionSizeHint(c);
+        int one = 0;
+        int two = 0;
+        for (int row = 0; row < m_model->rowCount(); ++row) {
+            const QModelIndex index = m_model->index(row, c);
+            const QString text = index.data().toString();
+            QStyleOptionViewItem option;
+            option.initFrom(m_table->viewport());
+            option.font = m_table->font();
+            // The item's own margins, as the style counts them, and a pixel for rounding.
+            const int width = delegate->sizeHint(option, index).width() + 1;
+            one = std::max(one, width);
+            two = std::max(two, wraps ? width - metrics.horizontalAdvance(text) + twoLineAdvance(metrics, text) : width);
+        }
+        oneLine[c] = std::max(head, one);
+        twoLines[c] = std::max(head, two);
     }
     const int available = m_table->viewport()->width();
     const int least = header->minimumSectionSize();
-    const int important[] = {RunHistoryModel::OutcomeColumn, RunHistoryModel::TimeColumn,
-        RunHistoryModel::PeakColumn, RunHistoryModel::LossColumn};
-    int rest = available;
-    for (int c : important)
-        rest -= content[c];
-    // Never so narrow that those four leave the view (at 1280 pixels the bottom docks
-    // are narrow; the panel scrolls sideways to its charts before the table hides them).
-    const int needed = available - rest + 4 * least + 2 * m_table->frameWidth()
+    const int whole[] = {RunHistoryModel::StartedColumn, RunHistoryModel::LaunchColumn, RunHistoryModel::OutcomeColumn,
+        RunHistoryModel::TimeColumn, RunHistoryModel::PeakColumn, RunHistoryModel::LossColumn};
+    const int longOnes[] = {RunHistoryModel::ConfigurationColumn, RunHistoryModel::OutputColumn};
+    auto sum = [&whole](const std::vector<int> &widths) {
+        int total = 0;
+        for (int c : whole)
+            total += widths[c];
+        return total;
+    };
+    // Never so narrow that those leave the view, even on two lines (the panel scrolls
+    // sideways in a dock narrower still).
+    const int chrome = 2 * m_table->frameWidth()
         + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table);
+    const int needed = sum(twoLines) + 2 * least + chrome;
     if (m_table->minimumWidth() != needed)
         m_table->setMinimumWidth(needed);
-    // The others, in the order they give up room: the long two first, then the launch
-    // and the date.
-    const int whole[] = {RunHistoryModel::StartedColumn, RunHistoryModel::LaunchColumn};
-    const int longOnes[] = {RunHistoryModel::ConfigurationColumn, RunHistoryModel::OutputColumn};
-    std::vector<int> width = content;
-    const int wholeWidth = content[whole[0]] + content[whole[1]];
-    if (rest >= wholeWidth + 2 * least) {
-        // The configuration and the output folder share what is left: half each, or
-        // what one does not need to the other; room over goes to the output, so that
-        // the table ends at the view's edge.
-        const int left = rest - wholeWidth;
-        const int config = std::min(content[longOnes[0]], std::max(left / 2, left - content[longOnes[1]]));
-        width[longOnes[0]] = std::max(least, config);
-        width[longOnes[1]] = left - width[longOnes[0]];
-    } else {
-        // Too narrow even for the date and the launch whole: all four shrink alike.
-        const int share = std::max(least, rest / 4);
-        for (int c : whole)
-            width[c] = std::min(content[c], share);
-        const int left = std::max(2 * least, rest - width[whole[0]] - width[whole[1]]);
-        width[longOnes[0]] = left / 2;
-        width[longOnes[1]] = left - left / 2;
+    // One line while the two long columns keep a useful width beside them (a dozen
+    // characters each), else two.
+    const int useful = 2 * std::max(least, std::min(12 * metrics.horizontalAdvance(QLatin1Char('x')),
+                                               oneLine[longOnes[0]]));
+    const bool twoLineRows = sum(oneLine) + useful > available;
+    // What the tables would like beside the charts: their rows on one line.
+    const QMargins margins = m_tables->parentWidget()->layout()->contentsMargins();
+    const int wide = sum(oneLine) + useful + chrome + margins.left() + margins.right();
+    if (wide != m_wideTableWidth) {
+        m_wideTableWidth = wide;
+        sizeCharts();
+    }
+    std::vector<int> width = twoLineRows ? twoLines : oneLine;
+    // The configuration and the output folder share what is left: half each, or what
+    // one does not need to the other; room over goes to the output, so that the table
+    // ends at the view's edge.
+    const int left = std::max(2 * least, available - sum(width));
+    const int config = std::min(oneLine[longOnes[0]], std::max(left / 2, left - oneLine[longOnes[1]]));
+    width[longOnes[0]] = std::max(least, config);
+    width[longOnes[1]] = std::max(least, left - width[longOnes[0]]);
+    if (m_table->wordWrap() != twoLineRows) {
+        m_table->setWordWrap(twoLineRows);
+        m_table->verticalHeader()->setDefaultSectionSize(
+            (twoLineRows ? metrics.lineSpacing() + metrics.height() : metrics.height()) + 6);
     }
     for (int c = 0; c < count; ++c)
         header->resizeSection(c, width[c]);
@@ -315,12 +439,19 @@ bool RunHistoryPanel::compare(const QString &idA, const QString &idB)
     m_loss->addRun(runB, QStringLiteral("B"), comparisonColor(1));
     m_memory->addRun(runA, QStringLiteral("A"), comparisonColor(0), false);
     m_memory->addRun(runB, QStringLiteral("B"), comparisonColor(1), false);
-    m_summary->setText(QStringLiteral("<b>A</b> %1 · %2 &nbsp; <b>B</b> %3 · %4<br>%5")
-                           .arg(runKindTitle(runA->kind()).toHtmlEscaped(),
-                               tr("%1 · %2").arg(runA->config().label(), runA->config().numbersLabel()).toHtmlEscaped(),
-                               runKindTitle(runB->kind()).toHtmlEscaped(),
-                               tr("%1 · %2").arg(runB->config().label(), runB->config().numbersLabel()).toHtmlEscaped(),
-                               m_comparison->summary().toHtmlEscaped()));
+    // Two runs trained alike (the usual pair) name their configuration once: in a
+    // narrow dock the line took two lines of the comparison's room.
+    const QString configA = tr("%1 · %2").arg(runA->config().label(), runA->config().numbersLabel());
+    const QString configB = tr("%1 · %2").arg(runB->config().label(), runB->config().numbersLabel());
+    if (configA == configB)
+        m_summary->setText(QStringLiteral("<b>A</b> %1 vs <b>B</b> %2, both %3<br>%4")
+                               .arg(runKindTitle(runA->kind()).toHtmlEscaped(), runKindTitle(runB->kind()).toHtmlEscaped(),
+                                   configA.toHtmlEscaped(), m_comparison->summary().toHtmlEscaped()));
+    else
+        m_summary->setText(QStringLiteral("<b>A</b> %1 · %2 &nbsp; <b>B</b> %3 · %4<br>%5")
+                               .arg(runKindTitle(runA->kind()).toHtmlEscaped(), configA.toHtmlEscaped(),
+                                   runKindTitle(runB->kind()).toHtmlEscaped(), configB.toHtmlEscaped(),
+                                   m_comparison->summary().toHtmlEscaped()));
     return true;
 }
 

@@ -7,6 +7,8 @@
 
 class QLabel;
 class QPushButton;
+class QSplitter;
+class QTabWidget;
 class QTableView;
 
 namespace splitscope {
@@ -28,6 +30,11 @@ class RunSession;
 // configurations match (trainingDifferences: equal settings train equal weights),
 // the newest such pair; when there is none it says so, and how the newest two
 // differ: the promise of split training with the user's own numbers.
+//
+// In a narrow dock (the bottom dock of a 1280 or 1600 pixel window) the panel is
+// compact: the table and the comparison take the whole width, and the two charts
+// become tabs beside the comparison ("Comparison", "Loss", "Memory"): squeezed beside
+// the tables they were a hundred pixels wide and cut the tables' columns to "…".
 class RunHistoryPanel : public QWidget {
     Q_OBJECT
 public:
@@ -65,12 +72,19 @@ public Q_SLOTS:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
-    // Outcome, time, peak memory and final loss always whole; the started date and
-    // the launch whole when there is room; configuration and output folder share the
-    // rest, elided. Everything shrinks before those four do.
+    // Which launch (started, launch) and how it went (outcome, time, peak memory,
+    // final loss) always whole: on one line each where the table is wide enough,
+    // else in rows of two lines; configuration and output folder share the rest,
+    // elided (their tooltips have the whole text).
     void fitColumns();
+    // The charts beside the tables (a wide panel) or as tabs beside the comparison.
+    void arrange();
+    // In the wide arrangement, until the user moves the splitter: the table as wide as
+    // its one-line rows need, where the charts keep a readable width.
+    void sizeCharts();
     void selectionChanged();
     void selectIds(const QStringList &ids);
     void openOutput();
@@ -81,6 +95,9 @@ private:
     RunComparisonModel *m_comparison;
     QTableView *m_table;
     QTableView *m_comparisonTable;
+    QSplitter *m_charts = nullptr; // the tables, the loss chart and the memory chart
+    QSplitter *m_tables = nullptr; // the history over the comparison
+    QTabWidget *m_details;
     QLabel *m_summary;
     QLabel *m_status;
     QPushButton *m_pair;
@@ -91,6 +108,10 @@ private:
     QString m_pairingProblem;
     bool m_selecting = false;    // the panel selects rows itself
     bool m_chosenByHand = false; // the two rows compared were selected by the user
+    bool m_compact = false;           // the charts are tabs beside the comparison
+    bool m_arranged = false;          // arrange() has placed the charts once
+    bool m_chartsSizedByHand = false; // the user moved the splitter of the charts
+    int m_wideTableWidth = 0;         // what the tables want beside the charts
 };
 
 } // namespace splitscope
