@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "MainWindow.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/document/PipelineFileWatcher.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
@@ -64,9 +65,10 @@ constexpr int kStatusMessageMs = 6000;
 constexpr int kPresentationNamePixels = 10; // unit names on screen in presentation mode, at least
 constexpr int kCloseWaitMs = 10000; // a cancelled worker finishes its step and saves before the window goes
 
+// A toolbar or menu icon, drawn in the palette's button text (theme::icon).
 QIcon icon(const char *name)
 {
-    return QIcon(QStringLiteral(":/splitscope/icons/%1.svg").arg(QLatin1String(name)));
+    return theme::icon(QStringLiteral(":/splitscope/icons/%1.svg").arg(QLatin1String(name)));
 }
 
 // A dock's content, scrolled when the dock is smaller than the panel's minimum. A
@@ -110,7 +112,7 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
       m_runHistory(new RunHistory(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
-    setWindowIcon(icon("splitscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/splitscope/icons/splitscope.svg"))); // the app's own colors
     setAcceptDrops(true);
     setCentralWidget(m_workspace);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "WidgetHelpers.h"
 
+#include "ThemeColors.h"
+
 #include "core/Explain.h"
 
 #include <QAction>
@@ -51,7 +53,7 @@ QString shortenedInTheMiddle(const QString &text, int maxChars)
 QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text,
     const QList<QKeySequence> &shortcuts, bool checkable, bool checked)
 {
-    auto *action = new QAction(iconPath.isEmpty() ? QIcon() : QIcon(iconPath), text, owner);
+    auto *action = new QAction(iconPath.isEmpty() ? QIcon() : theme::icon(iconPath), text, owner);
     action->setShortcuts(shortcuts);
     QStringList names;
     for (const QKeySequence &k : shortcuts)

@@ -17,6 +17,9 @@ namespace splitscope {
 // Fonts, metrics and colors of the unit graph, shared by the items that draw it,
 // the layout request (node sizes) and the legend, so that the three agree. Stage
 // colors come from core/SplitReport.h, the same ones the DOT export uses.
+// The graph is deliberately drawn on light paper (`background`) with dark ink whatever
+// the desktop theme: its stage fills are the colors of the exports and the DOT output,
+// and they must read the same on screen. Nothing here comes from the palette.
 struct GraphStyle {
     QFont nameFont;   // unit names
     QFont badgeFont;  // model badges, tags

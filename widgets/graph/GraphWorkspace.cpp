@@ -5,6 +5,7 @@
 #include "GraphView.h"
 #include "SplitGraphScene.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/layout/LayoutController.h"
@@ -271,7 +272,7 @@ void GraphWorkspace::showInfo()
     QString html;
     if (!name.isEmpty())
         html = QStringLiteral("<b>%1</b>&nbsp;&nbsp;").arg(name.toHtmlEscaped());
-    html += QStringLiteral("<span style='color:#495057'>%1</span>").arg(rest.toHtmlEscaped());
+    html += QStringLiteral("<span style='color:%1'>%2</span>").arg(theme::css(theme::Tone::Muted, palette()), rest.toHtmlEscaped());
     m_info->setText(html);
     const QString full = m_infoName.isEmpty() ? m_infoRest : m_infoName + QStringLiteral("  ") + m_infoRest;
     m_info->setToolTip(name != m_infoName || rest != m_infoRest ? full : QString());
@@ -376,7 +377,7 @@ bool GraphWorkspace::findUnit(const QString &text)
     m_lastSearch = needle;
     m_lastFound = found;
     if (found == kNoUnit) {
-        m_searchStatus->setText(tr("<span style='color:#c92a2a'>no match</span>"));
+        m_searchStatus->setText(tr("<span style='color:%1'>no match</span>").arg(theme::css(theme::Tone::Error, palette())));
         return false;
     }
     m_searchStatus->setText(matches > 1 ? tr("%1 matches (Enter: next)").arg(matches) : tr("found"));

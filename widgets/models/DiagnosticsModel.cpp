@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "DiagnosticsModel.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/document/SplitDocument.h"
 
 #include <QColor>
@@ -63,9 +64,9 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
         return QString::fromStdString(d.toString());
     if (role == Qt::ForegroundRole && index.column() == SeverityColumn) {
         switch (d.severity) {
-        case Severity::Error: return QColor(0xc9, 0x2a, 0x2a);
-        case Severity::Warning: return QColor(0xb3, 0x5c, 0x00);
-        case Severity::Info: return QColor(0x49, 0x50, 0x57);
+        case Severity::Error: return theme::textColor(theme::Tone::Error);
+        case Severity::Warning: return theme::textColor(theme::Tone::Warning);
+        case Severity::Info: return theme::textColor(theme::Tone::Muted);
         }
     }
     return {};

@@ -2,6 +2,7 @@
 #include "FindingsModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/graph/GraphStyle.h"
 
@@ -126,7 +127,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole)
         return tip;
     if (role == Qt::ForegroundRole && index.column() == KindColumn)
-        return kind == Kind::FrozenRandomness ? QColor(0xb3, 0x5c, 0x00) : QColor(0xc2, 0x25, 0x5c);
+        return theme::textColor(kind == Kind::FrozenRandomness ? theme::Tone::Warning : theme::Tone::Hazard);
     return {};
 }
 

@@ -2,6 +2,7 @@
 #include "MovedUnitsModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 
 #include <QColor>
@@ -110,7 +111,7 @@ QVariant MovedUnitsModel::data(const QModelIndex &index, int role) const
                                 : tr("Trained in split A, cached in split B");
     case Qt::ForegroundRole:
         if (index.column() == StageBColumn)
-            return moved.trainedInB ? QColor(0xc2, 0x55, 0x00) : QColor(0x1c, 0x6d, 0xb5);
+            return moved.trainedInB ? theme::readable(QColor(0xc2, 0x55, 0x00)) : theme::textColor(theme::Tone::Accent);
         return {};
     default: return {};
     }

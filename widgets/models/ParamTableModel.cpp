@@ -2,6 +2,7 @@
 #include "ParamTableModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/graph/GraphStyle.h"
 
@@ -150,7 +151,7 @@ QVariant ParamTableModel::data(const QModelIndex &index, int role) const
     }
     if (role == Qt::ForegroundRole && index.column() == CacheColumn && p < static_cast<ParamId>(m_cacheEntry.size())
         && m_cacheEntry[p] >= 0)
-        return QColor(0x1c, 0x6d, 0xb5);
+        return theme::textColor(theme::Tone::Accent);
     return {};
 }
 

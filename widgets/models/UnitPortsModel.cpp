@@ -2,6 +2,7 @@
 #include "UnitPortsModel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/graph/GraphStyle.h"
 
@@ -198,9 +199,9 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
         return text;
     }
     if (role == Qt::ForegroundRole && hazard)
-        return QColor(QLatin1String(kHazardColor));
+        return theme::readable(QColor(QLatin1String(kHazardColor)));
     if (role == Qt::ForegroundRole && index.column() == SourceColumn && row.fromCache)
-        return QColor(0x1c, 0x6d, 0xb5);
+        return theme::textColor(theme::Tone::Accent);
     if (role == Qt::FontRole && hazard && index.column() == SourceColumn) {
         QFont bold;
         bold.setBold(true);

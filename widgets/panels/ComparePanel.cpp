@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ComparePanel.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/MovedUnitsModel.h"
@@ -251,9 +252,10 @@ void ComparePanel::comparisonChanged()
     const auto b = m_document->comparison();
     const auto diff = m_document->diff();
     if (!a || !b || !diff) {
-        m_summary->setText(tr("<span style='color:#495057'>Pick what to compare with: the same models under the "
+        m_summary->setText(tr("<span style='color:%1'>Pick what to compare with: the same models under the "
                               "other algorithm, or another training configuration. Units that change stage are "
-                              "marked in the graph and explained here.</span>"));
+                              "marked in the graph and explained here.</span>")
+                               .arg(theme::css(theme::Tone::Muted, palette())));
         return;
     }
     const QString labelA = m_document->training().label().toHtmlEscaped();
@@ -264,9 +266,10 @@ void ComparePanel::comparisonChanged()
     const int toOne = static_cast<int>(diff->moved.size()) - toTwo;
     QString text = tr("<b>A</b>: %1<br><b>B</b>: %2<br>").arg(labelA, labelB);
     if (diff->identical())
-        text += tr("<b style='color:#2b8a3e'>Identical splits</b>: ");
+        text += tr("<b style='color:%1'>Identical splits</b>: ").arg(theme::css(theme::Tone::Success, palette()));
     else
-        text += tr("<b style='color:#0ca678'>%n unit(s) move</b>: ", nullptr, static_cast<int>(diff->moved.size()))
+        text += tr("<b style='color:%1'>%n unit(s) move</b>: ", nullptr, static_cast<int>(diff->moved.size()))
+                    .arg(theme::css(theme::Tone::Moved, palette()))
             + tr("%1 to stage two, %2 to stage one; ").arg(toTwo).arg(toOne);
     text += tr("%1 stay trained, %2 stay cached.").arg(diff->sameTrained).arg(diff->sameCached);
     text += tr("<br>Hazards: A %1, B %2. Cache: A %3 params, B %4.")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "InspectorPanel.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/UnitPortsModel.h"
@@ -109,8 +110,9 @@ void InspectorPanel::refresh()
     const auto analysis = m_document->hasPipeline() ? m_document->analysis() : nullptr;
     if (!analysis || unit == kNoUnit) {
         m_header->setToolTip(QString());
-        m_header->setText(tr("<b>No unit selected</b><br><span style='color:#495057'>Click a unit in the graph, "
-                             "or press Ctrl+F to find one.</span>"));
+        m_header->setText(tr("<b>No unit selected</b><br><span style='color:%1'>Click a unit in the graph, "
+                             "or press Ctrl+F to find one.</span>")
+                              .arg(theme::css(theme::Tone::Muted, palette())));
         m_reason->clear();
         m_tabs->setEnabled(false);
         return;
@@ -126,10 +128,10 @@ void InspectorPanel::refresh()
     };
     m_header->setToolTip(nameText(graph.unitName(unit)));
     if (unit == graph.lossId()) {
-        m_header->setText(tr("<b style='font-size:13pt'>%1</b><br><span style='background:#e9ecef'>&nbsp;loss&nbsp;"
+        m_header->setText(tr("<b style='font-size:13pt'>%1</b><br><span style='background:%2;color:%3'>&nbsp;loss&nbsp;"
                              "</span> Runs last in stage two and reads %n param(s).",
             nullptr, static_cast<int>(graph.inputs(unit).size()))
-                              .arg(breakable(graph.unitName(unit))));
+                              .arg(breakable(graph.unitName(unit)), QLatin1String(kLossColor), theme::inkOnLightCss()));
         m_reason->setHtml(tr("<p>The loss reads the final value of each of its params. Stage two must produce the "
                              "same values as one-stage training: see the Verifier for reads that differ.</p>"));
         m_tabs->setCurrentIndex(0);
@@ -140,28 +142,32 @@ void InspectorPanel::refresh()
     for (const ModelId m : graph.unitModels(unit)) {
         const bool needsGrad = std::find(split.models.begin(), split.models.end(), graph.modelName(m))
             != split.models.end();
-        models += needsGrad ? QStringLiteral(" <span style='background:#d9480f;color:white'>&nbsp;%1&nbsp;</span>")
+        // White on the graph's #d9480f is 4.3:1; a shade darker reads at 4.5:1.
+        models += needsGrad ? QStringLiteral(" <span style='background:#d2460f;color:white'>&nbsp;%1&nbsp;</span>")
                                   .arg(breakable(graph.modelName(m)))
-                            : QStringLiteral(" <span style='background:#f1f3f5'>&nbsp;%1&nbsp;</span>")
-                                  .arg(breakable(graph.modelName(m)));
+                            : QStringLiteral(" <span style='background:#f1f3f5;color:%2'>&nbsp;%1&nbsp;</span>")
+                                  .arg(breakable(graph.modelName(m)), theme::inkOnLightCss());
     }
     QString header = QStringLiteral("<b style='font-size:13pt'>%1</b><br>").arg(breakable(graph.unitName(unit)));
-    header += trained ? tr("<span style='background:%1'>&nbsp;stage two · trained&nbsp;</span>")
-                            .arg(QLatin1String(kStageTwoColor))
-                      : tr("<span style='background:%1'>&nbsp;stage one · cached&nbsp;</span>")
-                            .arg(QLatin1String(kStageOneColor));
+    // The stage badges have the graph's fills, which stay light in a dark theme: dark ink on them.
+    header += trained ? tr("<span style='background:%1;color:%2'>&nbsp;stage two · trained&nbsp;</span>")
+                            .arg(QLatin1String(kStageTwoColor), theme::inkOnLightCss())
+                      : tr("<span style='background:%1;color:%2'>&nbsp;stage one · cached&nbsp;</span>")
+                            .arg(QLatin1String(kStageOneColor), theme::inkOnLightCss());
     if (std::find(split.x0.begin(), split.x0.end(), unit) != split.x0.end())
         header += tr(" &nbsp;<b>X0</b>");
     header += QStringLiteral("<br>");
     header += models.isEmpty() ? tr("Calls no model.") : tr("Models:%1").arg(models);
     if (graph.isStochastic(unit))
         header += trained ? tr("<br>Stochastic: draws fresh random numbers every step.")
-                          : tr("<br><span style='color:#c2255c'>Stochastic but cached: its random draws are frozen "
-                               "into the cache.</span>");
+                          : tr("<br><span style='color:%1'>Stochastic but cached: its random draws are frozen "
+                               "into the cache.</span>")
+                                .arg(theme::css(theme::Tone::Hazard, palette()));
     const int position = unit + 1;
-    header += tr("<br><span style='color:#495057'>Unit %1 of %2 in pipeline order.</span>")
+    header += tr("<br><span style='color:%3'>Unit %1 of %2 in pipeline order.</span>")
                   .arg(position)
-                  .arg(graph.unitCount());
+                  .arg(graph.unitCount())
+                  .arg(theme::css(theme::Tone::Muted, palette()));
     m_header->setText(header);
 
     const Explanation explanation = explainUnit(graph, split, unit);
@@ -210,8 +216,8 @@ void InspectorPanel::refresh()
                            esc(graph.paramName(h.param)), name(h.actual), name(h.expected));
     }
     if (!hazards.isEmpty())
-        html += tr("<p style='color:#c2255c'><b>Hazards touching this unit</b></p><ul style='margin-left:-18px'>%1</ul>")
-                    .arg(hazards.join(QString()));
+        html += tr("<p style='color:%2'><b>Hazards touching this unit</b></p><ul style='margin-left:-18px'>%1</ul>")
+                    .arg(hazards.join(QString()), theme::css(theme::Tone::Hazard, m_reason->palette()));
     m_reason->setHtml(html);
 }
 

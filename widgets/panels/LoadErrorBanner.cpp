@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "LoadErrorBanner.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 
@@ -14,8 +15,11 @@ LoadErrorBanner::LoadErrorBanner(SplitDocument *document, QWidget *parent)
     : QFrame(parent), m_document(document), m_label(new QLabel(this))
 {
     setObjectName(QStringLiteral("LoadErrorBanner"));
-    setStyleSheet(QStringLiteral("#LoadErrorBanner { background: #fff5f5; border: 1px solid #ffa8a8; "
-                                 "border-radius: 4px; }"));
+    const theme::NoticeColors notice = theme::noticeColors(theme::Notice::Error, palette());
+    setStyleSheet(QStringLiteral("#LoadErrorBanner { background: %1; border: 1px solid %2; border-radius: 4px; }")
+                      .arg(notice.background.name(), notice.border.name()));
+    // The label's own text color: style sheets are not inherited, and the palette's may not suit the fill.
+    m_label->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(notice.text.name()));
     m_label->setTextFormat(Qt::RichText);
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -49,9 +53,10 @@ void LoadErrorBanner::refresh()
     const QString kept = m_document->hasPipeline()
         ? tr("Still showing %1.").arg(m_document->source().displayName().toHtmlEscaped())
         : QString();
-    m_label->setText(tr("<b style='color:#c92a2a'>⚠ Could not load %1</b> — %n error(s). %2<br><code>%3</code>",
+    const QColor error = theme::textColor(theme::Tone::Error, theme::noticeColors(theme::Notice::Error, palette()), palette());
+    m_label->setText(tr("<b style='color:%4'>⚠ Could not load %1</b> — %n error(s). %2<br><code>%3</code>",
         nullptr, static_cast<int>(countSeverity(d, Severity::Error)))
-                         .arg(m_document->lastAttempt().toHtmlEscaped(), kept, first.toHtmlEscaped()));
+                         .arg(m_document->lastAttempt().toHtmlEscaped(), kept, first.toHtmlEscaped(), error.name()));
     show();
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ProblemsPanel.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/DiagnosticsModel.h"
 
@@ -40,18 +41,20 @@ void ProblemsPanel::refresh()
     const auto errors = countSeverity(d, Severity::Error);
     const auto warnings = countSeverity(d, Severity::Warning);
     if (m_document->lastLoadFailed()) {
-        m_summary->setText(tr("<span style='color:#c92a2a'><b>%1 could not be loaded</b></span> (%2 error(s)). %3")
+        m_summary->setText(tr("<span style='color:%4'><b>%1 could not be loaded</b></span> (%2 error(s)). %3")
                                .arg(m_document->lastAttempt().toHtmlEscaped())
                                .arg(errors)
                                .arg(m_document->hasPipeline()
                                        ? tr("The pipeline shown is still %1.")
                                              .arg(m_document->source().displayName().toHtmlEscaped())
-                                       : tr("No pipeline is open.")));
+                                       : tr("No pipeline is open."))
+                               .arg(theme::css(theme::Tone::Error, palette())));
     } else if (!m_document->hasPipeline()) {
         m_summary->setText(tr("No pipeline open."));
     } else if (d.empty()) {
-        m_summary->setText(tr("<span style='color:#2b8a3e'>✔ %1 loaded without problems.</span>")
-                               .arg(m_document->source().displayName().toHtmlEscaped()));
+        m_summary->setText(tr("<span style='color:%2'>✔ %1 loaded without problems.</span>")
+                               .arg(m_document->source().displayName().toHtmlEscaped(),
+                                   theme::css(theme::Tone::Success, palette())));
     } else {
         m_summary->setText(tr("%1 loaded: %2 warning(s), %3 note(s).")
                                .arg(m_document->source().displayName().toHtmlEscaped())

@@ -2,6 +2,7 @@
 #include "StepperPanel.h"
 
 #include "widgets/document/SplitDocument.h"
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/TraceCursor.h"
 
@@ -162,8 +163,8 @@ void StepperPanel::setPlaying(bool playing)
     m_play->blockSignals(true);
     m_play->setChecked(playing);
     m_play->blockSignals(false);
-    m_play->setIcon(QIcon(playing ? QStringLiteral(":/splitscope/icons/pause.svg")
-                                  : QStringLiteral(":/splitscope/icons/play.svg")));
+    m_play->setIcon(theme::icon(playing ? QStringLiteral(":/splitscope/icons/pause.svg")
+                                         : QStringLiteral(":/splitscope/icons/play.svg")));
     m_play->setText(playing ? tr("Pause") : tr("Play"));
 }
 
@@ -239,7 +240,7 @@ void StepperPanel::rebuildChips()
             chip->setAutoRaise(true);
             chip->setToolTip(i < steps ? m_cursor->step(i).title : tr("The split: every step applied"));
             if (i < steps && m_cursor->step(i).added.empty())
-                chip->setStyleSheet(QStringLiteral("QToolButton { color: #868e96; }"));
+                chip->setStyleSheet(QStringLiteral("QToolButton { color: %1; }").arg(theme::css(theme::Tone::Faint, palette())));
             connect(chip, &QToolButton::clicked, this, [this, i]() { m_cursor->setPosition(i); });
             m_chips->addWidget(chip);
         }
@@ -330,21 +331,22 @@ QString StepperPanel::explanationHtml(int position) const
                    .arg(split.trainedCount())
                    .arg(graph.unitCount())
                    .arg(graph.unitCount() - static_cast<int>(split.trainedCount()));
-        html += tr("<p style='color:#495057'>Step through it from X0 with %1 or play it with %2.</p>")
+        html += tr("<p style='color:%3'>Step through it from X0 with %1 or play it with %2.</p>")
                     .arg(m_first->shortcut().toString(QKeySequence::NativeText),
-                        m_play->shortcut().toString(QKeySequence::NativeText));
+                        m_play->shortcut().toString(QKeySequence::NativeText), theme::css(theme::Tone::Muted, palette()));
     } else {
         const TracePosition &step = m_cursor->step(position);
         const std::vector<char> members = m_cursor->membersAt(position);
         int inX = 0;
         for (const char m : members)
             inX += m ? 1 : 0;
-        html = QStringLiteral("<p><b>%1</b> — %2. <span style='color:#495057'>%3</span></p>")
+        html = QStringLiteral("<p><b>%1</b> — %2. <span style='color:%4'>%3</span></p>")
                    .arg(step.label.toHtmlEscaped(), step.title.toHtmlEscaped(),
                        tr("X now has %1 of %2 units; this step added %3.")
                            .arg(inX)
                            .arg(graph.unitCount())
-                           .arg(step.added.size()));
+                           .arg(step.added.size()),
+                       theme::css(theme::Tone::Muted, palette()));
         html += QStringLiteral("<ul style='margin-left:-20px'>");
         for (int i = 0; i < step.explanation.size(); ++i) {
             const QString line = step.explanation[i].toHtmlEscaped();

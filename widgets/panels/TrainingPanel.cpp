@@ -3,6 +3,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/ModelChoiceModel.h"
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 
 #include <QButtonGroup>
@@ -27,7 +28,9 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     m_lock->setTextFormat(Qt::RichText);
     m_lock->setFrameShape(QFrame::StyledPanel);
     m_lock->setMargin(6);
-    m_lock->setStyleSheet(QStringLiteral("QLabel { background:#fff4e6; }"));
+    const theme::NoticeColors notice = theme::noticeColors(theme::Notice::Warning, palette());
+    m_lock->setStyleSheet(QStringLiteral("QLabel { background:%1; color:%2; }")
+                              .arg(notice.background.name(), notice.text.name()));
     m_lock->hide();
     outer->addWidget(m_lock);
     outer->addWidget(m_controls, 1);
@@ -164,12 +167,16 @@ void TrainingPanel::analysisChanged()
                        .arg(cached)
                        .arg(analysis->cacheSet.size());
     if (hazards == 0)
-        text += tr("<br><span style='color:#2b8a3e'>✔ no hazards: two-stage equals one-stage training</span>");
+        text += tr("<br><span style='color:%1'>✔ no hazards: two-stage equals one-stage training</span>")
+                    .arg(theme::css(theme::Tone::Success, palette()));
     else
-        text += tr("<br><span style='color:#c2255c'><b>⚠ %1 hazard(s)</b>: see Verifier</span>").arg(hazards);
+        text += tr("<br><span style='color:%2'><b>⚠ %1 hazard(s)</b>: see Verifier</span>")
+                    .arg(hazards)
+                    .arg(theme::css(theme::Tone::Hazard, palette()));
     if (frozen > 0)
-        text += tr("<br><span style='color:#b35c00'>⚠ %1 stochastic unit(s) cached: randomness frozen</span>")
-                    .arg(frozen);
+        text += tr("<br><span style='color:%2'>⚠ %1 stochastic unit(s) cached: randomness frozen</span>")
+                    .arg(frozen)
+                    .arg(theme::css(theme::Tone::Warning, palette()));
     m_summary->setText(text);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "VerifierPanel.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/FindingsModel.h"
@@ -122,20 +123,23 @@ void VerifierPanel::refresh()
     const int frozen = m_model->frozenCount();
     QString text;
     if (hazards == 0 && violations == 0)
-        text = tr("<span style='color:#2b8a3e'><b>✔ This split is exact:</b></span> every read in stage two and by "
-                  "the loss sees the same producer as in one-stage training.");
+        text = tr("<span style='color:%1'><b>✔ This split is exact:</b></span> every read in stage two and by "
+                  "the loss sees the same producer as in one-stage training.")
+                   .arg(theme::css(theme::Tone::Success, palette()));
     else
-        text = tr("<span style='color:#c2255c'><b>⚠ %n hazard(s)</b></span>: two-stage training would differ from "
+        text = tr("<span style='color:%1'><b>⚠ %n hazard(s)</b></span>: two-stage training would differ from "
                   "one-stage training.",
-            nullptr, hazards);
+            nullptr, hazards)
+                   .arg(theme::css(theme::Tone::Hazard, palette()));
     if (violations > 0)
         text += tr(" %n broken split condition(s).", nullptr, violations);
     if (hazards > 0 && analysis->split.mode == SplitMode::Seed)
         text += tr(" The safe split avoids them (Training panel: Safe).");
     if (frozen > 0)
-        text += tr("<br><span style='color:#b35c00'><b>%n stochastic unit(s)</b> in stage one:</span> their random "
+        text += tr("<br><span style='color:%1'><b>%n stochastic unit(s)</b> in stage one:</span> their random "
                    "draws are computed once and cached, so every epoch sees the same noise.",
-            nullptr, frozen);
+            nullptr, frozen)
+                    .arg(theme::css(theme::Tone::Warning, palette()));
     m_summary->setText(text);
 }
 

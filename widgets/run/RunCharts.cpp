@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "RunCharts.h"
 
+#include "widgets/common/ThemeColors.h"
+
 #include <QChart>
 #include <QGraphicsLayout>
 #include <QLegend>
@@ -22,6 +24,12 @@ constexpr double kLegendScale = 0.85; // legends are read less than the curves
 QChart *makeRunChart(const QString &title, Qt::Alignment legend, QValueAxis *x, QValueAxis *y)
 {
     auto *chart = new QChart;
+    // The charts follow the window: Qt Charts' dark theme on a dark palette, on the
+    // palette's base color so that they sit in the panel like its tables.
+    if (theme::isDark()) {
+        chart->setTheme(QChart::ChartThemeDark);
+        chart->setBackgroundBrush(QGuiApplication::palette().color(QPalette::Base));
+    }
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setTitle(title);
     QFont small = chart->legend()->font();

@@ -8,6 +8,7 @@
 #include "RunFormat.h"
 #include "RunHistory.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 
 #include <QChart>
@@ -54,17 +55,17 @@ QString levelColor(RunSession::LogLine::Level level)
 {
     switch (level) {
     case RunSession::LogLine::Level::Command:
-        return QStringLiteral("#1864ab");
+        return theme::css(theme::Tone::Accent);
     case RunSession::LogLine::Level::Warning:
-        return QStringLiteral("#b35c00");
+        return theme::css(theme::Tone::Warning);
     case RunSession::LogLine::Level::Error:
-        return QStringLiteral("#c2255c");
+        return theme::css(theme::Tone::Hazard);
     case RunSession::LogLine::Level::Note:
-        return QStringLiteral("#2b8a3e");
+        return theme::css(theme::Tone::Success);
     case RunSession::LogLine::Level::Info:
         break;
     }
-    return QStringLiteral("#343a40");
+    return theme::css(theme::Tone::Text);
 }
 
 } // namespace
@@ -212,10 +213,11 @@ void RunMonitor::refresh()
         const StageRun *s = i < session->stages().size() ? &session->stages()[i] : nullptr;
         const QString name = runStageTitle(plan[i]);
         if (!s) {
-            chips << QStringLiteral("<span style='color:#868e96'>%1 · waiting</span>").arg(name);
+            chips << QStringLiteral("<span style='color:%1'>%2 · waiting</span>")
+                         .arg(theme::css(theme::Tone::Faint, palette()), name);
             continue;
         }
-        const QColor color = stageLineColor(s->stage);
+        const QColor color = theme::readable(stageLineColor(s->stage), palette());
         QString text = QStringLiteral("<span style='color:%1'><b>%2</b></span> · %3")
                            .arg(color.name(), name, stateWord(s->outcome));
         if (!s->isRunning() && s->processSeconds >= 0)
@@ -248,8 +250,9 @@ void RunMonitor::refresh()
     }
 
     QStringList rows;
-    auto row = [&rows](const QString &name, const QString &value) {
-        rows << QStringLiteral("<tr><td style='color:#495057;padding-right:10px'>%1</td><td>%2</td></tr>").arg(name, value);
+    const QString muted = theme::css(theme::Tone::Muted, palette());
+    auto row = [&rows, &muted](const QString &name, const QString &value) {
+        rows << QStringLiteral("<tr><td style='color:%1;padding-right:10px'>%2</td><td>%3</td></tr>").arg(muted, name, value);
     };
     const double elapsed = run->isRunning() ? run->priorSeconds + std::max(0.0, run->lastTime) : run->processSeconds;
     if (run->isTraining() && run->epochs > 0)
@@ -264,8 +267,8 @@ void RunMonitor::refresh()
     if (run->stage == RunStage::StageTwo)
         row(tr("Cache read"), formatBytes(run->cacheRead));
     if (!run->unit.isEmpty())
-        row(tr("Running"), QStringLiteral("<span style='color:#e8590c'><b>%1</b></span> (sample %2)")
-                               .arg(run->unit.toHtmlEscaped())
+        row(tr("Running"), QStringLiteral("<span style='color:%1'><b>%2</b></span> (sample %3)")
+                               .arg(theme::css(theme::Tone::Running, palette()), run->unit.toHtmlEscaped())
                                .arg(run->unitSample + 1));
     if (run->rss > 0)
         row(tr("Memory"), tr("%1 now, peak %2").arg(formatBytes(run->rss), formatBytes(run->peakMemory())));
@@ -282,7 +285,7 @@ void RunMonitor::refresh()
     if (!run->failure.isEmpty() && !run->isRunning()) {
         const bool cancelled = run->outcome == StageRun::Outcome::Cancelled;
         details += QStringLiteral("<p style='color:%1'>%2</p>")
-                       .arg(cancelled ? QStringLiteral("#b35c00") : QStringLiteral("#c2255c"),
+                       .arg(theme::css(cancelled ? theme::Tone::Warning : theme::Tone::Hazard, palette()),
                            run->failure.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     }
     m_details->setText(details);

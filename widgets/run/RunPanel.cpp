@@ -6,6 +6,7 @@
 #include "RunFormat.h"
 #include "RunHistory.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 
@@ -53,9 +54,21 @@ constexpr int kDefaultEpochs = 2;
 constexpr int kDefaultDatasetImages = 32; // "Generate…": enough for a few seconds of training
 constexpr int kDefaultImageSize = 64;
 
-const char *const kErrorStyle = "color:#c2255c";
-const char *const kInfoStyle = "color:#6c757d";
-const char *const kWarningStyle = "color:#b35c00";
+// Style attributes of the notes under the fields and of the status line (theme::Tone).
+QString errorStyle()
+{
+    return QStringLiteral("color:%1").arg(theme::css(theme::Tone::Hazard));
+}
+
+QString infoStyle()
+{
+    return QStringLiteral("color:%1").arg(theme::css(theme::Tone::Subtle));
+}
+
+QString warningStyle()
+{
+    return QStringLiteral("color:%1").arg(theme::css(theme::Tone::Warning));
+}
 
 // The line under a field: one line high whatever it says, so that a problem that
 // comes, goes or grows never moves the fields under it. Longer text is elided in the
@@ -318,7 +331,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     hazardsLayout->addWidget(m_allowHazards);
     auto *hazardsNote = new QLabel(tr("Two-stage training then differs from one-stage training."), m_hazardsRow);
     hazardsNote->setWordWrap(true);
-    hazardsNote->setStyleSheet(QLatin1String(kInfoStyle));
+    hazardsNote->setStyleSheet(infoStyle());
     hazardsNote->setIndent(m_allowHazards->style()->pixelMetric(QStyle::PM_IndicatorWidth) + 6);
     hazardsLayout->addWidget(hazardsNote);
     m_allowHazards->setToolTip(tr("--allow_hazards: train with a split that has hazards; two-stage training then "
@@ -336,6 +349,9 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     auto *contentLayout = new QVBoxLayout(content);
     contentLayout->addWidget(m_banner);
     contentLayout->addWidget(m_form, 1);
+    // The banner is as tall as its text: the rest of the dock is empty when the form is
+    // hidden (an inspect-only pipeline), instead of a notice filling it with text in its middle.
+    contentLayout->addStretch(0);
     m_scroll = new QScrollArea(this);
     m_scroll->setWidget(content);
     m_scroll->setWidgetResizable(true);
@@ -390,7 +406,7 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     connect(m_tools, &CliTask::finished, this, [this](bool ok, const QString &message) {
         const QString what = m_tools->title();
         m_status->setText(QStringLiteral("<span style='%1'>%2</span>")
-                              .arg(QLatin1String(ok ? kInfoStyle : kErrorStyle),
+                              .arg(ok ? infoStyle() : errorStyle(),
                                   breakableText((ok ? tr("%1: done. %2") : tr("%1 failed: %2")).arg(what, message))
                                       .toHtmlEscaped()));
         m_generate->setEnabled(true);
@@ -661,9 +677,10 @@ void RunPanel::pipelineChanged()
         m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
                               .arg(tr("Inspect only"), m_executability.reason.toHtmlEscaped()));
     }
+    const theme::NoticeColors notice = theme::noticeColors(theme::Notice::Warning, palette());
     m_banner->setStyleSheet(m_executability.runnable() || !m_document->hasPipeline()
             ? QString()
-            : QStringLiteral("QLabel { background:#fff4e6; }"));
+            : QStringLiteral("QLabel { background:%1; color:%2; }").arg(notice.background.name(), notice.text.name()));
     m_form->setVisible(m_executability.runnable());
     // The choice this pipeline had last (its Run fields, the cache above all, were made for it).
     restoreTrainingChoice();
@@ -749,7 +766,7 @@ void RunPanel::showRefusal(RunKind kind, const QList<RunIssue> &issues)
     for (const RunIssue &issue : issues)
         lines << QStringLiteral("• ") + breakableText(issue.message).toHtmlEscaped();
     m_status->setText(QStringLiteral("<span style='%1'><b>%2</b><br>%3</span>")
-                          .arg(QLatin1String(kErrorStyle),
+                          .arg(errorStyle(),
                               (issues.size() == 1 ? tr("%1 cannot start: 1 problem, shown at its field:")
                                                           .arg(runKindTitle(kind))
                                                    : tr("%1 cannot start: %2 problems, shown at their fields:")
@@ -798,16 +815,16 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
         };
         if (inFieldOnly(it.key())) {
             say(problems.join(QLatin1Char('\n')));
-            label->setStyleSheet(QLatin1String(kErrorStyle));
+            label->setStyleSheet(errorStyle());
             label->setVisible(m_reserveLines);
         } else if (!problems.isEmpty()) {
             say(problems.join(QLatin1Char('\n')));
             // A run the launch would replace is a question for the user, not an error.
-            label->setStyleSheet(QLatin1String(confirmable.value(it.key()) ? kWarningStyle : kErrorStyle));
+            label->setStyleSheet(confirmable.value(it.key()) ? warningStyle() : errorStyle());
             label->show();
         } else if (!info.isEmpty()) {
             say(info);
-            label->setStyleSheet(QLatin1String(kInfoStyle));
+            label->setStyleSheet(infoStyle());
             label->show();
         } else {
             say(QString());
@@ -840,7 +857,7 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
         edit->setToolTip(problem ? byField.value(key).join(QLatin1Char('\n'))
                                  : edit->property("fieldToolTip").toString());
         edit->setStyleSheet(problem ? QStringLiteral("QLineEdit { border: 1px solid %1; }")
-                                          .arg(QLatin1String(question ? "#b35c00" : "#c2255c"))
+                                          .arg(theme::css(question ? theme::Tone::Warning : theme::Tone::Hazard))
                                     : QString());
     }
 }
@@ -962,7 +979,7 @@ void RunPanel::updateStatus()
             continue;
         const bool cancelled = run.outcome == StageRun::Outcome::Cancelled;
         text += QStringLiteral("<br><span style='%1'>%2</span>")
-                    .arg(QLatin1String(cancelled ? kWarningStyle : kErrorStyle),
+                    .arg(cancelled ? warningStyle() : errorStyle(),
                         breakableText(run.failure).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     }
     m_status->setText(text);
@@ -1000,7 +1017,7 @@ bool RunPanel::launch(RunKind kind, bool replaceRun)
         for (const QString &file : runFilesIn(c.settings.outputPath)) {
             if (!QFile::remove(output.filePath(file))) {
                 m_status->setText(QStringLiteral("<span style='%1'>%2</span>")
-                                      .arg(QLatin1String(kErrorStyle),
+                                      .arg(errorStyle(),
                                           breakableText(tr("%1 cannot be removed: the run there stays, nothing was "
                                                            "launched.")
                                                             .arg(QDir::toNativeSeparators(output.filePath(file))))
@@ -1011,7 +1028,7 @@ bool RunPanel::launch(RunKind kind, bool replaceRun)
     }
     QString error;
     if (!m_controller->start(kind, c, m_pipeline, false, &error)) {
-        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), breakableText(error).toHtmlEscaped()));
+        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(errorStyle(), breakableText(error).toHtmlEscaped()));
         return false;
     }
     Q_EMIT launched(kind);
@@ -1055,7 +1072,7 @@ bool RunPanel::resume()
     QString error;
     m_refused.reset();
     if (!m_controller->resume(*session, m_pipeline, &error)) {
-        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(QLatin1String(kErrorStyle), breakableText(error).toHtmlEscaped()));
+        m_status->setText(QStringLiteral("<span style='%1'>%2</span>").arg(errorStyle(), breakableText(error).toHtmlEscaped()));
         return false;
     }
     Q_EMIT launched(session->kind());
