@@ -34,6 +34,8 @@
 #include "widgets/run/RunHistoryPanel.h"
 #include "widgets/run/RunSession.h"
 
+#include <QAbstractButton>
+#include <QMap>
 #include <QDockWidget>
 #include <QImage>
 #include <QHeaderView>
@@ -162,6 +164,7 @@ private Q_SLOTS:
     void stepperAndDockTabsFitASmallWindow();
     void findFieldStartsEmptyForAnotherPipeline();
     void deletedFileIsReportedAsDeleted();
+    void altKeysAreUniqueInEachArrangement();
 };
 
 void TestApp::initTestCase()
@@ -999,6 +1002,62 @@ void TestApp::deletedFileIsReportedAsDeleted()
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(1).toBool(), true);
     QCOMPARE(QString::fromStdString(window.document()->graph().pipelineName()), QStringLiteral("qwen_image"));
+}
+
+// Every Alt+letter the user can see does one thing: a label's buddy, a button or a
+// menu. Two visible widgets with the same mnemonic make Alt+letter move the focus
+// between them, and one that shares the letter of a menu takes it from the menu
+// (Alt+S went to the Seed button, not the Split menu). A dock behind another's tab
+// keeps its Alt keys (Qt moves it off screen rather than hiding it: Alt+A reached the
+// Run panel's Threads field from the Training configuration tab), so every dock's
+// keys count; each arrangement of the tabs is checked all the same.
+void TestApp::altKeysAreUniqueInEachArrangement()
+{
+    MainWindow window(false);
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    const QStringList left = {QStringLiteral("TrainingDock"), QStringLiteral("RunDock")};
+    const QStringList bottom = {QStringLiteral("StepperDock"), QStringLiteral("CompareDock"),
+        QStringLiteral("ProblemsDock"), QStringLiteral("RunMonitorDock"), QStringLiteral("RunHistoryDock")};
+    const QStringList right = {QStringLiteral("VerifierDock"), QStringLiteral("ParamsDock")};
+    int arrangements = 0;
+    for (const QString &l : left) {
+        for (const QString &b : bottom) {
+            for (const QString &r : right) {
+                window.showDock(l);
+                window.showDock(b);
+                window.showDock(r);
+                QApplication::processEvents();
+                QMap<QKeySequence, QStringList> owners;
+                for (QAction *menu : window.menuBar()->actions()) {
+                    const QKeySequence key = QKeySequence::mnemonic(menu->text());
+                    if (!key.isEmpty())
+                        owners[key] << QStringLiteral("menu '%1'").arg(menu->text());
+                }
+                for (QWidget *w : window.findChildren<QWidget *>()) {
+                    if (!w->isVisible())
+                        continue;
+                    QString text;
+                    if (auto *label = qobject_cast<QLabel *>(w); label && label->buddy())
+                        text = label->text();
+                    else if (auto *button = qobject_cast<QAbstractButton *>(w))
+                        text = button->text();
+                    const QKeySequence key = QKeySequence::mnemonic(text);
+                    if (!key.isEmpty())
+                        owners[key] << QStringLiteral("'%1'").arg(text);
+                }
+                QVERIFY2(!owners.isEmpty(), "no mnemonic found at all");
+                for (auto it = owners.cbegin(); it != owners.cend(); ++it) {
+                    QVERIFY2(it.value().size() == 1,
+                        qPrintable(QStringLiteral("%1 with %2 and %3: %4 is taken by %5")
+                                       .arg(l, b, r, it.key().toString(), it.value().join(QStringLiteral(" and ")))));
+                }
+                ++arrangements;
+            }
+        }
+    }
+    QCOMPARE(arrangements, 20);
 }
 
 QTEST_MAIN(TestApp)

@@ -34,8 +34,8 @@ ComparePanel::ComparePanel(SplitDocument *document, QWidget *parent)
 {
     auto *kinds = new QHBoxLayout;
     kinds->addWidget(new QLabel(tr("<b>Compare with:</b>"), this));
-    const std::pair<KindButton, QString> kindButtons[] = {{kOff, tr("&Nothing")},
-        {kOtherMode, tr("S&eed vs safe")}, {kConfiguration, tr("Another &configuration")}};
+    const std::pair<KindButton, QString> kindButtons[] = {{kOff, tr("Nothing")},
+        {kOtherMode, tr("Seed vs safe")}, {kConfiguration, tr("Another configuration")}};
     for (const auto &[id, text] : kindButtons) {
         auto *radio = new QRadioButton(text, this);
         m_kind->addButton(radio, id);

@@ -54,10 +54,12 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     layout->addWidget(m_table, 1);
 
-    auto *seed = new QRadioButton(tr("&Seed: DiffSynth's fixed point"), this);
-    seed->setToolTip(tr("X ← F(X); X ← U(X) until nothing changes, exactly as DiffSynth-Studio splits"));
-    auto *safe = new QRadioButton(tr("S&afe: hazard-free closure"), this);
-    safe->setToolTip(tr("The least split containing X0 that reproduces one-stage training (rules C1, R1, R2)"));
+    auto *seed = new QRadioButton(tr("Seed: DiffSynth's fixed point"), this);
+    seed->setToolTip(tr("X ← F(X); X ← U(X) until nothing changes, exactly as DiffSynth-Studio splits (Alt+1)"));
+    auto *safe = new QRadioButton(tr("Safe: hazard-free closure"), this);
+    safe->setToolTip(tr("The least split containing X0 that reproduces one-stage training: a unit runs in stage two "
+                       "too when it reads a stage-two value (C1), rewrites a param after a stage-two read of it "
+                       "(R1), or writes the value a stage-two read must see (R2) (Alt+2)"));
     m_mode->addButton(seed, static_cast<int>(SplitMode::Seed));
     m_mode->addButton(safe, static_cast<int>(SplitMode::Safe));
     auto *modeBox = new QVBoxLayout;

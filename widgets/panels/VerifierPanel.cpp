@@ -30,7 +30,7 @@ constexpr int kMinimumTableLines = 6;
 VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_model(new FindingsModel(document, this)),
       m_summary(new WrappedLabel(this)),
-      m_table(new QTableView(this)), m_show(new QPushButton(tr("&Show in graph"), this))
+      m_table(new QTableView(this)), m_show(new QPushButton(tr("Sho&w in graph"), this))
 {
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setWordWrap(true);

@@ -100,8 +100,8 @@ RunHistoryPanel::RunHistoryPanel(RunHistory *history, QWidget *parent)
     : QWidget(parent), m_history(history), m_model(new RunHistoryModel(history, this)),
       m_comparison(new RunComparisonModel(this)), m_table(new QTableView(this)), m_comparisonTable(new QTableView(this)),
       m_details(new QTabWidget(this)), m_summary(new QLabel(this)), m_status(new QLabel(this)),
-      m_pair(new QPushButton(tr("&Baseline vs split"), this)), m_remove(new QPushButton(tr("&Delete"), this)),
-      m_open(new QPushButton(tr("&Open output folder"), this)), m_loss(new LossChartView(this)),
+      m_pair(new QPushButton(tr("&Baseline vs split"), this)), m_remove(new QPushButton(tr("Delete"), this)),
+      m_open(new QPushButton(tr("Open o&utput folder"), this)), m_loss(new LossChartView(this)),
       m_memory(new MemoryChartView(this))
 {
     m_table->setModel(m_model);

@@ -270,14 +270,14 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         return row;
     }(m_epochs, tr("repeat"), m_repeat);
     numberForm->addRow(tr("&Epochs:"), pair);
-    numberForm->addRow(tr("&Learning rate:"), m_learningRate);
+    numberForm->addRow(tr("Le&arning rate:"), m_learningRate);
     numberForm->addRow(QString(), messageLabel(RunField::LearningRate));
-    numberForm->addRow(tr("LoRA &rank:"), m_rank);
-    numberForm->addRow(tr("LoRA &targets:"), m_targets);
+    numberForm->addRow(tr("LoRA ran&k:"), m_rank);
+    numberForm->addRow(tr("LoRA tar&gets:"), m_targets);
     numberForm->addRow(QString(), messageLabel(RunField::LoraTargets));
-    numberForm->addRow(tr("&Seed:"), m_seed);
-    numberForm->addRow(tr("T&hreads:"), m_threads);
-    numberForm->addRow(tr("Shard si&ze:"), m_shardSize);
+    numberForm->addRow(tr("Seed:"), m_seed);
+    numberForm->addRow(tr("Threads:"), m_threads);
+    numberForm->addRow(tr("Shard s&ize:"), m_shardSize);
 
     auto *buttons = new QGridLayout;
     const RunKind order[] = {RunKind::StageOne, RunKind::StageTwo, RunKind::Both, RunKind::Baseline};
