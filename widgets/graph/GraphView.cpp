@@ -6,16 +6,21 @@
 #include "SplitGraphScene.h"
 #include "UnitNodeItem.h"
 
+#include "widgets/common/ThemeColors.h"
 #include "widgets/document/SplitDocument.h"
 
+#include <QFocusEvent>
 #include <QFontInfo>
 #include <QKeyEvent>
+#include <QPainter>
+#include <QPainterPath>
 #include <QScrollBar>
 #include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace splitscope {
 
@@ -29,6 +34,21 @@ constexpr double kReadableZoom = 0.8;   // centerOnUnit zooms in to at least thi
 constexpr int kLegendMargin = 10;       // pixels from the view's corner
 constexpr double kMinFitArea = 40;      // pixels: a strip narrower than this beside the legend is no place for the graph
 constexpr double kMinLegendFitShare = 0.5; // the legend is left out where it would shrink the fitted graph below this share
+constexpr int kFocusFrameWidth = 2;     // pixels, inside the viewport's edge
+constexpr int kWalkMargin = 40;         // pixels kept around a unit the keyboard selects
+constexpr std::size_t kMaxWalkBack = 10000; // steps of the keyboard walk remembered
+
+// The focus frame's color: the palette's highlight, as focus shows elsewhere in the
+// window, darkened where it would not stand out from the graph's light paper (3:1,
+// the contrast WCAG asks of a focus indicator).
+QColor focusFrameColor(const QPalette &palette)
+{
+    QColor color = palette.color(QPalette::Highlight);
+    const QColor paper = GraphStyle::standard().background;
+    for (int i = 0; i < 16 && theme::contrastRatio(color, paper) < 3.0; ++i)
+        color = color.darker(120);
+    return color;
+}
 
 } // namespace
 
@@ -41,12 +61,18 @@ GraphView::GraphView(SplitGraphScene *scene, QWidget *parent)
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
     setOptimizationFlag(QGraphicsView::DontSavePainterState);
-    setFrameShape(QFrame::NoFrame);
-    // Panning is by dragging, the arrow keys and the overview; scroll bars would only
+    // The graph is drawn on light paper in every theme (GraphStyle); in a dark window a
+    // frame sets the paper off from the docks around it.
+    setFrameShape(theme::isDark(palette()) ? QFrame::StyledPanel : QFrame::NoFrame);
+    // Panning is by dragging, Shift and the arrow keys and the overview; scroll bars would only
     // take room (the scene keeps a margin for arcs, so they would show at fit zoom).
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setFocusPolicy(Qt::StrongFocus);
+    setAccessibleName(tr("Unit graph"));
+    setAccessibleDescription(tr("Arrow keys: to a producer or a consumer along the data edges, or to the next "
+                                "unit of the same rank; Home, End: the first, the last unit; Escape: no unit; "
+                                "Shift+arrow keys: pan"));
     connect(scene, &SplitGraphScene::layoutApplied, this, &GraphView::layoutApplied);
     connect(this, &GraphView::viewportMoved, m_overview, qOverload<>(&QWidget::update));
     connect(this, &GraphView::viewportMoved, this, &GraphView::updateOverviewVisibility);
@@ -227,14 +253,234 @@ void GraphView::keyPressEvent(QKeyEvent *event)
             return;
         }
         break;
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+    case Qt::Key_Left:
+    case Qt::Key_Right:
+    case Qt::Key_Home:
+    case Qt::Key_End:
+        // Plain, they walk the graph; with Shift (or with no graph drawn) the arrows pan.
+        // Ctrl+arrows, Ctrl+Home/End and, in presentation mode, Left and Right are the
+        // stepper's window shortcuts: those never get here.
+        if ((event->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier && walkKey(event->key())) {
+            event->accept();
+            return;
+        }
+        break;
     default: break;
     }
     QGraphicsView::keyPressEvent(event);
 }
 
+// The keyboard walk. Nothing selected (or the selection not drawn): an arrow key selects
+// the first unit in pipeline order that is on screen, so the walk starts where the user
+// looks and, with the whole graph in view, at the start of the pipeline (the unit
+// nearest the middle of the view when none is on screen). From a unit: the arrow the
+// edges point along (Down, or Right in a left-to-right layout) goes to a consumer, the
+// opposite one to a producer, the two others to the next unit of the same rank. Of
+// several, the nearest in the drawing. A key that retraces the last step goes back to
+// where it came from, so a walk can always be undone key by key. Home and End: the
+// first and last unit in pipeline order.
+bool GraphView::walkKey(int key)
+{
+    SplitGraphScene *shown = graphScene();
+    if (!shown || !shown->hasGraph())
+        return false;
+    const UnitId current = shown->document()->currentUnit();
+    const bool placed = shown->nodeItem(current) != nullptr;
+    if (!placed || current != m_walkAt)
+        m_walkBack.clear(); // selected another way: a new walk
+    UnitId target = kNoUnit;
+    if (key == Qt::Key_Home || key == Qt::Key_End) {
+        target = endUnit(key == Qt::Key_End);
+        m_walkBack.clear();
+    } else if (!placed) {
+        target = startUnit();
+    } else {
+        // The keys follow the drawing: ranks are rows (top to bottom) or columns.
+        const bool leftToRight = shown->leftToRight();
+        Step step = Step::After;
+        switch (key) {
+        case Qt::Key_Up: step = leftToRight ? Step::Before : Step::Upstream; break;
+        case Qt::Key_Down: step = leftToRight ? Step::After : Step::Downstream; break;
+        case Qt::Key_Left: step = leftToRight ? Step::Upstream : Step::Before; break;
+        default: step = leftToRight ? Step::Downstream : Step::After; break;
+        }
+        const Step back = step == Step::Upstream ? Step::Downstream
+            : step == Step::Downstream           ? Step::Upstream
+            : step == Step::Before               ? Step::After
+                                                 : Step::Before;
+        if (!m_walkBack.empty() && m_walkBack.back().second == back && shown->nodeItem(m_walkBack.back().first)) {
+            target = m_walkBack.back().first;
+            m_walkBack.pop_back();
+        } else if ((target = walkTarget(current, step)) != kNoUnit) {
+            if (m_walkBack.size() >= kMaxWalkBack)
+                m_walkBack.erase(m_walkBack.begin());
+            m_walkBack.emplace_back(current, step);
+        }
+    }
+    if (target == kNoUnit)
+        return true; // no unit that way: the selection stays (and the view does not pan)
+    selectUnit(target);
+    m_walkAt = target;
+    return true;
+}
+
+UnitId GraphView::walkTarget(UnitId from, Step step) const
+{
+    const PipelineGraph &graph = m_scene->document()->graph();
+    const bool leftToRight = m_scene->leftToRight();
+    // The coordinate along a rank (x when the ranks are rows).
+    const auto along = [leftToRight](const QPointF &p) { return leftToRight ? p.y() : p.x(); };
+    const QPointF origin = unitCenter(from);
+    std::vector<UnitId> candidates;
+    switch (step) {
+    case Step::Upstream:
+        for (const PipelineGraph::Edge &e : graph.inEdges(from))
+            candidates.push_back(e.source);
+        break;
+    case Step::Downstream:
+        if (from == graph.lossId())
+            break; // the loss reads, nothing reads it
+        for (const PipelineGraph::Edge &e : graph.outEdges(from))
+            candidates.push_back(e.target);
+        for (const PipelineGraph::Edge &e : graph.inEdges(graph.lossId())) {
+            if (e.source == from)
+                candidates.push_back(graph.lossId()); // drawn or not: see below
+        }
+        break;
+    case Step::Before:
+    case Step::After: {
+        const int rank = m_scene->rankOf(from);
+        if (rank < 0)
+            break;
+        for (UnitId u = 0; u <= graph.lossId(); ++u) {
+            if (u == from || m_scene->rankOf(u) != rank)
+                continue;
+            const double offset = along(unitCenter(u)) - along(origin);
+            if (step == Step::After ? offset > 0 : offset < 0)
+                candidates.push_back(u);
+        }
+        break;
+    }
+    }
+    // The nearest in the drawing (centre to centre); a tie goes to the one first along
+    // the rank, then first in pipeline order: a key from a unit always leads to the same one.
+    UnitId best = kNoUnit;
+    std::tuple<double, double, UnitId> bestKey;
+    for (const UnitId u : candidates) {
+        if (!m_scene->nodeItem(u))
+            continue; // not drawn (the loss, when it is hidden)
+        const QPointF center = unitCenter(u);
+        const std::tuple<double, double, UnitId> key(QLineF(origin, center).length(), along(center), u);
+        if (best == kNoUnit || key < bestKey) {
+            best = u;
+            bestKey = key;
+        }
+    }
+    return best;
+}
+
+UnitId GraphView::startUnit() const
+{
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const UnitId loss = m_scene->document()->graph().lossId();
+    UnitId nearest = kNoUnit;
+    double nearestDistance = 0;
+    for (UnitId u = 0; u <= loss; ++u) {
+        if (!m_scene->nodeItem(u))
+            continue;
+        const QPointF center = unitCenter(u);
+        if (visible.contains(center))
+            return u;
+        const double distance = QLineF(visible.center(), center).length();
+        if (nearest == kNoUnit || distance < nearestDistance) {
+            nearest = u;
+            nearestDistance = distance;
+        }
+    }
+    return nearest;
+}
+
+UnitId GraphView::endUnit(bool last) const
+{
+    // The loss is not a unit of the pipeline: End goes to the last unit (the loss only
+    // when nothing else is drawn).
+    const UnitId loss = m_scene->document()->graph().lossId();
+    if (last) {
+        for (UnitId u = loss - 1; u >= 0; --u) {
+            if (m_scene->nodeItem(u))
+                return u;
+        }
+    } else {
+        for (UnitId u = 0; u < loss; ++u) {
+            if (m_scene->nodeItem(u))
+                return u;
+        }
+    }
+    return m_scene->nodeItem(loss) ? loss : kNoUnit;
+}
+
+QPointF GraphView::unitCenter(UnitId unit) const
+{
+    const UnitNodeItem *item = m_scene->nodeItem(unit);
+    return item ? item->mapRectToScene(item->boxRect()).center() : QPointF();
+}
+
+void GraphView::selectUnit(UnitId unit)
+{
+    UnitNodeItem *item = m_scene->nodeItem(unit);
+    if (!item)
+        return;
+    // As a click selects: the scene's selection changes once (no empty selection in
+    // between), and the scene makes the unit the document's current one; the Inspector,
+    // the lineage highlight and the other panels follow from there.
+    QPainterPath area;
+    area.addRect(item->sceneBoundingRect().adjusted(-1, -1, 1, 1));
+    m_scene->setSelectionArea(area, Qt::ReplaceSelection, Qt::ContainsItemBoundingRect, viewportTransform());
+    // In view with a margin, and not under the legend or the overview in the corners.
+    const QRectF box = item->sceneBoundingRect();
+    ensureVisible(box, kWalkMargin, kWalkMargin);
+    const QRect shownAt = mapFromScene(box).boundingRect();
+    const QRect overview = m_overview->isVisible()
+        ? QRect(viewport()->mapFrom(this, m_overview->geometry().topLeft()), m_overview->size())
+        : QRect();
+    if (shownAt.intersects(legendRect().toAlignedRect()) || shownAt.intersects(overview))
+        centerOn(item);
+}
+
+void GraphView::focusInEvent(QFocusEvent *event)
+{
+    QGraphicsView::focusInEvent(event);
+    viewport()->update(); // the focus frame
+}
+
+void GraphView::focusOutEvent(QFocusEvent *event)
+{
+    QGraphicsView::focusOutEvent(event);
+    viewport()->update();
+}
+
+QRect GraphView::focusFrameRect() const
+{
+    return hasFocus() ? viewport()->rect() : QRect();
+}
+
 void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
 {
     QGraphicsView::drawForeground(painter, rect);
+    // The focus frame: a band of the highlight color along the viewport's edges.
+    if (const QRect frame = focusFrameRect(); !frame.isEmpty()) {
+        painter->save();
+        painter->resetTransform();
+        const QColor color = focusFrameColor(palette());
+        const int w = kFocusFrameWidth;
+        painter->fillRect(QRect(frame.left(), frame.top(), frame.width(), w), color);
+        painter->fillRect(QRect(frame.left(), frame.bottom() - w + 1, frame.width(), w), color);
+        painter->fillRect(QRect(frame.left(), frame.top(), w, frame.height()), color);
+        painter->fillRect(QRect(frame.right() - w + 1, frame.top(), w, frame.height()), color);
+        painter->restore();
+    }
     if (!m_legend || !scene() || !m_scene->hasGraph())
         return;
     const QRectF legendArea = legendRect();
@@ -312,14 +558,15 @@ void GraphView::showEvent(QShowEvent *event)
 void GraphView::scrollContentsBy(int dx, int dy)
 {
     QGraphicsView::scrollContentsBy(dx, dy);
-    // The legend is drawn in viewport coordinates; scrolling would smear it.
-    if (m_legend)
+    // The legend and the focus frame are drawn in viewport coordinates; scrolling would smear them.
+    if (m_legend || hasFocus())
         viewport()->update();
     Q_EMIT viewportMoved();
 }
 
 void GraphView::layoutApplied()
 {
+    m_walkBack.clear(); // its steps belong to the previous drawing
     if (!scene())
         return;
     // A different pipeline is always fitted; a reload of the same one keeps the user's zoom.

@@ -5,6 +5,9 @@
 
 #include <QGraphicsView>
 
+#include <utility>
+#include <vector>
+
 namespace splitscope {
 
 class GraphLegend;
@@ -12,9 +15,14 @@ class GraphOverview;
 class SplitGraphScene;
 
 // A view of a SplitGraphScene: zoom with the wheel (around the pointer) and the
-// keys + - 0, pan by dragging the background or with the arrow keys, zoom to fit,
-// center on a unit. Draws the legend in its bottom-left corner and carries an
+// keys + - 0, pan by dragging the background or with Shift and the arrow keys, zoom
+// to fit, center on a unit. Draws the legend in its bottom-left corner and carries an
 // overview (minimap) in its top-right corner when the graph does not fit.
+//
+// The keyboard walks the graph as a click would select (see keyPressEvent): the arrow
+// keys go along the data edges (upstream / downstream, as the edges are drawn) and
+// across a rank, Home and End to the first and last unit. With the focus the view has
+// a frame in the highlight color.
 //
 // After a new layout the view fits the graph, unless the user has zoomed since the
 // last fit (then a reload keeps the zoom and the current unit in view).
@@ -40,6 +48,8 @@ public:
     double minimumFitZoom() const { return m_minimumFitZoom; }
     bool isFitted() const { return m_fitted; } // fitted since the user last zoomed
     GraphOverview *overview() const { return m_overview; }
+    // Where the focus frame is drawn, in viewport pixels (empty without the focus).
+    QRect focusFrameRect() const;
 
 public Q_SLOTS:
     void setZoom(double zoom);
@@ -65,12 +75,23 @@ Q_SIGNALS:
 protected:
     void wheelEvent(QWheelEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void focusInEvent(QFocusEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
     void drawForeground(QPainter *painter, const QRectF &rect) override;
     void resizeEvent(QResizeEvent *event) override;
     void scrollContentsBy(int dx, int dy) override;
     void showEvent(QShowEvent *event) override;
 
 private:
+    // A step of the keyboard walk: along the data edges, or to the next unit of the
+    // same rank before (left of, or above) or after it.
+    enum class Step { Upstream, Downstream, Before, After };
+    bool walkKey(int key);
+    UnitId walkTarget(UnitId from, Step step) const;
+    UnitId startUnit() const;
+    UnitId endUnit(bool last) const;
+    QPointF unitCenter(UnitId unit) const;
+    void selectUnit(UnitId unit);
     GraphLegend legend() const;
     void layoutApplied();
     void placeOverview();
@@ -86,6 +107,10 @@ private:
     QRectF m_fitLegend;   // the legend rectangle the last fit made room for
     QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
     double m_minimumFitZoom = 0;
+    // The keyboard walk so far, to retrace it: each step taken from which unit. The
+    // opposite key goes back the way it came (Down, Down, Up, Up ends where it began).
+    std::vector<std::pair<UnitId, Step>> m_walkBack;
+    UnitId m_walkAt = kNoUnit; // where the walk is (another selection starts a new one)
 };
 
 } // namespace splitscope

@@ -164,6 +164,13 @@ bool SplitGraphScene::moveItems(const GraphLayout &layout)
 
 void SplitGraphScene::rebuild(const GraphLayout &layout)
 {
+    // Moved or made again, the items are this layout's: so are the ranks and the direction.
+    m_leftToRight = layout.leftToRight;
+    m_ranks.assign(static_cast<std::size_t>(m_document->graph().lossId()) + 1, -1);
+    for (const GraphLayout::Node &n : layout.nodes) {
+        if (n.unit >= 0 && n.unit < static_cast<UnitId>(m_ranks.size()))
+            m_ranks[n.unit] = n.rank;
+    }
     if (moveItems(layout)) {
         setGraphRect(layout.bounds);
         rebuildChainLinks();
@@ -240,6 +247,13 @@ UnitNodeItem *SplitGraphScene::nodeItem(UnitId unit) const
     if (!hasGraph() || unit < 0 || unit >= static_cast<UnitId>(m_nodes.size()))
         return nullptr;
     return m_nodes[unit];
+}
+
+int SplitGraphScene::rankOf(UnitId unit) const
+{
+    if (!nodeItem(unit) || unit >= static_cast<UnitId>(m_ranks.size()))
+        return -1;
+    return m_ranks[unit];
 }
 
 DataEdgeItem *SplitGraphScene::edgeItem(UnitId source, UnitId target) const

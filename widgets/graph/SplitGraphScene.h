@@ -68,6 +68,10 @@ public:
     // --- what is drawn (for views, exports and tests) ---
     UnitNodeItem *nodeItem(UnitId unit) const;
     DataEdgeItem *edgeItem(UnitId source, UnitId target) const;
+    // How the drawn layout runs: ranks left to right (edges point right) or top to bottom.
+    bool leftToRight() const { return m_leftToRight; }
+    // The rank of a drawn unit in the layout (0 first: the top, or the left), or -1.
+    int rankOf(UnitId unit) const;
     std::vector<ChainLinkItem *> chainLinks() const { return m_chainLinks; }
     std::vector<ChainLinkItem *> causeLinks() const { return m_causeLinks; }
     // Units whose box is filled with the stage-two color / marked as added by the step.
@@ -111,6 +115,8 @@ private:
     Role m_role;
     std::shared_ptr<const PipelineGraph> m_itemsGraph; // the graph the items were made for
     std::vector<UnitNodeItem *> m_nodes; // by unit id, the loss last (when shown)
+    std::vector<int> m_ranks;            // by unit id, as m_nodes (-1: not drawn)
+    bool m_leftToRight = false;
     std::unordered_map<quint64, DataEdgeItem *> m_edges; // key: source << 32 | target
     std::vector<DataEdgeItem *> m_edgeList;
     std::vector<ChainLinkItem *> m_chainLinks;
