@@ -449,6 +449,8 @@ int ExpressionParser::lambda()
     ++m_pos; // lambda
     bool bareStar = false; // a `*` alone, which named parameters must follow (not **kwargs)
     bool kwargs = false;
+    std::vector<std::pair<std::string, int>> parameters;
+    std::vector<std::pair<int, int>> positions;
     while (!atEnd() && !peek().isOperator(":")) {
         if (peek().isOperator("*") || peek().isOperator("**") || peek().isOperator("/")) {
             const bool star = peek().isOperator("*");
@@ -463,10 +465,14 @@ int ExpressionParser::lambda()
         if (!kwargs)
             bareStar = false;
         kwargs = false;
+        parameters.emplace_back(peek().text, -1);
+        positions.emplace_back(peek().line, peek().column);
         ++m_pos;
         if (acceptOperator("=")) {
-            if (test() < 0)
+            const int value = test();
+            if (value < 0)
                 return -1;
+            parameters.back().second = value;
         }
         if (!peek().isOperator(":") && !atEnd() && !expectOperator(","))
             return -1;
@@ -480,6 +486,8 @@ int ExpressionParser::lambda()
         return -1;
     const int node = makeNode(ExprKind::Operation, start, "lambda");
     m_arena.at(node).items.push_back(body);
+    m_arena.at(node).keywords = std::move(parameters);
+    m_arena.at(node).keywordPositions = std::move(positions);
     return node;
 }
 
@@ -710,9 +718,10 @@ int ExpressionParser::atom()
     if (peek().isName("yield")) {
         const Token &y = peek();
         ++m_pos;
-        if (peek().isName("from"))
+        const bool from = peek().isName("from");
+        if (from)
             ++m_pos;
-        const int node = makeNode(ExprKind::Operation, y, "yield");
+        const int node = makeNode(ExprKind::Operation, y, from ? "yield from" : "yield");
         if (!peek().isOperator(")")) {
             const int value = expressionList(true);
             if (value < 0)
@@ -762,12 +771,14 @@ int ExpressionParser::display(const char *close, ExprKind kind)
         if (items.empty() && !sawComma && startsComprehension()) {
             if (element.kind == ExprKind::Starred)
                 return failBeforeClauses(element.line, element.column, "iterable unpacking cannot be used in comprehension", true);
-            if (!comprehensionTail())
+            std::vector<ExprClause> clauses;
+            if (!comprehensionTail(&clauses))
                 return -1;
             if (!expectOperator(close))
                 return -1;
             const int node = makeNode(ExprKind::Comprehension, open, kind == ExprKind::List ? "list" : "generator");
             m_arena.at(node).items.push_back(item);
+            m_arena.at(node).clauses = std::move(clauses);
             return node;
         }
         items.push_back(item);
@@ -851,10 +862,14 @@ int ExpressionParser::dictOrSet()
                 items.push_back(key);
             }
             if (first && startsComprehension()) {
-                if (!comprehensionTail() || !expectOperator("}"))
+                std::vector<ExprClause> clauses;
+                if (!comprehensionTail(&clauses) || !expectOperator("}"))
                     return -1;
                 const int node = makeNode(ExprKind::Comprehension, open, isDict ? "dict" : "set");
                 m_arena.at(node).items.push_back(key);
+                if (isDict)
+                    m_arena.at(node).items.push_back(items.back());
+                m_arena.at(node).clauses = std::move(clauses);
                 return node;
             }
         }
@@ -895,10 +910,12 @@ const Token &ExpressionParser::startOf(std::size_t start, int node) const
 }
 
 // for TARGETS in ITER [if COND]... [for ...]...
-bool ExpressionParser::comprehensionTail()
+bool ExpressionParser::comprehensionTail(std::vector<ExprClause> *clauses)
 {
     while (peek().isName("for") || peek().isName("async")) {
-        if (peek().isName("async"))
+        ExprClause clause;
+        clause.async = peek().isName("async");
+        if (clause.async)
             ++m_pos;
         if (!peek().isName("for")) {
             fail("expected 'for'");
@@ -916,13 +933,19 @@ bool ExpressionParser::comprehensionTail()
             m_compilerErrorColumn = alone.column;
         }
         ++m_pos;
-        if (orTest() < 0)
+        clause.target = target;
+        clause.iterable = orTest();
+        if (clause.iterable < 0)
             return false;
         while (peek().isName("if")) {
             ++m_pos;
-            if (orTest() < 0)
+            const int condition = orTest();
+            if (condition < 0)
                 return false;
+            clause.conditions.push_back(condition);
         }
+        if (clauses)
+            clauses->push_back(std::move(clause));
     }
     return true;
 }
@@ -1040,6 +1063,7 @@ int ExpressionParser::arguments(int callee, bool classBases)
             if (star.text == "**") {
                 sawDoubleStar = true;
                 m_arena.at(call).keywords.emplace_back("**", inner);
+                m_arena.at(call).keywordPositions.emplace_back(star.line, star.column);
             } else {
                 const int node = makeNode(ExprKind::Starred, star, "*");
                 m_arena.at(node).items.push_back(inner);
@@ -1057,6 +1081,7 @@ int ExpressionParser::arguments(int callee, bool classBases)
                 return failBeforeClauses(name.line, name.column, "maybe you meant '==' or ':=' instead of '='", false);
             sawKeyword = true;
             m_arena.at(call).keywords.emplace_back(name.text, value);
+            m_arena.at(call).keywordPositions.emplace_back(name.line, name.column);
         } else {
             const std::size_t start = m_pos;
             const int value = namedExpression();
@@ -1066,12 +1091,14 @@ int ExpressionParser::arguments(int callee, bool classBases)
                 const Token &element = startOf(start, value);
                 if (!first)
                     return failBeforeClauses(element.line, element.column, kGenerator, false);
-                if (!comprehensionTail())
+                std::vector<ExprClause> clauses;
+                if (!comprehensionTail(&clauses))
                     return -1;
                 if (peek().isOperator(","))
                     return failAt(element.line, element.column, kGenerator);
                 const int node = makeNode(ExprKind::Comprehension, m_tokens[m_pos - 1], "generator");
                 m_arena.at(node).items.push_back(value);
+                m_arena.at(node).clauses = std::move(clauses);
                 m_arena.at(call).items.push_back(node);
             } else if (sawKeyword || sawDoubleStar) {
                 const Token &at = m_tokens[start];

@@ -28,9 +28,18 @@ enum class ExprKind {
     Call,          // items[0] = callee, items[1..] = positional arguments; keywords
     Subscript,     // items[0] = object, items[1] = index
     Starred,       // items[0]; text = "*" or "**"
-    Comprehension, // items[0] = element; text = "list", "set", "dict" or "generator"
-    Operation,     // text = operator ("+", "not", "and", "<", "unary -", "if", "lambda", ":=", ...); items = operands
+    Comprehension, // items[0] = element (a dict's: key, items[1] = value); text = "list", "set", "dict" or "generator"; clauses
+    Operation,     // text = operator ("+", "not", "and", "<", "unary -", "if", "lambda", ":=", "await", "yield",
+                   // "yield from", ...); items = operands (a lambda's: its body; keywords = its parameters)
     Slice,         // a:b:c inside a subscript
+};
+
+// One `for` clause of a comprehension: `[async] for TARGET in ITERABLE [if CONDITION]...`.
+struct ExprClause {
+    int target = -1;
+    int iterable = -1;
+    std::vector<int> conditions;
+    bool async = false;
 };
 
 struct Expr {
@@ -39,7 +48,11 @@ struct Expr {
     int line = 0;
     int column = 0;
     std::vector<int> items;
-    std::vector<std::pair<std::string, int>> keywords; // Call: name=value
+    // Call: name=value ("**" for `**mapping`); lambda: its parameters, name and default (-1 when none).
+    std::vector<std::pair<std::string, int>> keywords;
+    // Where each of `keywords` is: a keyword argument's name, a parameter's name (the `*` of `**mapping`).
+    std::vector<std::pair<int, int>> keywordPositions;
+    std::vector<ExprClause> clauses; // Comprehension: its clauses, in order
     bool parenthesized = false; // written in its own parentheses: ("noise") is a String with this set
     bool fString = false;       // a String containing an f-string part
     bool bytes = false;         // a bytes literal
@@ -174,7 +187,7 @@ private:
     int sliceItem();
     int display(const char *close, ExprKind kind);
     int dictOrSet();
-    bool comprehensionTail();
+    bool comprehensionTail(std::vector<ExprClause> *clauses = nullptr); // the clauses read, when wanted
     int comprehensionTarget(); // what follows `for` up to `in`, as CPython's star_targets reads it
     bool invalidComprehensionTarget(std::size_t targetStart, int target);
     bool startsComprehension() const; // at `for` or `async for`

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "PythonModule.h"
 
+#include "PythonCompileCheck.h"
+#include "PythonSourceEncoding.h"
 #include "PythonTokenizer.h"
 
 #include <algorithm>
@@ -557,6 +559,10 @@ private:
         for (const Statement &inner : s.body) {
             if (m_issue.found() || inner.compound)
                 return; // a compound statement on the header's line: reported by StatementReader
+            if (m_tokens[inner.tokens.first].isOperator("@")) {
+                fail(m_tokens[inner.tokens.first], "invalid syntax: a decorator must start its own line");
+                return;
+            }
             m_arena = ExprArena();
             checkSimple(inner.tokens);
         }
@@ -1483,6 +1489,30 @@ std::string stemOf(const std::string &fileName)
     return base;
 }
 
+// CPython's compiler counts a column in UTF-8 bytes: the byte column of character column
+// `column` on line `line` of `source` (decoded as the tokenizer decodes it).
+int byteColumn(std::string_view source, int line, int column)
+{
+    const DecodedSource decoded = decodePythonSource(source);
+    const std::string_view text = decoded.converted ? std::string_view(decoded.text) : source;
+    std::size_t start = 0;
+    for (int l = 1; l < line && start < text.size(); ++l) {
+        const std::size_t end = text.find_first_of("\r\n", start);
+        if (end == std::string_view::npos)
+            return column;
+        start = end + (text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n' ? 2 : 1);
+    }
+    if (start < 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0 && line == 1)
+        start = 3; // a byte order mark is no column
+    std::size_t at = start;
+    for (int c = 1; c < column && at < text.size(); ++c) {
+        ++at;
+        while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80)
+            ++at;
+    }
+    return static_cast<int>(at - start) + 1;
+}
+
 } // namespace
 
 const std::string &Statement::keyword(const std::vector<Token> &tokens) const
@@ -1529,8 +1559,13 @@ std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::s
         issue.report(checker.issue().message, checker.issue().line, checker.issue().column);
     if (!issue.found())
         issue = refusedLiteral(module->m_tokens);
-    if (!issue.found())
-        issue = checker.compilerIssue(); // CPython compiles only what parsed
+    if (!issue.found()) {
+        // CPython compiles only what parsed.
+        CompileIssue pending{checker.compilerIssue().message, checker.compilerIssue().line, checker.compilerIssue().column};
+        const CompileIssue compiled = checkCompile(module->m_tokens, module->m_statements, pending);
+        if (compiled.found())
+            issue.report(compiled.message, compiled.line, byteColumn(source, compiled.line, compiled.column));
+    }
     if (issue.found()) {
         // As for a tokenizer error: Python would not run the file, so nothing in it is read.
         module->m_syntaxError = issue.message;

@@ -36,13 +36,15 @@ namespace splitscope::importer {
 // ASCII bytes, known "\N{name}" characters, f-string fields whose expressions parse).
 // Every valid Python 3 construct is accepted (f-strings, match, async, walrus,
 // decorators, type hints, type parameters, `type X = ...`, lambda, star arguments).
-// Of what the grammar leaves to CPython's compiler only a starred expression outside a
-// tuple, list, set or call arguments is checked (`x = *a`, `*a = b`, `[x for *a in b]`),
-// reported when the grammar found nothing, as CPython compiles only what parsed. The rest is not (`return`
-// outside a function, a repeated keyword argument, a name bound twice in a pattern,
-// `yield` in an f-string outside a function), nor are expressions or patterns nested
-// past ExpressionParser::kMaxExpressionDepth (the readers report them where they need
-// them; a string literal in one is still checked).
+// What the grammar leaves to CPython's compiler is reported when the grammar found nothing,
+// as CPython compiles only what parsed: a starred expression outside a tuple, list, set or
+// call arguments (`x = *a`, `*a = b`, `[x for *a in b]`), and what checkCompile finds
+// (PythonCompileCheck.h: `return`, `yield` or `await` outside a function, a repeated keyword
+// argument, a duplicate parameter, `break` outside a loop, global and nonlocal conflicts,
+// ...), with its column in UTF-8 bytes as CPython's compiler counts it. Not checked: a name
+// bound twice in a pattern and the compiler's other pattern rules, and expressions or
+// patterns nested past ExpressionParser::kMaxExpressionDepth (the readers report them
+// where they need them; a string literal in one is still checked).
 
 // A half-open range [first, last) of token indices.
 struct TokenRange {

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace splitscope::importer {
 
@@ -35,6 +36,17 @@ enum class LiteralError : unsigned char {
 // case, _ and type; names elsewhere).
 bool isKeywordSpelling(std::string_view word, bool soft = true);
 
+// The expression of one replacement field of an f-string, as the tokenizer read it: its text
+// in parentheses, as CPython 3.11 parses it, and where the opening parenthesis would stand
+// in the file (the field's first line and the column before its expression), so that a
+// position in `source` (line 1, column c) is (line, column + c - 1) in the file, and one on a
+// later line n of `source` is (line + n - 1, its own column).
+struct FieldExpression {
+    std::string source;
+    int line = 0;
+    int column = 0;
+};
+
 struct Token {
     TokenKind kind = TokenKind::EndOfInput;
     // Name, Number, Operator: the source text. String: the value with escapes decoded
@@ -59,6 +71,10 @@ struct Token {
     // Such a name is never a keyword, even one it reads as: CPython matches keywords as
     // written (`ｉf = 1` binds the name "if", `Ｎone = 1` the name "None").
     bool normalized = false;
+    // f-string: the expressions of its replacement fields in source order (those in format
+    // specs too), for CPython's compiler checks (PythonCompileCheck.h); empty when it has
+    // none or when literalError is set.
+    std::vector<FieldExpression> fields;
 
     bool isOperator(std::string_view op) const { return kind == TokenKind::Operator && text == op; }
     // The name `name`, or the keyword `name` as written.

@@ -207,11 +207,14 @@ private:
         // the text after a field or a doubled brace, or a format spec's.
         std::size_t partStart = 0;
         LiteralProblems problems;
+        // The expressions of the fields read so far (Token::fields).
+        std::vector<FieldExpression> expressions;
 
         void reset(std::string_view quotes)
         {
             closing = quotes;
             fields.clear();
+            expressions.clear();
             end311 = std::string_view::npos;
             problems = LiteralProblems();
         }
@@ -666,6 +669,8 @@ private:
         m_tokens.back().literalError = problems.where;
         m_tokens.back().problemLine = problems.line;
         m_tokens.back().problemColumn = problems.column;
+        if (!problems.found())
+            m_tokens.back().fields = std::move(m_string.expressions);
     }
 
     // A string that does not end. An f-string may yet end for Python 3.11, at the first
@@ -857,8 +862,10 @@ private:
             ++last;
         ExprArena arena;
         ExpressionParser parser(tokens.tokens, 0, last, arena);
-        if (parser.parseAll() >= 0 || parser.tooDeep())
+        if (parser.parseAll() >= 0 || parser.tooDeep()) {
+            m_string.expressions.push_back({std::move(source), field.expressionLine, field.expressionColumn - 1});
             return;
+        }
         std::string detail = parser.error();
         if (!parser.errorIsComplete()) {
             // The parentheses are not the source's: what the parser says of them it says of the field.

@@ -10,7 +10,7 @@ random one-character edits of them (delete, insert, swap) for the corners no lis
 
 Each record is a line "V311 V312 LENGTH", LENGTH bytes of source, and a newline. V is "ok",
 "error" (a syntax error from the parser) or "compiler" (parsed, but compile() refuses it:
-'yield' outside a function and the like, which the importer does not check). Where 3.11
+'yield' outside a function and the like, which the importer refuses too). Where 3.11
 refuses what 3.12 takes (a string in the same quotes inside a field), the importer may do
 either, as its README says.
 
