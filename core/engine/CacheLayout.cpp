@@ -28,7 +28,14 @@ std::string tensorText(const TensorInfo &tensor)
     return std::string(dtypeName(tensor.dtype)) + " " + shapeText(tensor.shape);
 }
 
-// "<sample>/<param>" with the sample written as std::to_string writes it (CacheWriter).
+bool isNumber(const std::string &text)
+{
+    return !text.empty() && text.size() < 19
+        && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+} // namespace
+
 bool splitTensorName(const std::string &name, std::size_t &sample, std::string &param)
 {
     const std::size_t slash = name.find('/');
@@ -49,14 +56,6 @@ bool splitTensorName(const std::string &name, std::size_t &sample, std::string &
     param = name.substr(slash + 1);
     return true;
 }
-
-bool isNumber(const std::string &text)
-{
-    return !text.empty() && text.size() < 19
-        && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-} // namespace
 
 CacheLayout::CacheLayout(const CacheManifest &manifest, const std::vector<std::string> &read,
     const std::map<std::string, ParamSpec> &specs, const std::map<std::string, std::int64_t> &modelDims)

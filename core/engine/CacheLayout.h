@@ -59,4 +59,8 @@ private:
     std::map<std::string, Expected> m_expected;
 };
 
+// Splits a cached tensor's name, "<sample>/<param>" with the sample written as
+// std::to_string writes it (CacheWriter); false for another name.
+bool splitTensorName(const std::string &name, std::size_t &sample, std::string &param);
+
 } // namespace splitscope::engine

@@ -141,7 +141,7 @@ CacheReader::CacheReader(std::string cacheDir, const CacheManifest &manifest, Ca
 {
 }
 
-bool CacheReader::checkShards(std::string *error) const
+bool CacheReader::checkShards(std::string *error, const TensorVisitor &visit) const
 {
     std::vector<std::string> problems;
     std::size_t count = 0;
@@ -209,10 +209,18 @@ bool CacheReader::checkShards(std::string *error) const
         }
         SafetensorsFile file;
         std::map<std::string, std::string> kinds;
-        if (!file.parseHeader(header.data(), header.size(), raw.size(), path, &failure))
+        if (!file.parseHeader(header.data(), header.size(), raw.size(), path, &failure)) {
             problem("corrupt cache shard " + failure);
-        else if (!m_layout.checkShard(file, s, kinds, &failure))
+        } else if (!m_layout.checkShard(file, s, kinds, &failure)) {
             problem(failure);
+        } else if (visit) {
+            for (const TensorInfo &t : file.tensors()) {
+                std::size_t sample = 0;
+                std::string param;
+                if (splitTensorName(t.name, sample, param))
+                    visit(sample, param, t.shape);
+            }
+        }
     }
 
     if (count == 0)

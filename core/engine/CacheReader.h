@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,7 +39,11 @@ public:
     // parses, covers the file exactly and fits `layout`. Reads headers only, not the
     // data: the checksums are left to read(). False with `error` naming each bad
     // shard (the first few) and what is wrong, and saying to rerun stage one.
-    bool checkShards(std::string *error) const;
+    // `visit` (optional) is called with each tensor of the shards checked, as their
+    // headers give it (sample, param, shape), e.g. to estimate the memory of the largest
+    // step before the first; it sees them all only when the check passes.
+    using TensorVisitor = std::function<void(std::size_t sample, const std::string &param, const std::vector<std::int64_t> &shape)>;
+    bool checkShards(std::string *error, const TensorVisitor &visit = {}) const;
 
     // The sample's stored params; throws EngineInputError for a missing or corrupt
     // shard (bad input: its message says to rerun stage one).

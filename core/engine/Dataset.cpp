@@ -133,6 +133,7 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
     m_options = options;
     m_rows.clear();
     m_largest = {0, 0};
+    m_largestStored.clear();
     auto fail = [&](const std::string &message) {
         if (error)
             *error = message;
@@ -245,6 +246,10 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
                     if (static_cast<long long>(trained.first) * trained.second
                         > static_cast<long long>(m_largest.first) * m_largest.second)
                         m_largest = trained;
+                } else {
+                    std::pair<int, int> &largest = m_largestStored[key];
+                    if (static_cast<long long>(size.first) * size.second > static_cast<long long>(largest.first) * largest.second)
+                        largest = size;
                 }
                 // The name as metadata.csv gives it, not as resolved: the same dataset
                 // named through another spelling of its folder has the same fingerprint.
@@ -274,6 +279,12 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
         return fail(at(lines.back() + 1, 1) + "no data rows after the header");
     m_fingerprint = fingerprint.digest();
     return true;
+}
+
+std::pair<int, int> ImageDataset::largestStoredSize(const std::string &key) const
+{
+    const auto it = m_largestStored.find(key);
+    return it == m_largestStored.end() ? std::pair<int, int>(0, 0) : it->second;
 }
 
 bool ImageDataset::load(std::size_t row, DatasetSample &sample, std::string *error) const

@@ -48,6 +48,9 @@ public:
     std::size_t size() const { return m_rows.size(); }
     // The largest size (width, height) a row's image trains at, from the PNG headers.
     std::pair<int, int> largestTrainingSize() const { return m_largest; }
+    // The largest (by pixels) image of another image column (`edit_image`) as stored,
+    // from the PNG headers; {0, 0} for a column without images.
+    std::pair<int, int> largestStoredSize(const std::string &key) const;
     bool load(std::size_t row, DatasetSample &sample, std::string *error = nullptr) const;
     // A hash of metadata.csv and, per image file, its name there, size and
     // modification time (not the base path: another spelling of the folder, or the
@@ -71,6 +74,7 @@ private:
     std::vector<Row> m_rows;
     std::uint64_t m_fingerprint = 0;
     std::pair<int, int> m_largest{0, 0};
+    std::map<std::string, std::pair<int, int>> m_largestStored; // by column, "image" aside
 };
 
 // RFC 4180 CSV (quotes, doubled quotes, CRLF); rows keep their first line number,

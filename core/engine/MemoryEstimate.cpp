@@ -15,7 +15,9 @@ namespace splitscope::engine {
 namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
-constexpr std::uint64_t kBaseBytes = 150 * kMiB;
+constexpr std::uint64_t kBaseBytes = 180 * kMiB;
+// Stage-one models that VAE-encode an edit image besides the training image.
+constexpr std::uint64_t kEditEncodeBytes = 64 * kMiB;
 
 // /proc/meminfo's MemAvailable in bytes; 0 when unknown.
 std::uint64_t memAvailable()
@@ -56,22 +58,52 @@ std::uint64_t virtualBytes()
 
 } // namespace
 
-std::uint64_t estimateStepBytes(const StepMemory &what, int width, int height)
+std::string StepSize::text() const
 {
-    const double pixels = static_cast<double>(width) * static_cast<double>(height);
+    std::string out = std::to_string(width) + "x" + std::to_string(height);
+    if (editWidth > 0 && editHeight > 0)
+        out += " with a " + std::to_string(editWidth) + "x" + std::to_string(editHeight) + " edit image";
+    else if (editLatentWidth > 0 && editLatentHeight > 0)
+        out += " with a " + std::to_string(editLatentWidth) + "x" + std::to_string(editLatentHeight) + " edit image";
+    return out;
+}
+
+std::uint64_t estimateStepBytes(const StepMemory &what, const StepSize &size)
+{
+    const double pixels = static_cast<double>(size.width) * static_cast<double>(size.height);
+    const double editPixels = static_cast<double>(size.editLatentWidth) * static_cast<double>(size.editLatentHeight);
+    const bool edit = size.editWidth > 0 && size.editHeight > 0;
+
+    // The text encoder's tokens: the prompt's, and the edit image's patches between two markers.
+    double textTokens = what.textEncoder.maxLength;
+    if (edit) {
+        const int patch = std::max(1, what.textEncoder.visionPatchSize);
+        textTokens += 2.0 + static_cast<double>(size.editWidth / patch) * static_cast<double>(size.editHeight / patch);
+    }
+    const double textScores = 4.0 * what.textEncoder.numHeads * textTokens * textTokens;
+
     double stageOne = 0;
-    if (what.stageOneModels)
-        stageOne = 25.0 * what.vae.baseChannels * pixels;
-    double dit = 0;
+    if (what.stageOneModels) {
+        stageOne = 25.0 * what.vae.baseChannels * std::max(pixels, editPixels);
+        if (editPixels > 0)
+            stageOne += static_cast<double>(kEditEncodeBytes);
+    }
+    if (what.textEncoderRuns && !what.trainsTextEncoder)
+        stageOne = std::max(stageOne, 4.0 * textScores);
+    double trained = 0;
     if (what.trainsDit) {
         const double block = static_cast<double>(what.vae.downsampleFactor()) * what.dit.patchSize;
-        const double imageTokens = pixels / (block * block);
-        const double tokens = imageTokens + what.textEncoder.maxLength;
+        const double imageTokens = (pixels + editPixels) / (block * block);
+        const double tokens = imageTokens + (size.promptTokens > 0 ? static_cast<double>(size.promptTokens) : textTokens);
         const double scores = 4.0 * what.dit.numHeads * tokens * tokens;
-        dit = (2.0 * what.dit.numLayers + 1.0) * scores
-            + 256.0 * what.dit.innerDim() * what.dit.numLayers * imageTokens;
+        trained = (2.0 * what.dit.numLayers + 1.0) * scores + 256.0 * what.dit.innerDim() * what.dit.numLayers * tokens;
     }
-    const double total = static_cast<double>(kBaseBytes) + 2.0 * static_cast<double>(what.modelBytes) + std::max(stageOne, dit);
+    if (what.textEncoderRuns && what.trainsTextEncoder) {
+        trained += (what.textEncoder.numLayers + 3.0) * textScores
+            + 64.0 * what.textEncoder.hiddenSize * what.textEncoder.numLayers * textTokens;
+    }
+    const double total = static_cast<double>(kBaseBytes) + 2.0 * static_cast<double>(what.modelBytes)
+        + 10.0 * static_cast<double>(what.fullyTrainedBytes) + std::max(stageOne, trained);
     return total >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 

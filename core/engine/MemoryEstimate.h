@@ -16,25 +16,67 @@ namespace splitscope::engine {
 //
 // Calibrated on the README's default models with one thread (peak RSS after one step,
 // MiB, at 256/512/768/1024 square): one-stage 340/611/1097/1775, stage one
-// 319/594/1079/1755, stage two 215/388/696/1534. The terms:
+// 319/594/1079/1755, stage two 215/388/696/1534 (measured again later at 256/512:
+// one-stage 343/627, stage one 389/659, stage two 239/401); with edit images (training
+// image / edit image as stored: 256/256, 256/512, 256/1024, 512/256, 512/1024) one-stage
+// 437/546/1998/851/3065, stage one 421/408/1748/662/1704, stage two 317/457/1871/734/2965;
+// training the whole text encoder (one-stage, --trainable_models text_encoder) 779 and
+// 806 at 256 and 512, 1090/5340/944 with edit images 256/512, 256/1024, 512/256. The
+// estimate is 9-40 % above each of these with a LoRA on the DiT, 16-67 % above with
+// the whole text encoder trained. The terms:
 // * the stage-one models on the image (VAE encoder at full resolution, the text
-//   encoder): 25 bytes per pixel per VAE base channel (1600 B/pixel at 64);
-// * the DiT trained on T = (pixels / (VAE factor x patch)^2) + prompt tokens: its
-//   attention scores, heads x T^2 floats, of which each layer keeps two for the
-//   backward pass and one more is in flight; and 256 bytes per token per inner
-//   dimension per layer for the other activations;
-// * 150 MiB for LibTorch and the program, plus twice the weight bytes of the models
-//   loaded (weights and what training keeps beside them).
+//   encoder): 25 bytes per pixel per VAE base channel (1600 B/pixel at 64), and 64 MiB
+//   more when the VAE encodes an edit image too (the second encode leaves freed blocks
+//   of the first unused: 32 MiB measured at 256x256); the text encoder, frozen, on S =
+//   max_length prompt tokens + the edit image's patches (at its stored size: the
+//   prompt embedder reads it before it is resized) + 2 markers: four of its attention
+//   scores at a time, heads x S^2 floats each. Those run one after another, under
+//   no-grad or on frozen weights, so the largest counts;
+// * the DiT trained on T = image tokens (pixels / (VAE factor x patch)^2) + the edit
+//   image's as many at its resized size + the text tokens (S): its attention scores,
+//   heads x T^2 floats, of which each layer keeps two for the backward pass and one
+//   more is in flight; and 256 bytes per token per inner dimension per layer for the
+//   other activations;
+// * the text encoder trained, whose activations stay beside the DiT's until the
+//   backward pass: per layer one set of scores, three more in flight, and 64 bytes per
+//   token per hidden dimension;
+// * 180 MiB for LibTorch and the program, plus twice the weight bytes of the models
+//   loaded (weights and what training keeps beside them), plus ten times the weight
+//   bytes of the models trained in full (--trainable_models: gradients, the two Adam
+//   moments, and their copies while the resume state is written).
 // Gradient checkpointing needs less than this; the estimate does not count on it.
 struct StepMemory {
-    bool stageOneModels = false; // the text encoder and VAE run on the image (one-stage, stage one)
-    bool trainsDit = false;      // the DiT trains (one-stage, stage two)
+    bool stageOneModels = false;    // the VAE runs on the image (one-stage, stage one)
+    bool textEncoderRuns = false;   // the text encoder runs (one-stage, stage one; stage two when it trains)
+    bool trainsTextEncoder = false; // its activations stay for the backward pass
+    bool trainsDit = false;         // the DiT runs with gradients (one-stage, stage two)
     TextEncoderConfig textEncoder;
     VaeConfig vae;
     DitConfig dit;
-    std::uint64_t modelBytes = 0; // weight bytes of the models the stage loads
+    std::uint64_t modelBytes = 0;        // weight bytes of the models the stage loads
+    std::uint64_t fullyTrainedBytes = 0; // of those, the weight bytes of the models trained in full
 };
-std::uint64_t estimateStepBytes(const StepMemory &what, int width, int height);
+
+// The inputs of one step (or stage-one sample), in pixels.
+struct StepSize {
+    int width = 0; // the training image
+    int height = 0;
+    // The edit image (the pipeline's `edit_image`) as the text encoder reads it: as
+    // stored, before it is resized; 0 when there is none.
+    int editWidth = 0;
+    int editHeight = 0;
+    // The edit image as the VAE encodes it and the DiT reads it (resized to the
+    // training size); 0 when there is none.
+    int editLatentWidth = 0;
+    int editLatentHeight = 0;
+    // The text tokens the DiT reads (a cached prompt_emb's length); 0: the text
+    // encoder's max_length, plus the edit image's patches and their 2 markers.
+    std::int64_t promptTokens = 0;
+
+    // "512x512", "512x512 with a 1024x768 edit image".
+    std::string text() const;
+};
+std::uint64_t estimateStepBytes(const StepMemory &what, const StepSize &size);
 
 // The memory this process may still use, in all (what it holds now counts as
 // usable): the smallest of MemAvailable (/proc/meminfo) plus its resident memory,

@@ -13,7 +13,9 @@
 #include "core/AtomicFile.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
+#include <new>
 
 namespace splitscope::engine {
 
@@ -32,7 +34,23 @@ constexpr double kMemoryEventInterval = 1.0;
 struct LoadedSample {
     ValueMap values;
     std::string error;
+    bool outOfMemory = false; // `error` is an allocation that failed
 };
+
+// The first line of an allocation failure's message; empty for another exception.
+std::string allocationFailure(const std::exception_ptr &exception)
+{
+    try {
+        std::rethrow_exception(exception);
+    } catch (const c10::Error &e) {
+        const std::string what = e.what_without_backtrace();
+        return isAllocationFailure(what) ? "LibTorch: " + what.substr(0, what.find('\n')) : std::string();
+    } catch (const std::bad_alloc &) {
+        return "std::bad_alloc";
+    } catch (...) {
+        return {};
+    }
+}
 
 bool shardIsIntact(const std::string &cacheDir, const CacheShard &shard)
 {
@@ -100,8 +118,7 @@ TrainResult Trainer::runDataProcess()
     if (auto failure = openDataset(dataset))
         return fail(*failure);
     warnIgnoredFlags(nullptr);
-    if (auto failure = checkStepMemory(dataset.largestTrainingSize().first, dataset.largestTrainingSize().second,
-            trainingSizeSource()))
+    if (auto failure = checkDatasetStepMemory(dataset))
         return fail(*failure);
     const std::string cacheDir = m_params.outputPath;
     std::error_code sameError;
@@ -207,10 +224,22 @@ TrainResult Trainer::runDataProcess()
     OrderedPrefetcher<LoadedSample> loader(todo.size(), workers, kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)),
         [&](std::size_t i) {
             LoadedSample item;
-            DatasetSample sample;
-            if (!dataset.load(todo[i], sample, &item.error))
-                return item;
-            item.values = pipelineInputs(sample);
+            try {
+                DatasetSample sample;
+                if (!dataset.load(todo[i], sample, &item.error)) {
+                    // (libpng's allocations that fail)
+                    const std::string suffix = ": out of memory";
+                    item.outOfMemory = item.error.size() >= suffix.size()
+                        && item.error.compare(item.error.size() - suffix.size(), suffix.size(), suffix) == 0;
+                    return item;
+                }
+                item.values = pipelineInputs(sample);
+            } catch (...) {
+                item.error = allocationFailure(std::current_exception());
+                if (item.error.empty())
+                    throw;
+                item.outOfMemory = true;
+            }
             return item;
         });
 
@@ -231,31 +260,55 @@ TrainResult Trainer::runDataProcess()
             break;
         }
         const std::size_t sample = todo[i];
+        // An allocation that fails (an image too large for the memory left) ends the run
+        // with a message that says so; the shards finished so far stay, and the same
+        // command resumes from them.
+        auto outOfMemory = [&](const std::string &image, const std::string &what) {
+            return fail({kTrainFailed, "out-of-memory", "out of memory at sample " + std::to_string(sample) + " (" + image
+                + "): " + what + "; " + std::to_string(manifest.shards.size()) + " of " + std::to_string(shardCount)
+                + " shards are kept in " + cacheDir + ": the same command resumes from them where more memory is free"});
+        };
         LoadedSample item = loader.take();
+        if (item.outOfMemory)
+            return outOfMemory("loading it", item.error);
         if (!item.error.empty())
             return fail({kTrainBadInput, "dataset", item.error});
-        runner.runUnits(m_units, item.values, context, [&](int unit) {
-            const double now = m_events.elapsed();
-            if (now - lastUnitEvent < kUnitEventInterval)
-                return;
-            lastUnitEvent = now;
-            m_events.emit(Event(events::kUnit)
-                              .set("stage", "data_process")
-                              .set("sample", static_cast<std::uint64_t>(sample))
-                              .set("unit", m_declaration->units[static_cast<std::size_t>(unit)].name)
-                              .set("unit_index", unit));
-        });
-        ValueMap stored;
-        for (auto &[param, value] : item.values) {
-            if (m_params.cacheAllParams || std::find(m_cacheSet.begin(), m_cacheSet.end(), param) != m_cacheSet.end())
-                stored.emplace(param, std::move(value));
-        }
-        writer.add(sample, stored);
-        ++done;
         const std::size_t shardIndex = sample / shardSize;
         const std::size_t shardEnd = std::min(dataset.size(), (shardIndex + 1) * shardSize);
+        CacheShard shard;
+        try {
+            runner.runUnits(m_units, item.values, context, [&](int unit) {
+                const double now = m_events.elapsed();
+                if (now - lastUnitEvent < kUnitEventInterval)
+                    return;
+                lastUnitEvent = now;
+                m_events.emit(Event(events::kUnit)
+                                  .set("stage", "data_process")
+                                  .set("sample", static_cast<std::uint64_t>(sample))
+                                  .set("unit", m_declaration->units[static_cast<std::size_t>(unit)].name)
+                                  .set("unit_index", unit));
+            });
+            ValueMap stored;
+            for (auto &[param, value] : item.values) {
+                if (m_params.cacheAllParams || std::find(m_cacheSet.begin(), m_cacheSet.end(), param) != m_cacheSet.end())
+                    stored.emplace(param, std::move(value));
+            }
+            writer.add(sample, stored);
+            if (sample + 1 == shardEnd)
+                shard = writer.write(cacheDir, 0, shardIndex, shardIndex * shardSize);
+        } catch (...) {
+            const std::string what = allocationFailure(std::current_exception());
+            if (what.empty())
+                throw;
+            auto side = [&item](const char *key) {
+                const auto it = item.values.find(key);
+                return it == item.values.end() || it->second.kind != Value::Kind::Int ? std::string("?")
+                                                                                       : std::to_string(it->second.integer);
+            };
+            return outOfMemory("image " + side("height") + "x" + side("width"), what);
+        }
+        ++done;
         if (sample + 1 == shardEnd) {
-            const CacheShard shard = writer.write(cacheDir, 0, shardIndex, shardIndex * shardSize);
             writer = CacheWriter();
             manifest.shards.push_back(shard);
             std::sort(manifest.shards.begin(), manifest.shards.end(),

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 namespace splitscope::engine {
@@ -284,15 +285,20 @@ std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shar
     return std::nullopt;
 }
 
-std::optional<Trainer::Failure> Trainer::checkStepMemory(int width, int height, const std::string &source) const
+StepMemory Trainer::stepMemory() const
 {
-    if (width <= 0 || height <= 0)
-        return std::nullopt;
+    auto has = [](const std::vector<std::string> &list, const char *name) {
+        return std::find(list.begin(), list.end(), name) != list.end();
+    };
+    const bool training = m_task.stage != Stage::DataProcess;
+    const std::vector<std::string> loaded = stageModels(m_units, training);
     StepMemory what;
-    what.stageOneModels = m_task.stage != Stage::Train;
-    what.trainsDit = m_task.stage != Stage::DataProcess
-        && std::find(m_modelsRequiringBackward.begin(), m_modelsRequiringBackward.end(), "dit") != m_modelsRequiringBackward.end();
-    const std::vector<std::string> loaded = stageModels(m_units, m_task.stage != Stage::DataProcess);
+    what.stageOneModels = has(loaded, "vae");
+    what.textEncoderRuns = has(loaded, "text_encoder");
+    what.trainsTextEncoder = training && has(m_modelsRequiringBackward, "text_encoder");
+    // The loss runs the DiT, and the backward pass goes through it to whatever trains.
+    what.trainsDit = training && has(loaded, "dit");
+    const std::vector<std::string> trainedInFull = training ? splitCommaList(m_params.trainableModels) : std::vector<std::string>();
     for (const ResolvedModel &model : m_models) {
         if (model.kind == ModelKind::TextEncoder)
             parseTextEncoderConfig(model.configJson, model.configPath, what.textEncoder, nullptr);
@@ -300,18 +306,47 @@ std::optional<Trainer::Failure> Trainer::checkStepMemory(int width, int height, 
             parseVaeConfig(model.configJson, model.configPath, what.vae, nullptr);
         else
             parseDitConfig(model.configJson, model.configPath, what.dit, nullptr);
-        if (std::find(loaded.begin(), loaded.end(), model.name) != loaded.end())
-            what.modelBytes += model.fileBytes;
+        if (!has(loaded, model.name.c_str()))
+            continue;
+        what.modelBytes += model.fileBytes;
+        if (has(trainedInFull, model.name.c_str()))
+            what.fullyTrainedBytes += model.fileBytes;
     }
-    const std::uint64_t needed = estimateStepBytes(what, width, height);
+    return what;
+}
+
+std::optional<Trainer::Failure> Trainer::checkStepMemory(const StepSize &size, const std::string &source) const
+{
+    if (size.width <= 0 || size.height <= 0)
+        return std::nullopt;
+    const std::uint64_t needed = estimateStepBytes(stepMemory(), size);
     const auto limit = memoryLimit();
     if (!limit || needed <= limit->bytes)
         return std::nullopt;
-    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    const bool edit = (size.editWidth > 0 && size.editHeight > 0) || (size.editLatentWidth > 0 && size.editLatentHeight > 0);
+    const std::string smaller = m_task.stage == Stage::Train
+        ? "make the cache at a smaller size (stage one's --height/--width, or --max_pixels without them)"
+        : "train at a smaller size (--height/--width, or --max_pixels without them)";
     return Failure{kTrainBadInput, "memory", std::string(m_task.stage == Stage::DataProcess ? "a stage-one sample" : "a training step")
-        + " at " + size + " (" + source + ") needs about " + memoryText(needed) + " of memory by Splitscope's estimate, more than "
-        + memoryText(limit->bytes) + ", " + limit->what + ": train at a smaller size (--height/--width, or --max_pixels "
-        "without them). Nothing was started"};
+        + " at " + size.text() + " (" + source + ") needs about " + memoryText(needed) + " of memory by Splitscope's estimate, "
+        "more than " + memoryText(limit->bytes) + ", " + limit->what + ": " + smaller + (edit ? ", or with smaller edit images" : "")
+        + ". Nothing was started"};
+}
+
+std::optional<Trainer::Failure> Trainer::checkDatasetStepMemory(const ImageDataset &dataset) const
+{
+    StepSize size;
+    std::tie(size.width, size.height) = dataset.largestTrainingSize();
+    std::string source = trainingSizeSource();
+    // The edit image reaches the text encoder as stored and the VAE resized to the
+    // training size (edit_image_auto_resize is on).
+    std::tie(size.editWidth, size.editHeight) = dataset.largestStoredSize("edit_image");
+    if (size.editWidth > 0 && size.editHeight > 0) {
+        size.editLatentWidth = size.width;
+        size.editLatentHeight = size.height;
+        source += ", and the largest edit image as stored";
+    }
+    return checkStepMemory(size, source);
 }
 
 std::string Trainer::trainingSizeSource() const

@@ -4,6 +4,7 @@
 #include "CacheManifest.h"
 #include "Engine.h"
 #include "FlowMatchScheduler.h"
+#include "MemoryEstimate.h"
 #include "ModelFiles.h"
 #include "RunFolder.h"
 #include "TinyQwenImage.h"
@@ -78,10 +79,16 @@ private:
     // (the run goes on to write there) it also removes the temporary files an
     // interrupted run left there.
     std::optional<Failure> lockOutputFolder(bool create, bool shardFolders);
-    // Refuses an image size whose step (or stage-one sample) would not fit in the
+    // What this stage's step (or stage-one sample) holds in memory besides its inputs:
+    // the models it runs and trains, and their weight bytes (MemoryEstimate.h).
+    StepMemory stepMemory() const;
+    // Refuses a step (or stage-one sample) of these inputs that would not fit in the
     // memory this process may use (MemoryEstimate.h); `source` says where the size
     // came from, for the message.
-    std::optional<Failure> checkStepMemory(int width, int height, const std::string &source) const;
+    std::optional<Failure> checkStepMemory(const StepSize &size, const std::string &source) const;
+    // The same for the largest inputs of a dataset: its largest training size, with
+    // its largest edit image (as stored, and resized to the training size).
+    std::optional<Failure> checkDatasetStepMemory(const ImageDataset &dataset) const;
     // "--height 512 --width 512", or "the largest image, fitted to --max_pixels N".
     std::string trainingSizeSource() const;
 

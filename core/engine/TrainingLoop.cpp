@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace splitscope::engine {
@@ -298,24 +300,72 @@ TrainResult Trainer::runTraining()
         // refused before the steps before it run, and before the run folder changes.
         reader = std::make_unique<CacheReader>(m_params.datasetBasePath, manifest,
             CacheLayout(manifest, m_cacheSet, m_declaration->params, modelDimensions(m_models)));
-        if (!reader->checkShards(&error))
-            return fail({kTrainBadInput, "corrupt-shard", error + "\nnothing was trained and --output_path is unchanged"});
-        // The size stage one made the cache at, when it was given one (else each image's).
-        const auto setting = [&manifest](const char *key) {
-            const auto it = manifest.settings.find(key);
-            return it == manifest.settings.end() ? 0 : std::atoi(it->second.c_str());
+        // The headers give each sample's sizes (its latents', edit latents', prompt's): the
+        // step that needs the most memory is checked now, before the first.
+        const StepMemory memory = stepMemory();
+        std::map<std::size_t, StepSize> sizes;
+        const auto visit = [&sizes, &memory](std::size_t sample, const std::string &param, const std::vector<std::int64_t> &shape) {
+            // Capped: a header may give a tensor of no elements a side of any size.
+            const auto pixels = [](std::int64_t latent, std::int64_t factor) {
+                const std::int64_t largest = std::int64_t(1) << 30;
+                return static_cast<int>(latent >= largest / factor ? largest : latent * factor);
+            };
+            const std::int64_t factor = memory.vae.downsampleFactor();
+            StepSize &size = sizes[sample];
+            if ((param == "input_latents" || param == "latents" || param == "noise") && shape.size() == 4) {
+                size.height = pixels(shape[2], factor);
+                size.width = pixels(shape[3], factor);
+            } else if (param == "input_image" && shape.size() == 3 && size.width == 0) {
+                size.height = pixels(shape[0], 1);
+                size.width = pixels(shape[1], 1);
+            } else if (param == "edit_latents" && shape.size() == 4) {
+                size.editLatentHeight = pixels(shape[2], factor);
+                size.editLatentWidth = pixels(shape[3], factor);
+            } else if (param == "edit_image" && shape.size() == 3) {
+                size.editHeight = pixels(shape[0], 1);
+                size.editWidth = pixels(shape[1], 1);
+            } else if (param == "prompt_emb" && shape.size() == 3) {
+                size.promptTokens = shape[1];
+            }
         };
-        if (auto failure = checkStepMemory(setting("width"), setting("height"), "the size stage one cached, --height "
-                + std::to_string(setting("height")) + " --width " + std::to_string(setting("width"))))
-            return fail(*failure);
+        if (!reader->checkShards(&error, visit))
+            return fail({kTrainBadInput, "corrupt-shard", error + "\nnothing was trained and --output_path is unchanged"});
+        std::uint64_t largestBytes = 0;
+        std::optional<std::pair<std::size_t, StepSize>> largest;
+        for (const auto &[sample, size] : sizes) {
+            if (size.width <= 0 || size.height <= 0)
+                continue;
+            const std::uint64_t bytes = estimateStepBytes(memory, size);
+            if (!largest || bytes > largestBytes) {
+                largestBytes = bytes;
+                largest.emplace(sample, size);
+            }
+        }
+        if (largest) {
+            if (auto failure = checkStepMemory(largest->second, "the largest in the cache: sample "
+                    + std::to_string(largest->first)))
+                return fail(*failure);
+        } else {
+            // No latents cached (stage two encodes the image itself): the size stage one
+            // was given, when it was given one.
+            const auto setting = [&manifest](const char *key) {
+                const auto it = manifest.settings.find(key);
+                return it == manifest.settings.end() ? 0 : std::atoi(it->second.c_str());
+            };
+            StepSize size;
+            size.width = setting("width");
+            size.height = setting("height");
+            if (auto failure = checkStepMemory(size, "the size stage one cached, --height " + std::to_string(size.height)
+                    + " --width " + std::to_string(size.width)))
+                return fail(*failure);
+        }
     } else {
         if (auto failure = openDataset(dataset))
             return fail(*failure);
         samples = dataset.size();
         warnIgnoredFlags(nullptr);
         data.fingerprint = hashToHex(dataset.fingerprint());
-        const auto [width, height] = dataset.largestTrainingSize();
-        if (auto failure = checkStepMemory(width, height, trainingSizeSource()))
+        if (auto failure = checkDatasetStepMemory(dataset))
             return fail(*failure);
     }
 

@@ -64,6 +64,9 @@ private Q_SLOTS:
     void failedWriteLeavesNoTemporaryFile();
     void imageTooLargeForMemoryIsRefused();
     void outOfMemoryDuringAStepSavesTheState();
+    void stageTwoChecksMemoryFromTheCache();
+    void editImagesCountInTheMemoryCheck();
+    void outOfMemoryInStageOneKeepsTheShards();
     void badCacheStopsStageTwoBeforeItsFirstStep();
     void sampleDrawsWithTheLora();
     void makeDatasetKeepsAnExistingDataset();
@@ -429,6 +432,109 @@ void TestEngineCli::outOfMemoryDuringAStepSavesTheState()
     QString resumedErr;
     QCOMPARE(runCli(args, nullptr, &resumedErr), 0);
     QVERIFY2(resumedErr.contains("after step " + QString::number(failedStep - 1)), qPrintable(resumedErr));
+}
+
+// Stage two checks the memory of its largest step before the first from what the
+// cache's shard headers say (the latents' size), also when stage one was not given
+// --height/--width: it used to run into LibTorch's "can't allocate memory" (exit 1).
+void TestEngineCli::stageTwoChecksMemoryFromTheCache()
+{
+    const QString data = m_fixture.path("large-data");
+    QCOMPARE(runCli({"make-dataset", data, "--count", "1", "--width", "1024", "--height", "1024"}), 0);
+    const QString cache = m_fixture.path("large-cache");
+    // 1024x1024 by --max_pixels (its default), with no --height/--width.
+    QCOMPARE(runCli(trainArgs("sft:data_process", data, cache)), 0);
+    const QString out = m_fixture.path("large-run");
+    QProcess process;
+    // 2 GiB of address space (ulimit -v): the step's attention scores alone take 2 GiB.
+    process.setChildProcessModifier([] {
+        const struct rlimit limit {rlim_t(2) << 30, rlim_t(2) << 30};
+        ::setrlimit(RLIMIT_AS, &limit);
+    });
+    process.start(QStringLiteral(SPLITSCOPE_CLI), trainArgs("sft:train", cache, out) << "--events" << "jsonl");
+    QVERIFY(process.waitForFinished(120000));
+    const QString stdoutText = QString::fromUtf8(process.readAllStandardOutput());
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 2);
+    QVERIFY2(err.contains("a training step at 1024x1024 (the largest in the cache: sample 0) needs about "), qPrintable(err));
+    QVERIFY2(err.contains("the address-space limit (ulimit -v 2.0 GiB): make the cache at a smaller size"), qPrintable(err));
+    QVERIFY2(!stdoutText.contains("\"event\":\"step\""), qPrintable(stdoutText));
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+// Edit images count in the estimate: the text encoder reads an edit image's patches
+// at its stored size (here 2048x2048: 16386 tokens, scores of 2 GiB a layer), though
+// the training image is 32x32. The estimate left them out, and the run ended in
+// LibTorch's "can't allocate memory".
+void TestEngineCli::editImagesCountInTheMemoryCheck()
+{
+    const QString data = m_fixture.path("large-edit-data");
+    QCOMPARE(runCli({"make-dataset", data, "--count", "1", "--width", "32", "--height", "32", "--edit", "--edit_width",
+                 "2048", "--edit_height", "2048"}),
+        0);
+    for (const QString &task : {QString("sft"), QString("sft:data_process")}) {
+        const QString out = m_fixture.path("large-edit-" + QString(task).replace(':', '-'));
+        QProcess process;
+        process.setChildProcessModifier([] {
+            const struct rlimit limit {rlim_t(2) << 30, rlim_t(2) << 30};
+            ::setrlimit(RLIMIT_AS, &limit);
+        });
+        process.start(QStringLiteral(SPLITSCOPE_CLI), trainArgs(task, data, out) << "--data_file_keys" << "image,edit_image"
+                                                                                 << "--extra_inputs" << "edit_image");
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY2(err.contains(QString(task == "sft" ? "a training step" : "a stage-one sample")
+                     + " at 32x32 with a 2048x2048 edit image (the largest image, fitted to --max_pixels 1048576, and the "
+                       "largest edit image as stored) needs about "),
+            qPrintable(err));
+        QVERIFY2(err.contains("or with smaller edit images. Nothing was started"), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out));
+    }
+}
+
+// An allocation that fails in stage one (here: the address space limited once the
+// first shard is written) ends the run with "out of memory at sample N (image HxW)",
+// exit 1, keeping the finished shards: the same command resumes from them. It used
+// to end with LibTorch's message.
+void TestEngineCli::outOfMemoryInStageOneKeepsTheShards()
+{
+    const QString cache = m_fixture.path("oom-cache");
+    QStringList args = trainArgs("sft:data_process", m_fixture.data(), cache);
+    args << "--height" << "1024" << "--width" << "1024" << "--cache_shard_size" << "2";
+    QProcess process;
+    const QByteArray events = runUntil(process, QStringList(args) << "--events" << "jsonl", "\"kind\":\"shard\"",
+        [](QProcess &p) {
+            // Its address space as it is now, and 16 MiB more: the VAE's activations at
+            // 1024x1024 (32 MiB each) cannot be allocated.
+            QFile statm(QString("/proc/%1/statm").arg(p.processId()));
+            QVERIFY(statm.open(QIODevice::ReadOnly));
+            const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
+            const struct rlimit limit {bytes + (rlim_t(16) << 20), bytes + (rlim_t(16) << 20)};
+            QCOMPARE(::prlimit(static_cast<pid_t>(p.processId()), RLIMIT_AS, &limit, nullptr), 0);
+        });
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const QList<QByteArray> lines = events.trimmed().split('\n');
+    QCOMPARE(QJsonDocument::fromJson(lines.last()).object().value("exit_status").toInt(), 1);
+    const QJsonObject error = QJsonDocument::fromJson(lines.at(lines.size() - 2)).object();
+    QCOMPARE(error.value("code").toString(), QString("out-of-memory"));
+    const QString message = error.value("message").toString();
+    QVERIFY2(QRegularExpression("^out of memory at sample [2-5] \\((image 1024x1024|loading it)\\): (LibTorch: |std::bad_alloc)")
+                 .match(message)
+                 .hasMatch(),
+        qPrintable(message));
+    QVERIFY2(message.contains(" of 3 shards are kept in " + cache + ": the same command resumes"), qPrintable(message));
+    QVERIFY(QFile::exists(cache + "/0/shard-00000.safetensors"));
+    QVERIFY(!QFile::exists(cache + "/0/shard-00002.safetensors"));
+    // Run again (with room), it keeps the finished shards and makes the rest.
+    QString err;
+    QCOMPARE(runCli(args, nullptr, &err), 0);
+    QVERIFY2(QRegularExpression("resuming stage one: [12] of 3 shards are done").match(err).hasMatch(), qPrintable(err));
+    QVERIFY(QFile::exists(cache + "/0/shard-00002.safetensors"));
+    QVERIFY2(QString::fromUtf8(readFile(cache + "/manifest.json")).contains("\"complete\": true"), qPrintable(cache));
 }
 
 void TestEngineCli::badCacheStopsStageTwoBeforeItsFirstStep()

@@ -9,6 +9,7 @@
 #include "core/engine/Events.h"
 #include "core/engine/ImageIO.h"
 #include "core/engine/JsonDocument.h"
+#include "core/engine/MemoryEstimate.h"
 #include "core/engine/ModelConfig.h"
 #include "core/engine/ModelFiles.h"
 #include "core/engine/Safetensors.h"
@@ -92,6 +93,8 @@ private Q_SLOTS:
     void jsonKeepsBytesThatAreNotUtf8();
     void readWholeFileRefusesDevicesAndHugeFiles();
     void readWholeFileTakesTheCallersLimit();
+    void memoryEstimateCountsEditImages();
+    void datasetGivesTheLargestEditImage();
 };
 
 void TestEngineData::csv_data()
@@ -980,6 +983,88 @@ void TestEngineData::readWholeFileTakesTheCallersLimit()
     QVERIFY(!splitscope::readWholeFile(pipe, bytes, &error, 4));
     QCOMPARE(error, "cannot read '" + pipe + "': it gave more than the limit of 4 bytes");
     ::close(fds[0]);
+}
+
+// The estimate counts an edit image: its patches are tokens of the text encoder (at
+// the size it is stored at) and, as the prompt embedding, of the DiT, whose image
+// tokens its resized latents double. It once left edit images out.
+void TestEngineData::memoryEstimateCountsEditImages()
+{
+    ModelPreset preset;
+    QVERIFY(modelPreset("default", preset));
+    StepMemory oneStage;
+    oneStage.stageOneModels = true;
+    oneStage.textEncoderRuns = true;
+    oneStage.trainsDit = true;
+    oneStage.textEncoder = preset.textEncoder;
+    oneStage.vae = preset.vae;
+    oneStage.dit = preset.dit;
+    oneStage.modelBytes = 105 << 20;
+    constexpr std::uint64_t kMiB = 1 << 20;
+
+    StepSize plain;
+    plain.width = 256;
+    plain.height = 256;
+    StepSize edit = plain;
+    edit.editWidth = 1024;
+    edit.editHeight = 1024;
+    edit.editLatentWidth = 256;
+    edit.editLatentHeight = 256;
+    QCOMPARE(QString::fromStdString(edit.text()), QString("256x256 with a 1024x1024 edit image"));
+    // Peak RSS measured with the default models, one thread: 343 MiB without the edit
+    // image, 1998 MiB with it (one-stage); the estimate stays above both.
+    const std::uint64_t withoutEdit = estimateStepBytes(oneStage, plain);
+    const std::uint64_t withEdit = estimateStepBytes(oneStage, edit);
+    QVERIFY2(withoutEdit > 343 * kMiB && withoutEdit < 500 * kMiB, qPrintable(QString::number(withoutEdit >> 20)));
+    QVERIFY2(withEdit > 1998 * kMiB && withEdit < 2800 * kMiB, qPrintable(QString::number(withEdit >> 20)));
+
+    // Stage one: the text encoder reads the edit image at its stored size (measured
+    // 1748 MiB).
+    StepMemory stageOne = oneStage;
+    stageOne.trainsDit = false;
+    stageOne.modelBytes = 85 << 20;
+    const std::uint64_t stageOneEdit = estimateStepBytes(stageOne, edit);
+    QVERIFY2(stageOneEdit > 1748 * kMiB && stageOneEdit < 2200 * kMiB, qPrintable(QString::number(stageOneEdit >> 20)));
+    // Stage two reads the prompt's length and the edit latents from the cache: the
+    // same DiT step as one-stage training (measured 1871 MiB).
+    StepMemory stageTwo = oneStage;
+    stageTwo.stageOneModels = false;
+    stageTwo.textEncoderRuns = false;
+    stageTwo.modelBytes = 20 << 20;
+    StepSize cached = plain;
+    cached.editLatentWidth = 256;
+    cached.editLatentHeight = 256;
+    cached.promptTokens = 32 + 2 + 64 * 64;
+    const std::uint64_t stageTwoEdit = estimateStepBytes(stageTwo, cached);
+    QVERIFY2(stageTwoEdit > 1871 * kMiB && stageTwoEdit < 2600 * kMiB, qPrintable(QString::number(stageTwoEdit >> 20)));
+    QVERIFY(estimateStepBytes(stageTwo, cached) > estimateStepBytes(stageTwo, plain));
+}
+
+void TestEngineData::datasetGivesTheLargestEditImage()
+{
+    QTemporaryDir dir;
+    SyntheticDatasetOptions options;
+    options.directory = dir.path().toStdString();
+    options.count = 2;
+    options.width = 32;
+    options.height = 32;
+    options.edit = true;
+    options.editWidth = 80;
+    options.editHeight = 48;
+    std::string error;
+    QVERIFY2(makeSyntheticDataset(options, &error), error.c_str());
+    DatasetOptions open;
+    open.basePath = dir.path().toStdString();
+    open.dataFileKeys = {"image", "edit_image"};
+    open.extraInputs = {"edit_image"};
+    ImageDataset dataset;
+    QVERIFY2(dataset.open(open, &error), error.c_str());
+    QCOMPARE(dataset.largestStoredSize("edit_image"), std::make_pair(80, 48));
+    QCOMPARE(dataset.largestStoredSize("image"), std::make_pair(0, 0));
+    // Without edit_image among the files, it is text to the pipeline: no image.
+    open.dataFileKeys = {"image"};
+    QVERIFY2(dataset.open(open, &error), error.c_str());
+    QCOMPARE(dataset.largestStoredSize("edit_image"), std::make_pair(0, 0));
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)
