@@ -350,7 +350,10 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         for (const ModelId m : models)
             list += (list.empty() ? "" : ", ") + modelLabel(graph, m);
         e.lines.push_back("- it calls " + list + (models.size() == 1 ? ", which does not need" : ", none of which needs")
-            + " gradients (models requiring backward: " + trainedModels(split) + "), so it is not in X0;");
+            + " gradients ("
+            + (split.models.empty() ? std::string("no model does")
+                                    : "only " + trainedModels(split) + (split.models.size() == 1 ? " does" : " do"))
+            + "), so it is not in X0;");
     }
     // Inputs.
     if (graph.inputs(unit).empty()) {
@@ -399,7 +402,9 @@ std::vector<std::string> describeStep(const PipelineGraph &graph, const Split &s
     std::vector<std::string> lines;
     switch (step.kind) {
     case TraceStep::Kind::Initial:
-        lines.push_back("X0: the units that call a model requiring backward (" + trainedModels(split) + ").");
+        // DiffSynth's name for the models, once, for the engineers who know its code.
+        lines.push_back("X0: every unit that calls a model that needs gradients joins X (DiffSynth's "
+                        "models_require_backward: " + trainedModels(split) + ").");
         break;
     case TraceStep::Kind::Forward:
         lines.push_back("F" + std::to_string(step.iteration)
@@ -412,7 +417,7 @@ std::vector<std::string> describeStep(const PipelineGraph &graph, const Split &s
     }
     if (step.added.empty()) {
         lines.push_back(step.kind == TraceStep::Kind::Initial
-                ? std::string("No unit calls these models: stage two runs only the loss.")
+                ? std::string("No unit calls a model that needs gradients: stage two runs only the loss.")
                 : std::string("Nothing new joins X at this step."));
         return lines;
     }

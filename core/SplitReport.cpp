@@ -13,6 +13,12 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
+// "1 hazard", "2 hazards": a count with its noun, which takes an "s" in the plural.
+std::string countOf(std::size_t count, const std::string &noun)
+{
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 OrderedJson unitList(const PipelineGraph &graph, const std::vector<UnitId> &units)
 {
     OrderedJson list = OrderedJson::array();
@@ -188,13 +194,12 @@ std::string verificationSummary(const Split &split, const Verification &verifica
     }
     std::string out;
     if (x0)
-        out += "X0 " + std::to_string(x0) + " violation(s), ";
+        out += "X0 " + countOf(x0, "violation") + ", ";
     else if (split.mode == SplitMode::Given) // the seed and safe splits hold it by construction
         out += "X0 holds, ";
-    out += "C1 " + (c1 ? std::to_string(c1) + " violation(s)" : std::string("holds")) + ", C2 "
-        + (c2 ? std::to_string(c2) + " violation(s)" : std::string("holds")) + ", "
-        + (verification.hazards.empty() ? std::string("no hazards")
-                                        : std::to_string(verification.hazards.size()) + " hazard(s)");
+    out += "C1 " + (c1 ? countOf(c1, "violation") : std::string("holds")) + ", C2 "
+        + (c2 ? countOf(c2, "violation") : std::string("holds")) + ", "
+        + (verification.hazards.empty() ? std::string("no hazards") : countOf(verification.hazards.size(), "hazard"));
     return out;
 }
 
@@ -369,7 +374,7 @@ std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis
         out << "  subgraph cluster_legend {\n    label=\"Legend\"; fontsize=10; style=rounded; color=\"#adb5bd\";\n";
         out << "    legend_one [label=\"stage one (cached)\", fillcolor=\"" << kStageOneColor << "\"];\n";
         out << "    legend_two [label=\"stage two (trained)\", fillcolor=\"" << kStageTwoColor << "\"];\n";
-        out << "    legend_x0 [label=\"X0 (calls a trained model)\", fillcolor=\"" << kStageTwoColor
+        out << "    legend_x0 [label=\"X0 (calls a model that needs gradients)\", fillcolor=\"" << kStageTwoColor
             << "\", peripheries=2];\n";
         out << "    legend_hazard [label=\"hazard reader\", fillcolor=\"white\", color=\"" << kHazardColor
             << "\", penwidth=3];\n";

@@ -100,8 +100,8 @@ int runDiff(const Args &args)
     // "side a" / "side b", as the flags name them: a bare A or B reads like a unit name.
     printOut("%s: side a = %s; side b = %s\n", printableName(pipeline.name).c_str(), a.label().c_str(),
         b.label().c_str());
-    printOut("%zu unit(s) in stage two in both, %zu in stage one in both, %zu moved\n", diff.sameTrained,
-        diff.sameCached, diff.moved.size());
+    printOut("%s in stage two in both, %zu in stage one in both, %zu moved\n",
+        countText(diff.sameTrained, "unit").c_str(), diff.sameCached, diff.moved.size());
     for (const MovedUnit &m : diff.moved) {
         printOut("\n%s: stage %s in side a, stage %s in side b\n", unitLabel(graph, m.unit).c_str(),
             m.trainedInB ? "one" : "two", m.trainedInB ? "two" : "one");

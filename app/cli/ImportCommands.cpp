@@ -3,6 +3,7 @@
 #include "ImportCommands.h"
 
 #include "ArgParser.h"
+#include "Commands.h"
 #include "PipelineSource.h"
 #include "StandardStreams.h"
 
@@ -56,8 +57,9 @@ void printSummary(const importer::ImportedPipeline &imported, const std::string 
     const Pipeline &p = imported.pipeline;
     const std::size_t stochastic = static_cast<std::size_t>(
         std::count_if(p.units.begin(), p.units.end(), [](const Unit &u) { return u.isStochastic(); }));
-    std::fprintf(stderr, "%s: class %s -> %s (%zu units, %zu models, %zu stochastic)\n", imported.sourceFile.c_str(),
-        imported.className.c_str(), to.c_str(), p.units.size(), p.models.size(), stochastic);
+    std::fprintf(stderr, "%s: class %s -> %s (%s, %s, %zu stochastic)\n", imported.sourceFile.c_str(),
+        imported.className.c_str(), to.c_str(), countText(p.units.size(), "unit").c_str(),
+        countText(p.models.size(), "model").c_str(), stochastic);
 }
 
 // The .py files an import of the folder SOURCE reads, as the importer finds them

@@ -196,10 +196,11 @@ int runValidate(const Args &args)
     if (!p.has("quiet")) {
         for (const Diagnostic &d : loaded.diagnostics)
             printOut("%s\n", d.toString().c_str());
-        printOut("%s: %zu error(s), %zu warning(s), %zu note(s)%s\n", pipelineArgumentName(argument).c_str(),
-            countSeverity(loaded.diagnostics, Severity::Error), countSeverity(loaded.diagnostics, Severity::Warning),
-            countSeverity(loaded.diagnostics, Severity::Info),
-            loaded.ok() ? (", " + std::to_string(loaded.pipeline->units.size()) + " units").c_str() : "");
+        printOut("%s: %s, %s, %s%s\n", pipelineArgumentName(argument).c_str(),
+            countText(countSeverity(loaded.diagnostics, Severity::Error), "error").c_str(),
+            countText(countSeverity(loaded.diagnostics, Severity::Warning), "warning").c_str(),
+            countText(countSeverity(loaded.diagnostics, Severity::Info), "note").c_str(),
+            loaded.ok() ? (", " + countText(loaded.pipeline->units.size(), "unit")).c_str() : "");
     }
     return loaded.ok() ? kExitOk : loadFailureStatus(loaded.diagnostics);
 }

@@ -2,6 +2,7 @@
 #include "MainWindow.h"
 
 #include "widgets/common/ThemeColors.h"
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/PipelineFileWatcher.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
@@ -487,7 +488,7 @@ void MainWindow::runFinished()
     if (m_historyPanel->comparisonChosenByHand())
         message += tr(" · the Run history keeps the comparison you chose");
     else if (m_historyPanel->showFinishedLaunch(session->id()))
-        message += tr(" · Run history compares it with the %1")
+        message += tr(" · the Run history compares it with the %1")
                        .arg(session->kind() == RunKind::Baseline ? tr("split") : tr("baseline"));
     statusBar()->showMessage(message, kStatusMessageMs);
 }
@@ -720,11 +721,12 @@ void MainWindow::updateStatus()
         m_status->clear();
         return;
     }
-    m_status->setText(tr("%1 · stage two %2 / stage one %3 · %n hazard(s)", nullptr,
-        static_cast<int>(analysis->verification.hazards.size()))
-                          .arg(QString::fromLatin1(splitModeName(analysis->split.mode)))
-                          .arg(analysis->split.trainedCount())
-                          .arg(analysis->split.trained.size() - analysis->split.trainedCount()));
+    const std::size_t hazards = analysis->verification.hazards.size();
+    m_status->setText(tr("%1 · stage two %2 / stage one %3 · %4")
+                          .arg(QString::fromLatin1(splitModeName(analysis->split.mode)),
+                              QString::number(analysis->split.trainedCount()),
+                              QString::number(analysis->split.trained.size() - analysis->split.trainedCount()),
+                              countText(static_cast<qint64>(hazards), tr("%n hazard"), tr("%n hazards"))));
 }
 
 void MainWindow::setPresentationMode(bool on)

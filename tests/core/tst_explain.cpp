@@ -124,7 +124,7 @@ void TestExplain::whyStageOne()
     QVERIFY(e.path.empty());
     const QStringList lines = toQt(e.lines);
     QCOMPARE(lines.front(), QString("QwenImageUnit_InputImageEmbedder runs in stage one (computed once and cached), because:"));
-    QVERIFY(lines.contains("- it calls vae, which does not need gradients (models requiring backward: dit), so it is not in X0;"));
+    QVERIFY(lines.contains("- it calls vae, which does not need gradients (only dit does), so it is not in X0;"));
     QVERIFY(lines.filter("- no input comes from stage two: ").size() == 1);
     QVERIFY(lines.filter("noise from QwenImageUnit_NoiseInitializer (stage one)").size() == 1);
     QVERIFY(lines.contains("- it writes latents, which no stage-two unit reads; the loss (FlowMatchSFTLoss) reads this "

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void inspectorInputsShowTheProducerTwoStageGives();
     void inspectorOutputsShowWhoReadsTheValueInEachRun();
     void paramsPanelKeepsTheCacheColumnInView();
+    void summariesCountInTheSingularAndPlural();
 };
 
 void TestPanels::stepperButtonsSliderAndChips()
@@ -291,6 +292,8 @@ void TestPanels::problemsPanelSaysWhatFailed()
     QVERIFY(!document.openSource(QStringLiteral("/nonexistent/p.json")));
     QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("could not be loaded")));
     QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("qwen_image")));
+    QVERIFY2(panel.findChild<QLabel *>()->text().contains(QStringLiteral("could not be loaded</b></span> (1 error).")),
+        qPrintable(panel.findChild<QLabel *>()->text()));
 }
 
 void TestPanels::compareRowShowsSplitBOfTheOtherMode()
@@ -473,6 +476,66 @@ void TestPanels::paramsPanelKeepsTheCacheColumnInView()
     panel.resize(360, 500);
     QCoreApplication::processEvents();
     QVERIFY(table->columnViewportPosition(ParamTableModel::CacheColumn) + 20 < table->viewport()->width());
+}
+
+void TestPanels::summariesCountInTheSingularAndPlural()
+{
+    // Three units, each reading only the external prompt: every unit that calls a
+    // trained model is stage two, the others stage one. Trained vae: 1 unit in stage
+    // two, 2 in stage one; vae and dit: 2 and 1.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("counts.json"));
+    QVERIFY(writeText(path, R"({"format": "splitscope.pipeline/1", "name": "counts", "models": ["vae", "dit"],
+  "units": [
+    {"name": "A", "input_params": ["prompt"], "output_params": ["a"], "onload_model_names": ["vae"]},
+    {"name": "B", "input_params": ["prompt"], "output_params": ["b"], "onload_model_names": ["dit"]},
+    {"name": "C", "input_params": ["prompt"], "output_params": ["c"]}
+  ],
+  "loss": {"name": "Loss", "input_params": ["a", "b", "c"]},
+  "training": {"trainable_models": "vae"}}
+)"));
+    SplitDocument document;
+    TraceCursor cursor(&document);
+    TrainingPanel training(&document);
+    StepperPanel stepper(&document, &cursor);
+    ComparePanel compare(&document);
+    QVERIFY(document.openFile(path));
+    QCOMPARE(document.analysis()->split.trainedCount(), std::size_t(1));
+    compare.compareOtherMode(); // seed vs safe: the same split here
+    QVERIFY(cursor.atSplit());
+    // Whole phrases, so that "1 unit" is not found inside "1 units".
+    QString text = training.summaryText();
+    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 1 unit ")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Stage one (cached): 2 units\n")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
+    text = stepper.explanationText();
+    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 1 of 3 units. Stage one (cached): 2 units.")),
+        qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("reached after 1 iteration.")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
+    text = compare.summaryText();
+    QVERIFY2(text.contains(QStringLiteral("Identical splits: 1 stays trained, 2 stay cached.")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
+
+    document.setModelTrainable("dit", true);
+    QCOMPARE(document.analysis()->split.trainedCount(), std::size_t(2));
+    text = training.summaryText();
+    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 2 units ")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Stage one (cached): 1 unit\n")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
+    text = stepper.explanationText();
+    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 2 of 3 units. Stage one (cached): 1 unit.")),
+        qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
+    text = compare.summaryText();
+    QVERIFY2(text.contains(QStringLiteral("Identical splits: 2 stay trained, 1 stays cached.")), qPrintable(text));
+    // The X0 step says what X0 is, in the words of the legend, without repeating its label.
+    cursor.setPosition(0);
+    text = stepper.explanationText();
+    QVERIFY2(text.startsWith(QStringLiteral("X0 — Start: the units that call a model that needs gradients. "
+                                            "X now has 2 of 3 units; this step added 2.")),
+        qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("(DiffSynth's models_require_backward: vae, dit)")), qPrintable(text));
 }
 
 QTEST_MAIN(TestPanels)

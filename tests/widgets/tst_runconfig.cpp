@@ -465,7 +465,7 @@ void TestRunConfig::checksNameTheField()
     QCOMPARE(fields(validateRun(none, tiny(), RunKind::Baseline, 0)), QList<RunField>{RunField::Training});
     issues = validateRun(c, tiny(), RunKind::Both, 1);
     QCOMPARE(fields(issues), QList<RunField>{RunField::Hazards});
-    QVERIFY2(issues[0].message.contains("The seed split has 1 hazard(s)"), qPrintable(issues[0].message));
+    QVERIFY2(issues[0].message.contains("The seed split has 1 hazard:"), qPrintable(issues[0].message));
     QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 1).isEmpty()); // one-stage training has no split
     RunConfig allowed = c;
     allowed.settings.allowHazards = true;
@@ -506,7 +506,7 @@ void TestRunConfig::cacheChecks()
     QCOMPARE(status.samples, 4);
     QCOMPARE(status.shards, 1);
     QCOMPARE(status.bytes, 1000);
-    QVERIFY2(status.summary().startsWith("incomplete: 2 of 4 samples in 1 shard(s)"), qPrintable(status.summary()));
+    QVERIFY2(status.summary().startsWith("incomplete: 2 of 4 samples in 1 shard,"), qPrintable(status.summary()));
     QList<RunIssue> issues = validateRun(c, tiny(), RunKind::StageTwo, 0);
     QCOMPARE(fields(issues), QList<RunField>{RunField::Cache});
     QVERIFY2(issues[0].message.contains("is incomplete (2 of 4 samples): run stage one to finish it"), qPrintable(issues[0].message));
@@ -514,7 +514,7 @@ void TestRunConfig::cacheChecks()
 
     QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}));
     QVERIFY(validateRun(c, tiny(), RunKind::StageTwo, 0).isEmpty());
-    QVERIFY2(readCacheStatus(cache).summary().startsWith("complete: 4 samples in 2 shard(s)"),
+    QVERIFY2(readCacheStatus(cache).summary().startsWith("complete: 4 samples in 2 shards,"),
         qPrintable(readCacheStatus(cache).summary()));
 
     // A cache of another split would be refused by the engine: said before the launch.

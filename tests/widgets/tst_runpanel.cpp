@@ -206,7 +206,7 @@ void TestRunPanel::fieldsAreCheckedWhereTheyAre()
     QVERIFY(writeDataset(c.settings.datasetPath, 3));
     QVERIFY(writeModelFiles(c.settings.modelsRoot, executablePipelines().front()));
     panel->datasetEdit()->setText(c.settings.datasetPath + QLatin1Char('/'));
-    QTRY_COMPARE(panel->fieldMessage(RunField::Dataset), QStringLiteral("3 image(s); columns image, prompt"));
+    QTRY_COMPARE(panel->fieldMessage(RunField::Dataset), QStringLiteral("3 images; columns image, prompt"));
     QVERIFY(panel->datasetEdit()->styleSheet().isEmpty());
     QVERIFY(panel->fieldMessage(RunField::ModelsRoot).startsWith(QLatin1String("dit, text_encoder, vae under")));
     QVERIFY(panel->issues().isEmpty());
@@ -267,7 +267,7 @@ void TestRunPanel::trainingChoiceReachesTheChecksAndCommands()
     // The text encoder with a LoRA on the DiT: the seed split has a hazard.
     document->setLoraBase(std::string("dit"));
     document->setModelTrainable("text_encoder", true);
-    QTRY_VERIFY(panel->fieldMessage(RunField::Hazards).startsWith(QLatin1String("The seed split has 1 hazard(s)")));
+    QTRY_VERIFY(panel->fieldMessage(RunField::Hazards).startsWith(QLatin1String("The seed split has 1 hazard:")));
     QVERIFY(panel->fieldMessage(RunField::Training).isEmpty());
     QVERIFY(!panel->launch(RunKind::StageOne));
     panel->commandStage()->setCurrentIndex(panel->commandStage()->findData(static_cast<int>(RunStage::StageTwo)));

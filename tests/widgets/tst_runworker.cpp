@@ -130,7 +130,7 @@ void TestRunWorker::initTestCase()
     QVERIFY(m_panel->generateDataset(kSamples, 64, false));
     QVERIFY(tools.wait(60000));
     QVERIFY2(tools.last().at(0).toBool(), qPrintable(tools.last().at(1).toString()));
-    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 image(s); columns image, prompt"));
+    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 images; columns image, prompt"));
     QVERIFY2(m_panel->issues().isEmpty(), qPrintable(m_panel->issues().value(0).message));
     // Generating again keeps the dataset unless told to replace it; the CLI's reason is shown.
     QVERIFY(m_panel->generateDataset(2, 64, false));
@@ -138,11 +138,11 @@ void TestRunWorker::initTestCase()
     QVERIFY(!tools.last().at(0).toBool());
     QVERIFY2(tools.last().at(1).toString().contains(QLatin1String("--overwrite")), qPrintable(tools.last().at(1).toString()));
     QVERIFY(m_panel->statusLabel()->text().contains(QLatin1String("failed")));
-    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 image(s); columns image, prompt"));
+    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 images; columns image, prompt"));
     QVERIFY(m_panel->generateDataset(kSamples, 64, false, true));
     QVERIFY(tools.wait(60000));
     QVERIFY2(tools.last().at(0).toBool(), qPrintable(tools.last().at(1).toString()));
-    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 image(s); columns image, prompt"));
+    QCOMPARE(m_panel->fieldMessage(RunField::Dataset), QStringLiteral("12 images; columns image, prompt"));
 }
 
 bool TestRunWorker::waitForLaunch()

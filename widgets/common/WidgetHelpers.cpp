@@ -20,6 +20,12 @@
 
 namespace splitscope {
 
+QString countText(qint64 count, const QString &one, const QString &many)
+{
+    QString text = count == 1 ? one : many;
+    return text.replace(QLatin1String("%n"), QString::number(count));
+}
+
 QString nameText(const std::string &name)
 {
     return QString::fromStdString(printableName(name));

@@ -23,6 +23,13 @@ namespace splitscope {
 QAction *makeAction(QObject *owner, const QString &iconPath, const QString &text,
     const QList<QKeySequence> &shortcuts = {}, bool checkable = false, bool checked = false);
 
+// A count with its noun, in the singular for one and the plural otherwise:
+// countText(n, tr("%n unit"), tr("%n units")) reads "1 unit", "0 units", "3 units".
+// `one` and `many` hold "%n" where the count goes; each is a tr() string of its own, so
+// both forms stay translatable. (The app ships no translation with numerus forms:
+// tr("%n unit(s)", nullptr, n) would show the "(s)".) Apply .arg() after this call.
+QString countText(qint64 count, const QString &one, const QString &many);
+
 // A unit, param or model name as the app shows it: unchanged, unless it holds control
 // characters, which are written as escapes (A\nB), as in the command line's reports
 // (printableName). Identifiers stay raw; this is only for what people read.

@@ -34,7 +34,7 @@ QStringList toQStringList(const std::vector<std::string> &lines)
 QString stepTitle(const TraceStep &step)
 {
     switch (step.kind) {
-    case TraceStep::Kind::Initial: return QStringLiteral("Start: X0");
+    case TraceStep::Kind::Initial: return QStringLiteral("Start: the units that call a model that needs gradients");
     case TraceStep::Kind::Forward: return QStringLiteral("Iteration %1, forward closure F").arg(step.iteration);
     case TraceStep::Kind::Update: return QStringLiteral("Iteration %1, update chains U").arg(step.iteration);
     }

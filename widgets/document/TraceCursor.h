@@ -18,7 +18,7 @@ struct SplitAnalysis;
 // Why one unit joined X at one step: the data edge or update chain that pulled it in.
 struct StepCause {
     enum class Kind {
-        Model,    // X0: the unit calls a model requiring backward (no edge)
+        Model,    // X0: the unit calls a model that needs gradients (no edge)
         DataEdge, // F / C1: `from` produces `param`, read by `to`
         Chain,    // U: `from` is the first reader in X of `param` and rewrites it; `to` rewrites it later
         Reader    // safe R1/R2: `from` (a unit or the loss) reads `param` in stage two, so `to` must run there

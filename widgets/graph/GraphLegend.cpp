@@ -41,8 +41,8 @@ GraphLegend::GraphLegend(const Context &c, double maxWidth)
 {
     m_entries.push_back({Swatch::StageOne, tr("stage one: cached")});
     m_entries.push_back({Swatch::StageTwo, tr(c.stepping ? "in X so far (stage two)" : "stage two: trained")});
-    m_entries.push_back({Swatch::X0, tr("X0: calls a model needing gradients")});
-    m_entries.push_back({Swatch::Trainable, tr("model requiring backward")});
+    m_entries.push_back({Swatch::X0, tr("X0: calls a model that needs gradients")});
+    m_entries.push_back({Swatch::Trainable, tr("model that needs gradients")});
     if (c.stepping) {
         m_entries.push_back({Swatch::Added, tr("added by this step")});
         m_entries.push_back({Swatch::Cause, tr("edge or chain that caused it")});

@@ -242,8 +242,10 @@ void GraphWorkspace::layoutStatus()
     }
     const PipelineGraph &graph = m_document->graph();
     m_infoName = nameText(graph.pipelineName());
-    QString rest = tr("%1 · %n unit(s)", nullptr, graph.unitCount()).arg(m_document->source().displayName());
-    rest += tr(", %n param(s)", nullptr, graph.paramCount());
+    QString rest = tr("%1 · %2, %3")
+                       .arg(m_document->source().displayName(),
+                           countText(graph.unitCount(), tr("%n unit"), tr("%n units")),
+                           countText(graph.paramCount(), tr("%n param"), tr("%n params")));
     const QString prefix = GraphStyle::commonUnitPrefix(graph);
     if (!prefix.isEmpty())
         rest += tr(" · names without %1").arg(prefix);

@@ -87,7 +87,8 @@ void SplitGraphScene::pipelineReset()
         return;
     }
     const int units = m_document->graph().unitCount();
-    showPlaceholder(tr("Laying out %n unit(s) with Graphviz dot…", nullptr, units));
+    showPlaceholder(countText(units, tr("Laying out %n unit with Graphviz dot…"),
+        tr("Laying out %n units with Graphviz dot…")));
 }
 
 void SplitGraphScene::showPlaceholder(const QString &text)

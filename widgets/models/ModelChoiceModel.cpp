@@ -86,7 +86,11 @@ QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
                 return tr("No unit calls %1: if it runs, it runs inside the loss (as DiffSynth's denoising model "
                           "does in model_fn), which is always in stage two.")
                     .arg(nameText(model));
-            return tr("%1 unit(s) call this model; %2 of them run in stage two").arg(calls).arg(trained);
+            if (calls == 1)
+                return trained == 1 ? tr("1 unit calls this model; it runs in stage two.")
+                                    : tr("1 unit calls this model; it runs in stage one.");
+            return tr("%1 units call this model; %2 in stage two.")
+                .arg(QString::number(calls), countText(trained, tr("%n of them runs"), tr("%n of them run")));
         }
         return calls == 0 ? tr("no unit") : QStringLiteral("%1 / %2").arg(trained).arg(calls);
     }
@@ -129,8 +133,21 @@ Qt::ItemFlags ModelChoiceModel::flags(const QModelIndex &index) const
 
 QVariant ModelChoiceModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case ModelColumn:
+            return tr("Check a model to train it in full (trainable_models). The model in bold is the LoRA base "
+                      "(lora_base_model). Both need gradients.");
+        case UnitsColumn:
+            return tr("Stage two / calls: of the units that call the model, how many run in stage two (trained), "
+                      "and how many call it in all. \"no unit\": no unit calls it (a denoising model runs inside "
+                      "the loss). The model in bold is the LoRA base: it needs gradients.");
+        case SizeColumn: return tr("The model's parameters, in billions (B)");
+        default: return {};
+        }
+    }
     switch (section) {
     case ModelColumn: return tr("Trainable model");
     case UnitsColumn: return tr("Stage two / calls");

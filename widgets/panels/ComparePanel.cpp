@@ -268,15 +268,19 @@ void ComparePanel::comparisonChanged()
     if (diff->identical())
         text += tr("<b style='color:%1'>Identical splits</b>: ").arg(theme::css(theme::Tone::Success, palette()));
     else
-        text += tr("<b style='color:%1'>%n unit(s) move</b>: ", nullptr, static_cast<int>(diff->moved.size()))
-                    .arg(theme::css(theme::Tone::Moved, palette()))
+        text += tr("<b style='color:%1'>%2</b>: ")
+                    .arg(theme::css(theme::Tone::Moved, palette()),
+                        countText(static_cast<qint64>(diff->moved.size()), tr("%n unit moves"), tr("%n units move")))
             + tr("%1 to stage two, %2 to stage one; ").arg(toTwo).arg(toOne);
-    text += tr("%1 stay trained, %2 stay cached.").arg(diff->sameTrained).arg(diff->sameCached);
-    text += tr("<br>Hazards: A %1, B %2. Cache: A %3 params, B %4.")
-                .arg(a->verification.hazards.size())
-                .arg(b->verification.hazards.size())
-                .arg(a->cacheSet.size())
-                .arg(b->cacheSet.size());
+    text += tr("%1, %2.")
+                .arg(countText(static_cast<qint64>(diff->sameTrained), tr("%n stays trained"), tr("%n stay trained")),
+                    countText(static_cast<qint64>(diff->sameCached), tr("%n stays cached"), tr("%n stay cached")));
+    const auto params = [this](std::size_t count) {
+        return countText(static_cast<qint64>(count), tr("%n param"), tr("%n params"));
+    };
+    text += tr("<br>Hazards: A %1, B %2. Cache: A %3, B %4.")
+                .arg(QString::number(a->verification.hazards.size()), QString::number(b->verification.hazards.size()),
+                    params(a->cacheSet.size()), params(b->cacheSet.size()));
     m_summary->setText(text);
 }
 

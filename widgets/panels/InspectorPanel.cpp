@@ -128,10 +128,12 @@ void InspectorPanel::refresh()
     };
     m_header->setToolTip(nameText(graph.unitName(unit)));
     if (unit == graph.lossId()) {
+        const QString params = countText(static_cast<qint64>(graph.inputs(unit).size()), tr("%n param"),
+            tr("%n params"));
         m_header->setText(tr("<b style='font-size:13pt'>%1</b><br><span style='background:%2;color:%3'>&nbsp;loss&nbsp;"
-                             "</span> Runs last in stage two and reads %n param(s).",
-            nullptr, static_cast<int>(graph.inputs(unit).size()))
-                              .arg(breakable(graph.unitName(unit)), QLatin1String(kLossColor), theme::inkOnLightCss()));
+                             "</span> Runs last in stage two and reads %4.")
+                              .arg(breakable(graph.unitName(unit)), QLatin1String(kLossColor), theme::inkOnLightCss(),
+                                  params));
         m_reason->setHtml(tr("<p>The loss reads the final value of each of its params. Stage two must produce the "
                              "same values as one-stage training: see the Verifier for reads that differ.</p>"));
         m_tabs->setCurrentIndex(0);

@@ -54,9 +54,11 @@ void LoadErrorBanner::refresh()
         ? tr("Still showing %1.").arg(m_document->source().displayName().toHtmlEscaped())
         : QString();
     const QColor error = theme::textColor(theme::Tone::Error, theme::noticeColors(theme::Notice::Error, palette()), palette());
-    m_label->setText(tr("<b style='color:%4'>⚠ Could not load %1</b> — %n error(s). %2<br><code>%3</code>",
-        nullptr, static_cast<int>(countSeverity(d, Severity::Error)))
-                         .arg(m_document->lastAttempt().toHtmlEscaped(), kept, first.toHtmlEscaped(), error.name()));
+    const QString errors = countText(static_cast<qint64>(countSeverity(d, Severity::Error)), tr("%n error"),
+        tr("%n errors"));
+    m_label->setText(tr("<b style='color:%4'>⚠ Could not load %1</b> — %5. %2<br><code>%3</code>")
+                         .arg(m_document->lastAttempt().toHtmlEscaped(), kept, first.toHtmlEscaped(), error.name(),
+                             errors));
     show();
 }
 

@@ -2,6 +2,7 @@
 #include "ProblemsPanel.h"
 
 #include "widgets/common/ThemeColors.h"
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/DiagnosticsModel.h"
 
@@ -41,14 +42,14 @@ void ProblemsPanel::refresh()
     const auto errors = countSeverity(d, Severity::Error);
     const auto warnings = countSeverity(d, Severity::Warning);
     if (m_document->lastLoadFailed()) {
-        m_summary->setText(tr("<span style='color:%4'><b>%1 could not be loaded</b></span> (%2 error(s)). %3")
-                               .arg(m_document->lastAttempt().toHtmlEscaped())
-                               .arg(errors)
-                               .arg(m_document->hasPipeline()
+        m_summary->setText(tr("<span style='color:%4'><b>%1 could not be loaded</b></span> (%2). %3")
+                               .arg(m_document->lastAttempt().toHtmlEscaped(),
+                                   countText(static_cast<qint64>(errors), tr("%n error"), tr("%n errors")),
+                                   m_document->hasPipeline()
                                        ? tr("The pipeline shown is still %1.")
                                              .arg(m_document->source().displayName().toHtmlEscaped())
-                                       : tr("No pipeline is open."))
-                               .arg(theme::css(theme::Tone::Error, palette())));
+                                       : tr("No pipeline is open."),
+                                   theme::css(theme::Tone::Error, palette())));
     } else if (!m_document->hasPipeline()) {
         m_summary->setText(tr("No pipeline open."));
     } else if (d.empty()) {
@@ -56,10 +57,11 @@ void ProblemsPanel::refresh()
                                .arg(m_document->source().displayName().toHtmlEscaped(),
                                    theme::css(theme::Tone::Success, palette())));
     } else {
-        m_summary->setText(tr("%1 loaded: %2 warning(s), %3 note(s).")
-                               .arg(m_document->source().displayName().toHtmlEscaped())
-                               .arg(warnings)
-                               .arg(d.size() - warnings - errors));
+        m_summary->setText(tr("%1 loaded: %2, %3.")
+                               .arg(m_document->source().displayName().toHtmlEscaped(),
+                                   countText(static_cast<qint64>(warnings), tr("%n warning"), tr("%n warnings")),
+                                   countText(static_cast<qint64>(d.size() - warnings - errors), tr("%n note"),
+                                       tr("%n notes"))));
     }
 }
 

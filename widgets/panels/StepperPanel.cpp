@@ -323,14 +323,15 @@ QString StepperPanel::explanationHtml(int position) const
     if (position >= m_cursor->stepCount()) {
         const Split &split = analysis->split;
         const int iterations = static_cast<int>(split.iterations.size());
-        html = tr("<p><b>The split</b> — %1. Stage two (trained): <b>%2</b> of %3 units. "
+        const int trained = static_cast<int>(split.trainedCount());
+        html = tr("<p><b>The split</b> — %1. Stage two (trained): <b>%2</b> of %3. "
                   "Stage one (cached): %4.</p>")
                    .arg(split.mode == SplitMode::Seed
-                           ? tr("DiffSynth's fixed point, reached after %n iteration(s)", nullptr, iterations)
-                           : tr("the safe closure"))
-                   .arg(split.trainedCount())
-                   .arg(graph.unitCount())
-                   .arg(graph.unitCount() - static_cast<int>(split.trainedCount()));
+                           ? countText(iterations, tr("DiffSynth's fixed point, reached after %n iteration"),
+                               tr("DiffSynth's fixed point, reached after %n iterations"))
+                           : tr("the safe closure"),
+                       QString::number(trained), countText(graph.unitCount(), tr("%n unit"), tr("%n units")),
+                       countText(graph.unitCount() - trained, tr("%n unit"), tr("%n units")));
         html += tr("<p style='color:%3'>Step through it from X0 with %1 or play it with %2.</p>")
                     .arg(m_first->shortcut().toString(QKeySequence::NativeText),
                         m_play->shortcut().toString(QKeySequence::NativeText), theme::css(theme::Tone::Muted, palette()));
@@ -342,10 +343,9 @@ QString StepperPanel::explanationHtml(int position) const
             inX += m ? 1 : 0;
         html = QStringLiteral("<p><b>%1</b> — %2. <span style='color:%4'>%3</span></p>")
                    .arg(step.label.toHtmlEscaped(), step.title.toHtmlEscaped(),
-                       tr("X now has %1 of %2 units; this step added %3.")
-                           .arg(inX)
-                           .arg(graph.unitCount())
-                           .arg(step.added.size()),
+                       tr("X now has %1 of %2; this step added %3.")
+                           .arg(QString::number(inX), countText(graph.unitCount(), tr("%n unit"), tr("%n units")),
+                               QString::number(step.added.size())),
                        theme::css(theme::Tone::Muted, palette()));
         html += QStringLiteral("<ul style='margin-left:-20px'>");
         for (int i = 0; i < step.explanation.size(); ++i) {

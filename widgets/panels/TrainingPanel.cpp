@@ -163,23 +163,32 @@ void TrainingPanel::analysisChanged()
     const std::size_t cached = analysis->split.trained.size() - trained;
     const std::size_t hazards = analysis->verification.hazards.size();
     const std::size_t frozen = analysis->verification.frozenRandomness.size();
-    QString text = tr("<b>Stage two</b> (trained): %1 unit(s) &nbsp;·&nbsp; <b>stage one</b> (cached): %2 unit(s)"
-                      "<br>Cache: %3 param(s) read by stage two")
-                       .arg(trained)
-                       .arg(cached)
-                       .arg(analysis->cacheSet.size());
+    // "12 units" stays on one line in a narrow dock.
+    const auto units = [this](std::size_t count) {
+        return countText(static_cast<qint64>(count), tr("%n unit"), tr("%n units"))
+            .replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+    };
+    QString text = tr("<b>Stage two</b> (trained): %1 &nbsp;·&nbsp; <b>Stage one</b> (cached): %2"
+                      "<br>Cache: %3 read by stage two")
+                       .arg(units(trained), units(cached),
+                           countText(static_cast<qint64>(analysis->cacheSet.size()), tr("%n param"), tr("%n params")));
     if (hazards == 0)
         text += tr("<br><span style='color:%1'>✔ no hazards: two-stage equals one-stage training</span>")
                     .arg(theme::css(theme::Tone::Success, palette()));
     else
-        text += tr("<br><span style='color:%2'><b>⚠ %1 hazard(s)</b>: see Verifier</span>")
-                    .arg(hazards)
-                    .arg(theme::css(theme::Tone::Hazard, palette()));
+        text += tr("<br><span style='color:%2'><b>⚠ %1</b>: see the Verifier</span>")
+                    .arg(countText(static_cast<qint64>(hazards), tr("%n hazard"), tr("%n hazards")),
+                        theme::css(theme::Tone::Hazard, palette()));
     if (frozen > 0)
-        text += tr("<br><span style='color:%2'>⚠ %1 stochastic unit(s) cached: randomness frozen</span>")
-                    .arg(frozen)
-                    .arg(theme::css(theme::Tone::Warning, palette()));
+        text += tr("<br><span style='color:%2'>⚠ %1 cached: randomness frozen</span>")
+                    .arg(countText(static_cast<qint64>(frozen), tr("%n stochastic unit"), tr("%n stochastic units")),
+                        theme::css(theme::Tone::Warning, palette()));
     m_summary->setText(text);
+}
+
+QString TrainingPanel::summaryText() const
+{
+    return plainTextOf(m_summary->text());
 }
 
 } // namespace splitscope

@@ -28,6 +28,8 @@ public:
     QComboBox *presetCombo() const { return m_presets; }
     ModelChoiceModel *modelChoices() const { return m_models; }
     QLabel *lockLabel() const { return m_lock; }
+    // The summary under the controls, without its markup (for tests).
+    QString summaryText() const;
 
     // While a launch runs, the configuration it trains cannot change (the graph, the
     // Run panel and the ring of the unit running now describe that launch): the

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeySequence>
 #include <QLabel>
 #include <QPushButton>
 #include <QResizeEvent>
@@ -49,7 +50,7 @@ VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     onResize(m_table->viewport(), [this]() { fitColumns(); });
     m_show->setEnabled(false);
-    m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-click a row does the same)"));
+    m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-clicking a row does the same)"));
 
     // The table gives way first: it shrinks to a few rows and scrolls, the summary
     // keeps the panel's whole width and all its lines.
@@ -127,19 +128,22 @@ void VerifierPanel::refresh()
                   "the loss sees the same producer as in one-stage training.")
                    .arg(theme::css(theme::Tone::Success, palette()));
     else
-        text = tr("<span style='color:%1'><b>⚠ %n hazard(s)</b></span>: two-stage training would differ from "
-                  "one-stage training.",
-            nullptr, hazards)
-                   .arg(theme::css(theme::Tone::Hazard, palette()));
+        text = tr("<span style='color:%1'><b>⚠ %2</b></span>: two-stage training would differ from "
+                  "one-stage training.")
+                   .arg(theme::css(theme::Tone::Hazard, palette()), countText(hazards, tr("%n hazard"), tr("%n hazards")));
     if (violations > 0)
-        text += tr(" %n broken split condition(s).", nullptr, violations);
-    if (hazards > 0 && analysis->split.mode == SplitMode::Seed)
-        text += tr(" The safe split avoids them (Training panel: Safe).");
+        text += countText(violations, tr(" %n broken split condition."), tr(" %n broken split conditions."));
+    if (hazards > 0 && analysis->split.mode == SplitMode::Seed) // the Split menu's Safe item, and its key
+        text += tr(" The safe split avoids them (Split ▸ Safe, or %1).")
+                    .arg(QKeySequence(Qt::ALT | Qt::Key_2).toString(QKeySequence::NativeText));
     if (frozen > 0)
-        text += tr("<br><span style='color:%1'><b>%n stochastic unit(s)</b> in stage one:</span> their random "
-                   "draws are computed once and cached, so every epoch sees the same noise.",
-            nullptr, frozen)
-                    .arg(theme::css(theme::Tone::Warning, palette()));
+        text += tr("<br><span style='color:%1'><b>%2</b> in stage one:</span> %3")
+                    .arg(theme::css(theme::Tone::Warning, palette()),
+                        countText(frozen, tr("%n stochastic unit"), tr("%n stochastic units")),
+                        countText(frozen,
+                            tr("its random draws are computed once and cached, so every epoch sees the same noise."),
+                            tr("their random draws are computed once and cached, so every epoch sees the same "
+                               "noise.")));
     m_summary->setText(text);
 }
 

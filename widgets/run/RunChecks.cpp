@@ -4,6 +4,8 @@
 #include "ExecutablePipeline.h"
 #include "RunFormat.h"
 
+#include "widgets/common/WidgetHelpers.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -110,16 +112,13 @@ QString CacheStatus::summary() const
         return error.isEmpty() ? tr("no cache yet") : error;
     const QString trains = modelsRequiringBackward.isEmpty() ? tr("nothing trained")
                                                              : modelsRequiringBackward.join(QStringLiteral(", "));
+    const QString inShards = countText(shards, tr("%n shard"), tr("%n shards"));
     if (complete)
-        return tr("complete: %1 samples in %2 shard(s), %3; %4 split for %5")
-            .arg(samples)
-            .arg(shards)
-            .arg(formatBytes(bytes), splitMode, trains);
-    return tr("incomplete: %1 of %2 samples in %3 shard(s), %4; %5 split for %6 (stage one resumes it)")
-        .arg(cachedSamples)
-        .arg(samples)
-        .arg(shards)
-        .arg(formatBytes(bytes), splitMode, trains);
+        return tr("complete: %1 in %2, %3; %4 split for %5")
+            .arg(countText(samples, tr("%n sample"), tr("%n samples")), inShards, formatBytes(bytes), splitMode, trains);
+    return tr("incomplete: %1 of %2 in %3, %4; %5 split for %6 (stage one resumes it)")
+        .arg(QString::number(cachedSamples), countText(samples, tr("%n sample"), tr("%n samples")), inShards,
+            formatBytes(bytes), splitMode, trains);
 }
 
 CacheStatus readCacheStatus(const QString &cachePath)
@@ -234,10 +233,10 @@ QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &p
             tr("Nothing to train: choose a LoRA base model or trainable models in Training configuration.")});
     if (hazards > 0 && kind != RunKind::Baseline && !s.allowHazards)
         issues.append({RunField::Hazards,
-            tr("The %1 split has %n hazard(s): two-stage training would differ from one-stage training. Choose the "
-               "safe split in Training configuration, or allow hazards.",
-                hazards)
-                .arg(QString::fromLatin1(splitModeName(config.mode)))});
+            tr("The %1 split has %2: two-stage training would differ from one-stage training. Choose the "
+               "safe split (Split ▸ Safe, or Alt+2), or allow hazards.")
+                .arg(QString::fromLatin1(splitModeName(config.mode)),
+                    countText(hazards, tr("%n hazard"), tr("%n hazards")))});
 
     if (stageOne || kind == RunKind::Baseline) {
         const QStringList columns = readDatasetColumns(s.datasetPath);
@@ -311,10 +310,9 @@ QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &p
             issues.append({RunField::Cache, tr("No cache in %1 yet: run stage one first.").arg(where)});
         else if (kind == RunKind::StageTwo && !cache.complete)
             issues.append({RunField::Cache,
-                tr("The cache in %1 is incomplete (%2 of %3 samples): run stage one to finish it.")
-                    .arg(where)
-                    .arg(cache.cachedSamples)
-                    .arg(cache.samples)});
+                tr("The cache in %1 is incomplete (%2 of %3): run stage one to finish it.")
+                    .arg(where, QString::number(cache.cachedSamples),
+                        countText(cache.samples, tr("%n sample"), tr("%n samples")))});
     }
     return issues;
 }

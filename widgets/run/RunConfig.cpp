@@ -3,6 +3,7 @@
 
 #include "ExecutablePipeline.h"
 #include "core/NameSuggestion.h"
+#include "widgets/common/WidgetHelpers.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -422,7 +423,7 @@ QString RunConfig::numbersLabel() const
 {
     const QFileInfo folder(cleanFolder(settings.datasetPath));
     const QString dataset = folder.fileName();
-    const QString epochs = settings.epochs == 1 ? tr("1 epoch") : tr("%1 epochs").arg(settings.epochs);
+    const QString epochs = countText(settings.epochs, tr("%n epoch"), tr("%n epochs"));
     if (dataset.isEmpty())
         return epochs;
     // A folder whose name says it is a dataset ("dataset", "my_data") is named as it is,

@@ -9,6 +9,8 @@
 #include "RunHistory.h"
 #include "RunHistoryModel.h"
 
+#include "widgets/common/WidgetHelpers.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -566,7 +568,9 @@ void RunHistoryPanel::removeSelected()
                   runKindTitle(m_history->run(indices.front())->kind()))
         : tr("these %1 runs").arg(indices.size());
     if (QMessageBox::question(this, tr("Delete from the run history"),
-            tr("Delete %1 from the run history? Their records and curves go; their output folders stay on disk.")
+            countText(static_cast<qint64>(indices.size()),
+                tr("Delete %1 from the run history? Its record and curves go; its output folder stays on disk."),
+                tr("Delete %1 from the run history? Their records and curves go; their output folders stay on disk."))
                 .arg(what),
             QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
         != QMessageBox::Yes)

@@ -712,11 +712,13 @@ void RunPanel::validate()
     m_hazardsRow->setVisible(hazards > 0 || m_allowHazards->isChecked());
     if (analysis) {
         const std::size_t trained = analysis->split.trainedCount();
-        m_training->setText(tr("<b>Trains</b> %1<br>Stage one caches %2 unit(s); stage two runs %3 unit(s) and the "
+        const auto units = [this](std::size_t count) {
+            return countText(static_cast<qint64>(count), tr("%n unit"), tr("%n units"));
+        };
+        m_training->setText(tr("<b>Trains</b> %1<br>Stage one caches %2; stage two runs %3 and the "
                                "loss. Change it in <i>Training configuration</i>.")
-                                .arg(breakableText(c.label()).toHtmlEscaped())
-                                .arg(analysis->split.trained.size() - trained)
-                                .arg(trained));
+                                .arg(breakableText(c.label()).toHtmlEscaped(),
+                                    units(analysis->split.trained.size() - trained), units(trained)));
     }
     showIssues(issues);
     if (m_refused) {
@@ -767,11 +769,9 @@ void RunPanel::showRefusal(RunKind kind, const QList<RunIssue> &issues)
         lines << QStringLiteral("• ") + breakableText(issue.message).toHtmlEscaped();
     m_status->setText(QStringLiteral("<span style='%1'><b>%2</b><br>%3</span>")
                           .arg(errorStyle(),
-                              (issues.size() == 1 ? tr("%1 cannot start: 1 problem, shown at its field:")
-                                                          .arg(runKindTitle(kind))
-                                                   : tr("%1 cannot start: %2 problems, shown at their fields:")
-                                                         .arg(runKindTitle(kind))
-                                                         .arg(issues.size()))
+                              countText(issues.size(), tr("%1 cannot start: %n problem, shown at its field:"),
+                                  tr("%1 cannot start: %n problems, shown at their fields:"))
+                                  .arg(runKindTitle(kind))
                                   .toHtmlEscaped(),
                               lines.join(QStringLiteral("<br>"))));
 }
@@ -871,7 +871,9 @@ void RunPanel::updateInfo()
     const int rows = datasetRows(s.datasetPath);
     if (rows >= 0)
         m_info.insert(static_cast<int>(RunField::Dataset),
-            tr("%n image(s); columns %1", nullptr, rows).arg(readDatasetColumns(s.datasetPath).join(QStringLiteral(", "))));
+            tr("%1; columns %2")
+                .arg(countText(rows, tr("%n image"), tr("%n images")),
+                    readDatasetColumns(s.datasetPath).join(QStringLiteral(", "))));
     if (!s.modelsRoot.isEmpty() && m_executability.runnable()) {
         QStringList names;
         for (const ExecutablePipeline::ModelFile &f : m_pipeline.modelFiles)
@@ -1101,7 +1103,7 @@ bool RunPanel::generateDataset(int count, int size, bool edit, bool overwrite)
     if (overwrite)
         args << QStringLiteral("--overwrite");
     m_tools->setProgram(m_controller->workerProgram());
-    if (!m_tools->start(tr("Generating %n image(s)", nullptr, count), args))
+    if (!m_tools->start(countText(count, tr("Generating %n image"), tr("Generating %n images")), args))
         return false;
     m_refused.reset();
     m_status->setText(tr("Generating the example dataset in %1…").arg(breakableText(QDir::toNativeSeparators(dir)).toHtmlEscaped()));
