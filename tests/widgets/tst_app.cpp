@@ -158,6 +158,8 @@ private Q_SLOTS:
     void paramsCacheColumnIsInViewWhenDocked();
     void hazardCellsAreReadableInTheDocks_data();
     void hazardCellsAreReadableInTheDocks();
+    void longParamNamesFitTheInspector_data();
+    void longParamNamesFitTheInspector();
     void runHistoryIsReadableInItsDock_data();
     void runHistoryIsReadableInItsDock();
     void stepperAndDockTabsFitASmallWindow_data();
@@ -771,6 +773,45 @@ void TestApp::hazardCellsAreReadableInTheDocks()
         QStringLiteral("PromptEmbedder\nreads edit_image"));
     for (int column = 0; column < findings->model()->columnCount(); ++column)
         verifyCellShowsAllOfIt(findings, findings->model()->index(0, column));
+}
+
+void TestApp::longParamNamesFitTheInspector_data()
+{
+    hazardCellsAreReadableInTheDocks_data();
+}
+
+// wan_video's NoiseInitializer reads animate2_reference_video (24 characters): the param
+// column took the width the name wanted on one line and pushed "stage one run" out of
+// the dock behind a horizontal scroll bar at 1600x1000. Names wrap at "_" instead.
+void TestApp::longParamNamesFitTheInspector()
+{
+    QFETCH(QSize, size);
+    MainWindow window(false);
+    window.resize(size);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    SplitDocument *document = window.document();
+    document->setCurrentUnit(document->graph().findUnit("WanVideoUnit_NoiseInitializer"));
+    window.showDock(QStringLiteral("InspectorDock"));
+    QVERIFY(waitForGraph(*window.workspace()));
+    QTest::qWait(50);
+    int tables = 0;
+    for (QTableView *table : window.inspector()->findChildren<QTableView *>()) {
+        if (table->model() != window.inspector()->inputsModel())
+            continue;
+        ++tables;
+        QVERIFY(table->model()->rowCount() >= 7);
+        QVERIFY2(!table->horizontalScrollBar()->isVisible(),
+            qPrintable(QStringLiteral("columns %1 + %2 + %3 in %4 px")
+                           .arg(table->columnWidth(0)).arg(table->columnWidth(1)).arg(table->columnWidth(2))
+                           .arg(table->viewport()->width())));
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            for (int column = 0; column < table->model()->columnCount(); ++column)
+                verifyCellShowsAllOfIt(table, table->model()->index(row, column));
+        }
+    }
+    QCOMPARE(tables, 1);
 }
 
 void TestApp::runHistoryIsReadableInItsDock_data()

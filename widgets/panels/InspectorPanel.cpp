@@ -77,8 +77,8 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
     table->horizontalHeader()->setStretchLastSection(false);
     const auto fit = [table]() {
         // Widths wanted on one line (resizeColumnsToContents), then shared out: the param
-        // column up to 50 % (never below kMaxColumnChars characters: names such as
-        // animate_pose_video must stay whole), the short last column ("⚠ cache", "cached")
+        // column up to 50 % (or kMaxColumnChars characters where the other two leave room:
+        // names such as animate_pose_video stay whole), the short last column ("⚠ cache", "cached")
         // up to 30 %, the names in the middle the rest, wrapping where it is not enough.
         QHeaderView *header = table->horizontalHeader();
         if (header->count() < 3 || table->viewport()->width() <= 0)
@@ -90,8 +90,11 @@ QTableView *InspectorPanel::makeTable(UnitPortsModel *model)
             std::max(view * 50 / 100, chars * kMaxColumnChars));
         const int last = std::min(std::max(cells->sizeHintForColumn(2), header->sectionSizeHint(2)) + 2 * chars,
             view * 30 / 100);
-        header->resizeSection(0, std::max(param, header->sectionSizeHint(0)));
-        header->resizeSection(1, std::max(view - header->sectionSize(0) - last, view * 25 / 100));
+        // The three fit the view: a long param name gives way first and wraps at its "_"
+        // (animate2_reference_video took 171 of 342 px and pushed the last column out).
+        const int middle = view * 25 / 100;
+        header->resizeSection(0, std::max(std::min(param, view - middle - last), header->sectionSizeHint(0)));
+        header->resizeSection(1, std::max(view - header->sectionSize(0) - last, middle));
         header->resizeSection(2, std::max(view - header->sectionSize(0) - header->sectionSize(1), last));
     };
     connect(model, &QAbstractItemModel::modelReset, table, fit);
