@@ -26,12 +26,16 @@ namespace splitscope {
 //   warnings string-as-list (the DiffSynth trailing-comma pitfall), unknown-key,
 //            unknown-model, duplicate-model, duplicate-output, control-character (the
 //            pipeline's, a unit's, a param's, an argument's, a model's or the loss's
-//            name holding one)
-//   info     external-input (a param read but produced by no unit), no-loss; neither
-//            is given when the document has errors
+//            name holding one), possible-typo (a param read, by a unit or the loss, that
+//            no unit produces but that is a small edit away from one a unit does:
+//            TypoFinder in NameSuggestion.h; given instead of external-input)
+//   info     external-input (a param read but produced by no unit), no-loss; these
+//            and possible-typo are not given when the document has errors
 // With any error, `pipeline` is empty. A value with a wrong type gets that one error,
-// not others about the same value ("empty", "missing"); malformed JSON gets only the
-// syntax error.
+// not others about the same value ("empty", "missing"); malformed JSON (nesting deeper
+// than JsonReader::kMaxDepth included, wherever it is) gets only the syntax error.
+// Diagnostics come in the file's order, by line and column, whatever their severity
+// (for one place, in the order found); those without a place (no-loss) last.
 //
 // Names must not be empty: unit, model (both forms), param (list elements, posi/nega
 // values, loss inputs), posi/nega argument keys and onload model names. The training

@@ -33,11 +33,11 @@ namespace splitscope::importer {
 //   errors   io, input-too-large, python-syntax, no-pipeline, unknown-pipeline-class,
 //            unreadable-statement (valid Python nested too deeply for the parser, where a
 //            declaration or the units are read: they are unknown, never taken as empty)
-//   warnings string-as-list, computed-argument, wrong-type, empty-name, unknown-keyword,
-//            positional-argument, unexpected-argument, missing-argument, conditional-init,
-//            no-super-init, unknown-base-class, unknown-unit-class, conditional-unit,
-//            unit-in-loop, duplicate-unit, no-units, no-model-fn, unknown-loss,
-//            no-in-iteration-models, too-many-files, too-many-diagnostics
+//   warnings string-as-list, missing-comma, computed-argument, wrong-type, empty-name,
+//            unknown-keyword, positional-argument, unexpected-argument, missing-argument,
+//            conditional-init, no-super-init, unknown-base-class, unknown-unit-class,
+//            conditional-unit, unit-in-loop, duplicate-unit, no-units, no-model-fn,
+//            unknown-loss, no-in-iteration-models, too-many-files, too-many-diagnostics
 //   info     stochastic-inferred, not-a-model, undeclared-model
 // Nothing that cannot be resolved is dropped without one of these. Every pipeline
 // returned serializes (serializePipeline) to a document that parsePipeline loads

@@ -197,6 +197,22 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
                             m_context.report(Severity::Warning, "computed-argument", item, module,
                                 m_className + ".in_iteration_models", "an element that is " + item.typeName() + "; left out");
                     }
+                } else if (looksLikeMissingComma(v)) {
+                    std::string written, meant;
+                    constexpr std::size_t kMaxQuoted = 8; // literals quoted, then "..."
+                    for (std::size_t i = 0; i < v.literals.size() && i < kMaxQuoted; ++i) {
+                        written += (i == 0 ? "\"" : " \"") + v.literals[i] + "\"";
+                        meant += (i == 0 ? "\"" : ", \"") + v.literals[i] + "\"";
+                    }
+                    if (v.literals.size() > kMaxQuoted) {
+                        written += " ...";
+                        meant += ", ...";
+                    }
+                    m_context.report(Severity::Warning, "missing-comma", v, module, m_className + ".in_iteration_models",
+                        "in_iteration_models is " + (v.parenthesized ? "(" + written + ")" : written)
+                            + ", adjacent str literals that Python joins into the one str \"" + v.text
+                            + "\": most likely a comma is missing, as in (" + meant + "); read as one model name");
+                    names.push_back(v.text);
                 } else if (v.kind == Value::Kind::String && !v.text.empty()) {
                     m_context.report(Severity::Warning, "string-as-list", v, module, m_className + ".in_iteration_models",
                         "in_iteration_models is the str \"" + v.text + "\", not a tuple (write (\"" + v.text

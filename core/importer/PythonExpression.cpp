@@ -683,11 +683,14 @@ int ExpressionParser::atom()
         const int node = makeNode(ExprKind::String, t);
         while (peek().kind == TokenKind::String && !atEnd()) {
             Expr &e = m_arena.at(node);
+            e.literals.push_back(peek().text);
             e.text += peek().text;
             e.fString = e.fString || peek().fString;
             e.bytes = e.bytes || peek().bytes;
             ++m_pos;
         }
+        if (m_arena.at(node).literals.size() < 2)
+            m_arena.at(node).literals.clear(); // one literal: its text is the node's
         const StringsError problem = checkAdjacentStrings(m_tokens, first, m_pos);
         if (!problem.message.empty())
             return failAt(problem.line, problem.column, problem.message, true);

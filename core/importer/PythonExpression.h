@@ -56,6 +56,9 @@ struct Expr {
     bool parenthesized = false; // written in its own parentheses: ("noise") is a String with this set
     bool fString = false;       // a String containing an f-string part
     bool bytes = false;         // a bytes literal
+    // A String of adjacent literals ("height" "width", which Python joins): each one's
+    // text, in order; empty for a single literal.
+    std::vector<std::string> literals;
 };
 
 class ExprArena {

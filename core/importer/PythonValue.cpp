@@ -29,6 +29,7 @@ std::vector<Value> characters(const Value &s)
         Value c = s;
         c.text = s.text.substr(i, n);
         c.parenthesized = false;
+        c.literals.clear();
         out.push_back(std::move(c));
         i += n;
     }
@@ -74,6 +75,20 @@ bool truthValue(const Value &v)
     case Value::Kind::Dict: return !v.entries.empty();
     default: return false;
     }
+}
+
+bool looksLikeMissingComma(const Value &value)
+{
+    if (value.kind != Value::Kind::String || value.literals.size() < 2)
+        return false;
+    for (std::size_t i = 0; i < value.literals.size(); ++i) {
+        const std::string &literal = value.literals[i];
+        if (literal.empty())
+            return false;
+        if (i > 0 && (value.literals[i - 1].back() == '_' || literal.front() == '_'))
+            return false;
+    }
+    return true;
 }
 
 std::string Value::typeName() const
@@ -147,6 +162,7 @@ Value ValueEvaluator::eval(const PythonModule &module, int expr, const Locals *l
         v.kind = Value::Kind::String;
         v.text = e.text;
         v.parenthesized = e.parenthesized;
+        v.literals = e.literals;
         break;
     case ExprKind::Tuple:
     case ExprKind::List:
@@ -297,6 +313,7 @@ Value ValueEvaluator::call(const PythonModule &module, const Expr &e, const Loca
                     key.text = entry.first;
                     key.items.clear();
                     key.entries.clear();
+                    key.literals.clear();
                     v.items.push_back(std::move(key));
                 }
             else
@@ -331,6 +348,7 @@ Value ValueEvaluator::add(const Value &left, const Value &right, const PythonMod
         Value v = left;
         v.text += right.text;
         v.parenthesized = e.parenthesized;
+        v.literals.clear(); // joined on purpose, with +
         return located(std::move(v), module, e);
     }
     if (left.kind == Value::Kind::Sequence && right.kind == Value::Kind::Sequence && left.tuple == right.tuple) {

@@ -21,6 +21,7 @@ struct Value {
     std::vector<std::pair<std::string, Value>> entries; // Dict (str keys only), in insertion order
     bool tuple = false;                                  // Sequence written as a tuple
     bool parenthesized = false;                          // a String written as ("x"): the trailing-comma pitfall
+    std::vector<std::string> literals;                   // a String of adjacent literals ("a" "b"): each one's text
     const PythonModule *module = nullptr;                // where the expression is
     int line = 0;
     int column = 0;
@@ -34,6 +35,12 @@ using Locals = std::map<std::string, Value>;
 
 // Python's truth value of a known value (Unresolved is false; check first).
 bool truthValue(const Value &value);
+
+// True for a str written as adjacent literals that Python joins into one ("height"
+// "width" is "heightwidth"): where names belong, most likely a missing comma. Not when
+// a literal is empty or two meet at an underscore ("use_gradient" "_checkpointing"
+// splits one long name on purpose).
+bool looksLikeMissingComma(const Value &value);
 
 // Evaluates the literal subset of Python: None/True/False, numbers, str (implicit
 // concatenation included), tuples, lists, sets, dicts with str keys, names bound

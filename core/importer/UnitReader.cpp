@@ -41,6 +41,21 @@ std::string shortened(const std::string &text)
     return text.substr(0, cut) + "...";
 }
 
+// The literals of a str written as adjacent ones, quoted and joined by `separator`: as
+// written ("height" "width"), or with the commas likely meant ("height", "width"). At
+// most kMaxQuotedLiterals of them, then "...".
+constexpr std::size_t kMaxQuotedLiterals = 8;
+std::string literalsJoinedBy(const Value &value, const char *separator)
+{
+    std::string out;
+    for (std::size_t i = 0; i < value.literals.size(); ++i) {
+        if (i == kMaxQuotedLiterals)
+            return out + separator + "...";
+        out += (i == 0 ? "\"" : separator + std::string("\"")) + shortened(value.literals[i]) + "\"";
+    }
+    return out;
+}
+
 // Unresolved values name their own position; say where when it is elsewhere.
 std::string why(const Value &v, const PythonModule &here)
 {
@@ -331,6 +346,18 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
     } else if (value.kind == Value::Kind::String && value.text.empty()) {
         m_context.report(Severity::Warning, "string-as-list", value, module, where,
             field + " is the empty str \"\", not a tuple; DiffSynth iterates it and finds nothing: read as an empty list");
+    } else if (looksLikeMissingComma(value)) {
+        // ("height" "width"): a str to Python, read as DiffSynth reads it, but the likely
+        // fix is the comma between the names, not a trailing one after their join.
+        const std::string written = value.parenthesized ? "(" + literalsJoinedBy(value, " ") + ")"
+                                                        : literalsJoinedBy(value, " ");
+        m_context.report(Severity::Warning, "missing-comma", value, module, where,
+            field + " is " + written + ", adjacent str literals that Python joins into the one str \""
+                + shortened(value.text) + "\": most likely a comma is missing, as in (" + literalsJoinedBy(value, ", ")
+                + "). As written DiffSynth iterates the str character by character; read as the one-element list [\""
+                + shortened(value.text) + "\"]");
+        names.push_back(value.text);
+        unit.scalarListFields |= stringBit;
     } else if (value.kind == Value::Kind::String) {
         // DESIGN.md §2: ("noise") without a trailing comma is a str; DiffSynth iterates its characters.
         const std::string text = shortened(value.text);
@@ -369,6 +396,12 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
                     "element " + std::to_string(i) + " of " + field + " is the empty str, which names no "
                         + (models ? "model" : "param") + "; left out");
             } else if (item.kind == Value::Kind::String) {
+                if (looksLikeMissingComma(item))
+                    m_context.report(Severity::Warning, "missing-comma", item, module, itemWhere,
+                        "element " + std::to_string(i) + " of " + field + " is " + literalsJoinedBy(item, " ")
+                            + ", adjacent str literals that Python joins into the one name \"" + shortened(item.text)
+                            + "\": most likely a comma is missing, as in " + literalsJoinedBy(item, ", ")
+                            + "; read as \"" + shortened(item.text) + "\", as Python reads it");
                 names.push_back(item.text);
             } else if (item.isUnresolved()) {
                 m_context.report(Severity::Warning, "computed-argument", item, module, itemWhere,

@@ -32,7 +32,9 @@ namespace splitscope::importer {
 // Everything else is a warning at the file and line where it is written, naming
 // the unit and the argument: computed arguments (computed-argument), a
 // parenthesized string where a tuple belongs (string-as-list; read as a one-element
-// list with Unit::scalarListFields set, as the core's loader does), values of the
+// list with Unit::scalarListFields set, as the core's loader does), adjacent string
+// literals where names belong, which Python joins into one ("height" "width"; a likely
+// missing comma: missing-comma, read as Python reads it), values of the
 // wrong type (wrong-type), unknown keywords (unknown-keyword), positional arguments
 // (positional-argument), a call made only under a condition (conditional-init), an
 // __init__ that never calls its base's (no-super-init), bases that do not lead to

@@ -123,6 +123,8 @@ private Q_SLOTS:
     void missingPipelineFile();
     void badPipelineFile();
     void validateAndExamples();
+    void validateListsDiagnosticsInFileOrder();
+    void misspelledParamIsWarnedBySplit();
     void diffCommand();
     void failedStandardOutputFails_data();
     void failedStandardOutputFails();
@@ -510,6 +512,49 @@ void TestCli::validateAndExamples()
     const Run one = cli({"examples", "krea2"});
     QCOMPARE(one.status, 0);
     QVERIFY(QJsonDocument::fromJson(one.out).object()["name"].toString() == "krea2");
+}
+
+// validate prints every diagnostic in the file's order: the repeated unit name (found
+// once the whole document is read) at line 4 before the type error at line 5, and the
+// warnings among the errors.
+void TestCli::validateListsDiagnosticsInFileOrder()
+{
+    const QByteArray doc = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"t\", \"models\": [\"dit\"],\n"
+                           "\"units\": [\n"
+                           " {\"name\": \"A\", \"output_params\": [\"p\"], \"onload_model_names\": [\"te\"]},\n"
+                           " {\"name\": \"A\", \"output_params\": \"q\"},\n"
+                           " {\"name\": \"C\", \"output_params\": [1]}\n"
+                           "]}\n";
+    const Run v = cli({"validate", "-"}, doc);
+    QCOMPARE(v.status, 2);
+    QList<QByteArray> places;
+    for (const QByteArray &line : v.out.split('\n')) {
+        if (line.startsWith("<stdin>:") && line.count(':') > 3)
+            places << line.split(':').mid(1, 3).join(':');
+    }
+    QCOMPARE(places, QList<QByteArray>({"3:63: warning", "4:11: error", "4:33: warning", "5:34: error"}));
+    QVERIFY2(v.out.endsWith("<stdin>: 2 errors, 2 warnings, 0 notes\n"), v.out.constData());
+}
+
+// A read param one edit away from a produced one changes the split without a word as a
+// note (notes need --verbose): it is a warning, which split prints, with the name meant.
+void TestCli::misspelledParamIsWarnedBySplit()
+{
+    const QByteArray doc = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"t\", \"models\": [\"te\", \"dit\"],\n"
+                           "\"units\": [\n"
+                           " {\"name\": \"Edit\", \"input_params\": [\"input_image\"], \"output_params\": [\"edit_image\"]},\n"
+                           " {\"name\": \"Prompt\", \"input_params\": [\"edit_imag\"], \"output_params\": [\"prompt_emb\"],"
+                           " \"onload_model_names\": [\"te\"]}\n"
+                           "],\n"
+                           "\"loss\": {\"name\": \"L\", \"input_params\": [\"prompt_emb\"]}}\n";
+    const Run split = cli({"split", "-", "--trainable_models", "te"}, doc);
+    QCOMPARE(split.status, 0);
+    QVERIFY2(split.err.contains("<stdin>:4:38: warning: units[1].input_params[0]: \"edit_imag\" is read (first by "
+                                "\"Prompt\") but no unit produces it; did you mean \"edit_image\" (produced by \"Edit\")?"),
+        split.err.constData());
+    QVERIFY2(!split.err.contains("input_image"), split.err.constData()); // a true external input: a note, not shown
+    const Run v = cli({"validate", "-"}, doc);
+    QVERIFY2(v.out.contains("<stdin>: 0 errors, 1 warning, 1 note, 2 units"), v.out.constData());
 }
 
 void TestCli::diffCommand()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Loading and saving splitscope.pipeline/1: round trips, and one test per kind of
 // bad input asserting its code, severity, JSON path, position and message.
+#include "core/NameSuggestion.h"
 #include "core/PipelineFile.h"
 #include "resources/Examples.h"
 
@@ -72,6 +73,12 @@ private Q_SLOTS:
     void saveIsAtomicAndRoundTrips();
     void deepNestingIsRejected();
     void externalInputsAreInfo();
+    void deepNestingAnywhereGivesTheSyntaxErrorAlone_data();
+    void deepNestingAnywhereGivesTheSyntaxErrorAlone();
+    void diagnosticsComeInFileOrder();
+    void misspelledReadsSuggestTheProducedName();
+    void externalInputsOfTheExamplesSuggestNothing();
+    void typoFinderIsStrict();
     void exactDiagnostics_data();
     void exactDiagnostics();
     void numberBelowADoubleReadsAsZero();
@@ -292,6 +299,140 @@ void TestPipelineFile::externalInputsAreInfo()
 
 // Each row: a document and every diagnostic it gets (file:line:column, path, exact
 // wording), so that a wrong index, a wrong position or a follow-on error fails it.
+void TestPipelineFile::deepNestingAnywhereGivesTheSyntaxErrorAlone_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    // 600 levels, past JsonReader::kMaxDepth, where each field would take a value of another type.
+    const std::string deep = std::string(600, '[') + std::string(600, ']');
+    auto row = [](const char *name, const std::string &text) { QTest::newRow(name) << QByteArray::fromStdString(text); };
+    row("a unit's doc", oneLine(R"([{"name": "A", "doc": )" + deep + "}]"));
+    row("a unit's name", oneLine(R"([{"name": )" + deep + "}]"));
+    row("a unit's flag", oneLine(R"([{"name": "A", "take_over": )" + deep + "}]"));
+    row("a param of a list", oneLine(R"([{"name": "A", "input_params": ["x", )" + deep + "]}]"));
+    row("a posi map", oneLine(R"([{"name": "A", "input_params_posi": )" + deep + "}]"));
+    row("a unit", oneLine("[" + deep + "]"));
+    row("a model", oneLine(kUnitP, "[" + deep + "]"));
+    row("a model's params", oneLine(kUnitP, R"([{"name": "dit", "params": )" + deep + "}]"));
+    row("trainable_models", oneLine(kUnitP, R"(["dit"])", R"(, "training": {"trainable_models": )" + deep + "}"));
+    row("the loss", oneLine(kUnitP, R"(["dit"])", R"(, "loss": )" + deep));
+    row("a repeated key", oneLine(R"([{"name": "A", "doc": "d", "doc": )" + deep + "}]"));
+    row("after an earlier error", oneLine(R"([{"name": 1}, {"name": "B", "doc": )" + deep + "}]"));
+}
+
+// The README: malformed JSON gets the syntax error alone. Nesting too deep is found only
+// inside the value, after the value's type was seen: no "a string expected, found a list".
+void TestPipelineFile::deepNestingAnywhereGivesTheSyntaxErrorAlone()
+{
+    QFETCH(QByteArray, text);
+    const LoadResult r = parsePipeline(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), "bad.json");
+    QVERIFY(!r.ok());
+    QCOMPARE(printed(r.diagnostics).size(), 1);
+    QCOMPARE(r.diagnostics.front().code, std::string("json-syntax"));
+    QCOMPARE(r.diagnostics.front().message, std::string("malformed JSON: nesting deeper than 512 levels"));
+}
+
+// Every diagnostic in the file's order (line, then column), whatever its severity and
+// whether the reader or a check of the whole document found it.
+void TestPipelineFile::diagnosticsComeInFileOrder()
+{
+    const std::string text = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"t\", \"models\": [\"dit\"],\n"
+                             "\"units\": [\n"
+                             " {\"name\": \"A\", \"output_params\": [\"p\"], \"onload_model_names\": [\"te\"]},\n"
+                             " {\"name\": \"A\", \"output_params\": \"q\"},\n"
+                             " {\"name\": \"C\", \"output_params\": [1]}\n"
+                             "]}";
+    const LoadResult r = parsePipeline(text, "bad.json");
+    QCOMPARE(printed(r.diagnostics),
+        QStringList({"bad.json:3:63: warning: units[0].onload_model_names[0]: unit \"A\" calls model \"te\", which "
+                     "\"models\" does not list (dit)",
+            "bad.json:4:11: error: units[1].name: duplicate unit name \"A\" (first used by units[0] at line 3); the "
+            "split and the cache refer to units by name",
+            "bad.json:4:33: warning: units[1].output_params: a string where a list of param names belongs; read as the "
+            "one-element list [\"q\"]. In DiffSynth this is the trailing-comma pitfall: (\"q\") without a comma is a "
+            "plain string in Python, and iterating it yields its characters one by one; write (\"q\",) there and a "
+            "list here",
+            "bad.json:5:34: error: units[2].output_params[0]: a string expected, found a number"}));
+
+    // Notes too, among the warnings; and those without a place (no-loss) last.
+    const LoadResult n = parsePipeline(oneLine(R"([{"name": "A", "input_params": ["x"], "output_params": ["p"]}, )"
+                                               R"({"name": "B", "input_params": ["p", "y"], "output_params": "q"}])"),
+        "n.json");
+    QVERIFY(n.ok());
+    QStringList codes;
+    for (const Diagnostic &d : n.diagnostics)
+        codes << QString::fromStdString(d.code) + "@" + QString::number(d.column);
+    QCOMPARE(codes, QStringList({"external-input@117", "external-input@184", "string-as-list@207", "no-loss@0"}));
+}
+
+// A read param that no unit produces, a small edit away from one that a unit does, is
+// a likely typo: a warning naming the produced param and its producer, in place of the
+// external-input note. For the loss's reads too.
+void TestPipelineFile::misspelledReadsSuggestTheProducedName()
+{
+    const std::string units = R"([{"name": "Edit", "input_params": ["input_image"], "output_params": ["edit_image"]}, )"
+                              R"({"name": "Prompt", "input_params": ["edit_imag", "prompt"], "output_params": ["prompt_emb"]}, )"
+                              R"({"name": "Noise", "input_params_posi": {"seed": "sed"}, "output_params": ["latents"]}])";
+    const LoadResult r = parsePipeline(
+        oneLine(units, R"(["dit"])", R"(, "loss": {"name": "L", "input_params": ["latent", "prompt_emb", "height"]})"),
+        "t.json");
+    QVERIFY(r.ok());
+    QCOMPARE(printed(r.diagnostics),
+        QStringList({"t.json:1:113: info: units[0].input_params[0]: \"input_image\" is read (first by \"Edit\") but no "
+                     "unit produces it: an external input from the dataset or the call",
+            "t.json:1:199: warning: units[1].input_params[0]: \"edit_imag\" is read (first by \"Prompt\") but no unit "
+            "produces it; did you mean \"edit_image\" (produced by \"Edit\")? As written it is an external input, and "
+            "the split takes it as one",
+            "t.json:1:212: info: units[1].input_params[1]: \"prompt\" is read (first by \"Prompt\") but no unit "
+            "produces it: an external input from the dataset or the call",
+            "t.json:1:305: info: units[2].input_params_posi.seed: \"sed\" is read (first by \"Noise\") but no unit "
+            "produces it: an external input from the dataset or the call",
+            "t.json:1:384: warning: loss.input_params[0]: \"latent\" is read by the loss but no unit produces it; did "
+            "you mean \"latents\" (produced by \"Noise\")? As written it is an external input, and the split takes it "
+            "as one",
+            "t.json:1:408: info: loss.input_params[2]: \"height\" is read by the loss but no unit produces it: an "
+            "external input"}));
+    const Diagnostic *typo = findCode(r.diagnostics, "possible-typo");
+    QVERIFY(typo);
+    QCOMPARE(typo->severity, Severity::Warning);
+
+    // Params that differ only in digits are different params, not typos.
+    const LoadResult digits = parsePipeline(
+        oneLine(R"([{"name": "A", "input_params": ["layer_2", "p12"], "output_params": ["layer_1", "p13"]}])"), "d.json");
+    QVERIFY(digits.ok());
+    QVERIFY(!findCode(digits.diagnostics, "possible-typo"));
+}
+
+// The ten DiffSynth pipelines (and the others built in) read many external inputs; none
+// of them is close enough to a produced param to be taken for a typo.
+void TestPipelineFile::externalInputsOfTheExamplesSuggestNothing()
+{
+    for (const BuiltinExample &e : builtinExamples()) {
+        const LoadResult r = parsePipeline(e.json, e.name);
+        QVERIFY2(r.ok(), e.name.c_str());
+        const Diagnostic *typo = findCode(r.diagnostics, "possible-typo");
+        QVERIFY2(!typo, typo ? typo->toString().c_str() : "");
+        QVERIFY2(findCode(r.diagnostics, "external-input"), e.name.c_str());
+    }
+}
+
+void TestPipelineFile::typoFinderIsStrict()
+{
+    TypoFinder finder({"edit_image", "prompt_emb", "edit_image_ids", "input_latents", "noise", "p1", "latents"});
+    QCOMPARE(finder.find("edit_imag"), std::ptrdiff_t(0));
+    QCOMPARE(finder.find("edit_imgae"), std::ptrdiff_t(0)); // a swap: two edits, for 10 bytes
+    QCOMPARE(finder.find("latens"), std::ptrdiff_t(6));
+    QCOMPARE(finder.find("edit_image"), std::ptrdiff_t(-1)); // itself: produced, nothing to suggest
+    QCOMPARE(finder.find("prompt"), std::ptrdiff_t(-1));     // 4 edits
+    QCOMPARE(finder.find("prompt_embeds"), std::ptrdiff_t(-1)); // 3 edits, the closest real pair
+    QCOMPARE(finder.find("input_image"), std::ptrdiff_t(-1));
+    QCOMPARE(finder.find("nose"), std::ptrdiff_t(4)); // 4 bytes: one edit
+    QCOMPARE(finder.find("noi"), std::ptrdiff_t(-1));          // under 4 bytes: none
+    QCOMPARE(finder.find("p2"), std::ptrdiff_t(-1));
+    QCOMPARE(TypoFinder::maxEdits(7), std::size_t(1));
+    QCOMPARE(TypoFinder::maxEdits(8), std::size_t(2));
+    QCOMPARE(TypoFinder::maxEdits(40), std::size_t(2));
+}
+
 void TestPipelineFile::exactDiagnostics_data()
 {
     QTest::addColumn<QByteArray>("text");
@@ -306,10 +447,10 @@ void TestPipelineFile::exactDiagnostics_data()
     row("json index after a non-object unit",
         oneLine(R"([7, {"name": "A", "onload_model_names": ["te"]}, {"name": "B", "input_params": ["x"]}, {"name": "A"}])"),
         {"bad.json:1:86: error: units[0]: a unit object expected, found a number",
-            "bad.json:1:181: error: units[3].name: duplicate unit name \"A\" (first used by units[1] at line 1); the split "
-            "and the cache refer to units by name",
             "bad.json:1:126: warning: units[1].onload_model_names[0]: unit \"A\" calls model \"te\", which \"models\" "
-            "does not list (dit, vae)"});
+            "does not list (dit, vae)",
+            "bad.json:1:181: error: units[3].name: duplicate unit name \"A\" (first used by units[1] at line 1); the split "
+            "and the cache refer to units by name"});
     row("json index of a list element, after an element of a wrong type",
         oneLine(R"([{"name": "A", "input_params": ["x"]}, {"name": "B", "input_params": [1, "x"],
  "onload_model_names": ["dit", "te"]}])"),
@@ -325,10 +466,10 @@ void TestPipelineFile::exactDiagnostics_data()
          "DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:120: warning: units[0].input_params[0]: the param name \"x\\u0000y\" contains a control "
             "character, which no DiffSynth name has; reports and the app show it escaped, as here",
-            "bad.json:1:155: warning: units[0].input_params_posi[\"p\\tq\"]: the argument name \"p\\tq\" contains a "
-            "control character, which no DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:120: info: units[0].input_params[0]: \"x\\u0000y\" is read (first by \"A\\nB\") but no unit "
             "produces it: an external input from the dataset or the call",
+            "bad.json:1:155: warning: units[0].input_params_posi[\"p\\tq\"]: the argument name \"p\\tq\" contains a "
+            "control character, which no DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:163: info: units[0].input_params_posi[\"p\\tq\"]: \"z\" is read (first by \"A\\nB\") but no "
             "unit produces it: an external input from the dataset or the call"});
     // The pipeline's, a model's and the loss's names too; and each name of a list at itself.
@@ -340,10 +481,10 @@ void TestPipelineFile::exactDiagnostics_data()
          "DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:67: warning: models[0]: the model name \"d\\tt\" contains a control character, which no "
             "DiffSynth name has; reports and the app show it escaped, as here",
-            "bad.json:1:155: warning: units[0].output_params[1]: the param name \"q\\n\" contains a control character, "
-            "which no DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:123: warning: units[0].onload_model_names[0]: the model name \"d\\tt\" contains a control "
             "character, which no DiffSynth name has; reports and the app show it escaped, as here",
+            "bad.json:1:155: warning: units[0].output_params[1]: the param name \"q\\n\" contains a control character, "
+            "which no DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:182: warning: loss.name: the loss name \"L\\n\" contains a control character, which no "
             "DiffSynth name has; reports and the app show it escaped, as here",
             "bad.json:1:211: warning: loss.input_params[1]: the param name \"q\\n\" contains a control character, "
@@ -580,7 +721,7 @@ void TestPipelineFile::oversizedInputIsRefusedUnread()
     QVERIFY(timer.elapsed() < 1000);
     QCOMPARE(printed(r.diagnostics),
         QStringList({path + ": error: the file has 1073741825 bytes; pipeline descriptions above 1073741824 bytes "
-                            "(1 GiB) are refused (a 10^6-unit pipeline takes about 300 MB)"}));
+                            "(1 GiB) are refused (a 10^6-unit pipeline takes 308 MB)"}));
     QCOMPARE(r.diagnostics.front().code, std::string("input-too-large"));
     // Below the limit the same file is read (ten NUL bytes: no JSON).
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -608,7 +749,7 @@ void TestPipelineFile::pipesAreReadUpToTheLimit()
     const LoadResult tooLong = throughAPipe(text.size() - 1);
     QCOMPARE(printed(tooLong.diagnostics),
         QStringList({QString("<stdin>: error: it holds more than %1 bytes; pipeline descriptions above %1 bytes are "
-                             "refused (a 10^6-unit pipeline takes about 300 MB)")
+                             "refused (a 10^6-unit pipeline takes 308 MB)")
                          .arg(text.size() - 1)}));
 }
 

@@ -171,6 +171,7 @@ private Q_SLOTS:
     void errors();
     void sourceEncodingsAndNames();
     void losses();
+    void missingCommaBetweenNames();
 };
 
 void TestDiffSynthImporter::qwenImageEqualsExample()
@@ -702,4 +703,50 @@ void TestDiffSynthImporter::losses()
 }
 
 QTEST_GUILESS_MAIN(TestDiffSynthImporter)
+// ("height" "width") is one str to Python, "heightwidth": the likely mistake is the
+// comma between the names, not a trailing one after their join. The reading stays
+// Python's (and DiffSynth's); the warning names the fix.
+void TestDiffSynthImporter::missingCommaBetweenNames()
+{
+    const std::string source = "class TinyPipeline(BasePipeline):\n"
+                               "    def __init__(self):\n"
+                               "        self.units = [Unit_Shape(), Unit_Noise()]\n"
+                               "        self.in_iteration_models = (\"dit\" \"vae\")\n"
+                               "        self.model_fn = model_fn\n"
+                               "class Unit_Shape(PipelineUnit):\n"
+                               "    def __init__(self):\n"
+                               "        super().__init__(input_params=(\"height\" \"width\"), output_params=(\"height\", \"width\"))\n"
+                               "class Unit_Noise(PipelineUnit):\n"
+                               "    def __init__(self):\n"
+                               "        super().__init__(\n"
+                               "            input_params=(\"seed\" \"rand_device\", \"height\"),\n"
+                               "            output_params=(\"use_gradient\" \"_checkpointing\", \"noise\"),\n"
+                               "        )\n"
+                               "def model_fn(dit=None, vae=None, **kwargs):\n"
+                               "    return dit\n";
+    const ImportResult r = importDiffSynthSource(source, "tiny.py");
+    QVERIFY(r.ok());
+    QCOMPARE(briefs(r.pipelines.front().pipeline),
+        QStringList({"Unit_Shape in=\"heightwidth\" posi=- nega=- out=[height,width] models=-",
+            "Unit_Noise in=[seedrand_device,height] posi=- nega=- out=[use_gradient_checkpointing,noise] models=- "
+            "stochastic"}));
+    // A split on purpose (at an underscore) is no mistake: nothing at line 13.
+    QCOMPARE(problems(r.diagnostics), QStringList({"missing-comma@4", "missing-comma@8", "missing-comma@12"}));
+    QCOMPARE(QString::fromStdString(findDiagnostic(r.diagnostics, "missing-comma", 8)->toString()),
+        QString("tiny.py:8:40: warning: Unit_Shape.input_params: input_params is (\"height\" \"width\"), adjacent str "
+                "literals that Python joins into the one str \"heightwidth\": most likely a comma is missing, as in "
+                "(\"height\", \"width\"). As written DiffSynth iterates the str character by character; read as the "
+                "one-element list [\"heightwidth\"]"));
+    QCOMPARE(QString::fromStdString(findDiagnostic(r.diagnostics, "missing-comma", 12)->toString()),
+        QString("tiny.py:12:27: warning: Unit_Noise.input_params[0]: element 0 of input_params is \"seed\" "
+                "\"rand_device\", adjacent str literals that Python joins into the one name \"seedrand_device\": most "
+                "likely a comma is missing, as in \"seed\", \"rand_device\"; read as \"seedrand_device\", as Python reads it"));
+    QCOMPARE(QString::fromStdString(findDiagnostic(r.diagnostics, "missing-comma", 4)->message),
+        QString("in_iteration_models is (\"dit\" \"vae\"), adjacent str literals that Python joins into the one str "
+                "\"ditvae\": most likely a comma is missing, as in (\"dit\", \"vae\"); read as one model name"));
+    // No advice that would keep the join.
+    for (const Diagnostic &d : r.diagnostics)
+        QVERIFY2(d.message.find("write (\"heightwidth\",)") == std::string::npos, d.toString().c_str());
+}
+
 #include "tst_diffsynthimporter.moc"
