@@ -71,7 +71,9 @@ Locals bindParameters(ImportContext &context, const PythonModule &module, const 
             locals[positional[i]->name] = arguments.positional[i];
         } else if (!varPositional) {
             context.report(Severity::Warning, "unexpected-argument", arguments.positional[i], module, where,
-                callee + " takes " + std::to_string(positional.size()) + " positional argument(s); this one is ignored");
+                callee + " takes " + std::to_string(positional.size())
+                    + (positional.size() == 1 ? " positional argument" : " positional arguments")
+                    + "; this one is ignored");
         }
     }
     for (const auto &[name, value] : arguments.keywords) {
