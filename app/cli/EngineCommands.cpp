@@ -12,11 +12,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
@@ -29,12 +31,17 @@ namespace {
 
 namespace engine = splitscope::engine;
 
-// Set by SIGINT/SIGTERM; the trainer polls it between samples and steps.
+// Set by SIGINT/SIGTERM/SIGHUP and by a broken pipe; the trainer polls it between
+// samples and steps.
 std::atomic<bool> g_stopRequested{false};
+// Set by the first SIGINT/SIGTERM/SIGHUP: a second one stops at once (a broken pipe,
+// which no one sent on purpose, does not count as the first).
+std::atomic<bool> g_stopSignalled{false};
 
 void onStopSignal(int signal)
 {
-    if (g_stopRequested.exchange(true)) {
+    g_stopRequested = true;
+    if (g_stopSignalled.exchange(true)) {
         // A second signal: stop now, the default way.
         std::signal(signal, SIG_DFL);
         std::raise(signal);
@@ -43,6 +50,32 @@ void onStopSignal(int signal)
     static const char kMessage[] = "\nsplitscope-cli: stopping after the current step (again to stop at once)\n";
     const ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
     (void)ignored;
+}
+
+// SIGPIPE (standard output or error is a pipe whose reader has gone: `train ... | head`)
+// stops the run as SIGTERM does (finish the sample or step, keep it, exit 4) instead
+// of killing it with its lock and an unfinished manifest left behind. Every write to
+// the pipe raises one, so a second is no reason to stop at once; the write that raised
+// it fails with EPIPE, and the stream is then silenced (see below).
+void onBrokenPipe(int)
+{
+    g_stopRequested = true;
+}
+
+// After a write to `stream` that failed with EPIPE, its descriptor becomes /dev/null:
+// the rest of the run writes there without error (its `done` event too, and the final
+// flush that would otherwise turn exit status 4 into 1). True when it was silenced.
+bool silenceBrokenStream(std::FILE *stream, bool failed, int error)
+{
+    if (!failed || error != EPIPE)
+        return false;
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        ::dup2(null, ::fileno(stream));
+        ::close(null);
+    }
+    std::clearerr(stream);
+    return true;
 }
 
 // ArgParser's error, with a "did you mean" for a misspelt flag.
@@ -246,7 +279,8 @@ int runTrain(const Args &args)
     p.flag("help", "show this help");
     if (wantsHelp(args)) {
         std::printf("%s\nExit status: 0 done, 1 failed, 2 bad flags or inputs (or a cache that does not match),\n"
-                    "3 the split has hazards (see --split_mode safe, --allow_hazards), %d cancelled by SIGINT/SIGTERM\n"
+                    "3 the split has hazards (see --split_mode safe, --allow_hazards), %d cancelled by SIGINT/SIGTERM/SIGHUP\n"
+                    "or by a closed output pipe (SIGPIPE)\n"
                     "(finished work kept: stage one resumes by itself, training with --resume).\n",
             p.usage("splitscope-cli train").c_str(), kExitCancelled);
         return kExitOk;
@@ -334,29 +368,56 @@ int runTrain(const Args &args)
     const bool jsonl = events == "jsonl";
 
     engine::TrainCallbacks callbacks;
-    callbacks.onEvent = [jsonl](const engine::EventRecord &record) {
+    // Events go on while the run finishes its step after a broken pipe: a stream whose
+    // reader has gone is silenced, and stderr, when it still works, says why the run stops.
+    bool stdoutBroken = false;
+    bool stderrBroken = false;
+    callbacks.onEvent = [jsonl, &stdoutBroken, &stderrBroken](const engine::EventRecord &record) {
         if (jsonl) {
-            std::fwrite(record.json.data(), 1, record.json.size(), stdout);
-            std::fputc('\n', stdout);
-            std::fflush(stdout);
+            errno = 0;
+            bool failed = std::fwrite(record.json.data(), 1, record.json.size(), stdout) != record.json.size();
+            failed = std::fputc('\n', stdout) == EOF || failed;
+            failed = std::fflush(stdout) != 0 || failed;
+            if (silenceBrokenStream(stdout, failed, errno) && !stdoutBroken) {
+                stdoutBroken = true;
+                g_stopRequested = true;
+                if (!stderrBroken) {
+                    std::fprintf(stderr, "splitscope-cli: standard output was closed (broken pipe): stopping after the "
+                                         "current step, keeping its work (exit status %d)\n",
+                        kExitCancelled);
+                }
+            }
         }
         if (!record.text.empty()) {
-            std::fprintf(stderr, "[%7.1fs] %s\n", record.time, record.text.c_str());
-            std::fflush(stderr);
+            errno = 0;
+            bool failed = std::fprintf(stderr, "[%7.1fs] %s\n", record.time, record.text.c_str()) < 0;
+            failed = std::fflush(stderr) != 0 || failed;
+            if (silenceBrokenStream(stderr, failed, errno) && !stderrBroken) {
+                stderrBroken = true;
+                g_stopRequested = true;
+            }
         }
     };
     callbacks.shouldAbort = [] { return g_stopRequested.load(); };
     g_stopRequested = false;
+    g_stopSignalled = false;
     struct sigaction action {};
     action.sa_handler = onStopSignal;
     sigemptyset(&action.sa_mask);
-    struct sigaction oldInt {};
-    struct sigaction oldTerm {};
-    sigaction(SIGINT, &action, &oldInt);
-    sigaction(SIGTERM, &action, &oldTerm);
+    struct sigaction pipeAction {};
+    pipeAction.sa_handler = onBrokenPipe;
+    sigemptyset(&pipeAction.sa_mask);
+    // SIGHUP (the terminal closed, an ssh session dropped) stops as SIGTERM does.
+    const int stopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction old[3] {};
+    struct sigaction oldPipe {};
+    for (int i = 0; i < 3; ++i)
+        sigaction(stopSignals[i], &action, &old[i]);
+    sigaction(SIGPIPE, &pipeAction, &oldPipe);
     const engine::TrainResult result = engine::train(params, callbacks);
-    sigaction(SIGINT, &oldInt, nullptr);
-    sigaction(SIGTERM, &oldTerm, nullptr);
+    for (int i = 0; i < 3; ++i)
+        sigaction(stopSignals[i], &old[i], nullptr);
+    sigaction(SIGPIPE, &oldPipe, nullptr);
     return result.status;
 }
 

@@ -7,6 +7,8 @@
 #include "EngineCommands.h"
 #include "StandardStreams.h"
 
+#include "core/engine/ProcessMemory.h"
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +16,9 @@
 int main(int argc, char **argv)
 {
     splitscope::cli::guardStandardStreams();
+    // Before any thread: two malloc arenas, so that each thread LibTorch, OpenBLAS or
+    // the loaders start does not reserve 64 MiB of address space of its own (ulimit -v).
+    splitscope::engine::limitMallocArenas(2);
     std::vector<splitscope::cli::Command> commands;
     splitscope::cli::addEngineCommands(commands);
     const std::string name = argc > 1 ? argv[1] : "";

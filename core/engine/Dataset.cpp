@@ -35,6 +35,11 @@ bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &ro
     int rowLine = 1;
     int quoteLine = 0;
     int quoteColumn = 0;
+    // The first quoted field that ran across a line end: in a file that ends inside
+    // quotes, the quote most likely missing is its closing one (the quotes after it then
+    // pair up the wrong way round, and the last one opened is far from the mistake).
+    int spanLine = 0;
+    int spanColumn = 0;
     // The column (1-based, in code points) of text[i], and of the current cell's start.
     int column = 1;
     int cellColumn = 1;
@@ -74,6 +79,10 @@ bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &ro
                     quoted = false;
                 }
             } else if (c == '\n') {
+                if (spanLine == 0) {
+                    spanLine = quoteLine;
+                    spanColumn = quoteColumn;
+                }
                 ++line;
                 column = 0;
                 cell.push_back(c);
@@ -108,8 +117,13 @@ bool parseCsv(const std::string &text, std::vector<std::vector<std::string>> &ro
         column += c == '\n' || c == '\r' ? 1 : width;
     }
     if (quoted) {
-        if (error)
-            *error = std::to_string(quoteLine) + ":" + std::to_string(quoteColumn) + ": a quoted field is never closed";
+        if (error) {
+            const std::string last = std::to_string(quoteLine) + ":" + std::to_string(quoteColumn);
+            const std::string opened = spanLine > 0 ? std::to_string(spanLine) + ":" + std::to_string(spanColumn) : last;
+            *error = opened + ": unclosed quote opened at " + opened + ": a quoted field is never closed";
+            if (opened != last)
+                *error += " (the quotes after it pair up the wrong way round, up to the last one opened, at " + last + ")";
+        }
         return false;
     }
     endRow();

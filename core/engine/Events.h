@@ -41,8 +41,10 @@ namespace splitscope::engine {
 //   epoch       epoch, mean_loss, steps
 //   checkpoint  kind ("epoch" | "step" | "final" | "resume" | "shard"), path,
 //               epoch, step; for shards: shard, samples, bytes
-//   memory      rss_bytes, peak_rss_bytes, model_bytes {model: bytes of loaded
-//               weights}, materialized [models], cache_bytes_written, cache_bytes_read
+//   memory      rss_bytes, peak_rss_bytes, estimated_step_bytes (the up-front
+//               estimate of the peak, core/engine/MemoryEstimate.h; 0 when none was
+//               made), model_bytes {model: bytes of loaded weights}, materialized
+//               [models], cache_bytes_written, cache_bytes_read
 //   log         message
 //   warning     message, code (e.g. "frozen-randomness", "hazards-allowed",
 //               "ignored-flag" (one per flag the stage ignores), "lora-checkpoint-unused",
@@ -62,8 +64,10 @@ namespace splitscope::engine {
 //
 // Exit statuses of `train` (and `done.exit_status`): 0 finished; 1 failed (I/O,
 // training error); 2 bad flags or inputs (including a corrupt model file or cache
-// shard, and a cache that does not match this run); 3 the split has hazards
-// (refused; --allow_hazards forces it); 4 cancelled by SIGINT/SIGTERM with
+// shard, and a cache that does not match this run; a shard found damaged during
+// stage two keeps the state of the steps done, as a cancellation does); 3 the split has hazards
+// (refused; --allow_hazards forces it); 4 cancelled by SIGINT/SIGTERM/SIGHUP, or by
+// a broken pipe on standard output or error (`train ... | head`), with
 // everything finished kept (stage one: finished shards; stage two and one-stage: a
 // resume checkpoint, continue with the same command plus --resume).
 

@@ -18,6 +18,9 @@ constexpr std::uint64_t kMiB = 1024 * 1024;
 constexpr std::uint64_t kBaseBytes = 180 * kMiB;
 // Stage-one models that VAE-encode an edit image besides the training image.
 constexpr std::uint64_t kEditEncodeBytes = 64 * kMiB;
+// The allocator's pools after the first step (see estimateStepBytes).
+constexpr std::uint64_t kRetainedBytes = 32 * kMiB;
+constexpr std::uint64_t kRetainedCapBytes = 192 * kMiB;
 
 // /proc/meminfo's MemAvailable in bytes; 0 when unknown.
 std::uint64_t memAvailable()
@@ -102,12 +105,17 @@ std::uint64_t estimateStepBytes(const StepMemory &what, const StepSize &size)
         trained += (what.textEncoder.numLayers + 3.0) * textScores
             + 64.0 * what.textEncoder.hiddenSize * what.textEncoder.numLayers * textTokens;
     }
+    // What the allocator keeps from the second step (or sample) on: glibc serves blocks
+    // up to 32 MiB from mmap until the first is freed, then from its heap, where they
+    // stay resident and fragment. Half the activations, at most 192 MiB, and 32 MiB.
+    const double activations = std::max(stageOne, trained);
+    const double retained = std::min(0.5 * activations, static_cast<double>(kRetainedCapBytes)) + static_cast<double>(kRetainedBytes);
     const double total = static_cast<double>(kBaseBytes) + 2.0 * static_cast<double>(what.modelBytes)
-        + 10.0 * static_cast<double>(what.fullyTrainedBytes) + std::max(stageOne, trained);
+        + 10.0 * static_cast<double>(what.fullyTrainedBytes) + activations + retained;
     return total >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
-std::optional<MemoryLimit> memoryLimit()
+std::optional<MemoryLimit> memoryLimit(int threadsToCome)
 {
     const std::uint64_t rss = currentRssBytes();
     std::optional<MemoryLimit> limit;
@@ -126,9 +134,12 @@ std::optional<MemoryLimit> memoryLimit()
     struct rlimit as {};
     if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
         // Address space the process holds beyond its resident memory (libraries, thread
-        // stacks, reservations) counts against the limit too.
+        // stacks, reservations) counts against the limit too, and so does what the
+        // threads still to come will hold: measured only here, it was 515 MiB before
+        // stage two's first step at 512x512 with two threads, and up to 850 MiB during
+        // the steps (with glibc's default arenas, before limitMallocArenas).
         const std::uint64_t virtualSize = virtualBytes();
-        const std::uint64_t overhead = virtualSize > rss ? virtualSize - rss : 0;
+        const std::uint64_t overhead = (virtualSize > rss ? virtualSize - rss : 0) + threadAddressSpaceBytes(threadsToCome);
         const auto cap = static_cast<std::uint64_t>(as.rlim_cur);
         consider(cap > overhead ? cap - overhead : 0, "the address-space limit (ulimit -v " + memoryText(cap) + ")");
     }

@@ -14,16 +14,21 @@ namespace splitscope::engine {
 // size that cannot fit is refused before any work instead of ending in the kernel's
 // OOM killer (or LibTorch's "can't allocate memory") hours later.
 //
-// Calibrated on the README's default models with one thread (peak RSS after one step,
-// MiB, at 256/512/768/1024 square): one-stage 340/611/1097/1775, stage one
-// 319/594/1079/1755, stage two 215/388/696/1534 (measured again later at 256/512:
-// one-stage 343/627, stage one 389/659, stage two 239/401); with edit images (training
-// image / edit image as stored: 256/256, 256/512, 256/1024, 512/256, 512/1024) one-stage
-// 437/546/1998/851/3065, stage one 421/408/1748/662/1704, stage two 317/457/1871/734/2965;
-// training the whole text encoder (one-stage, --trainable_models text_encoder) 779 and
-// 806 at 256 and 512, 1090/5340/944 with edit images 256/512, 256/1024, 512/256. The
-// estimate is 9-40 % above each of these with a LoRA on the DiT, 16-67 % above with
-// the whole text encoder trained. The terms:
+// Calibrated on the README's default models with one thread, LoRA rank 32 on the DiT,
+// on the peak RSS of whole runs: 4 samples, 2 epochs (8 steps; stage one: the 4
+// samples), as the engine runs them (2 malloc arenas). A single step is not enough:
+// from the second step on, the optimizer's state and the allocator's pools take more
+// (at 512x512 one-stage, 611 MiB after one step, 857 MiB after eight). Peak / estimate,
+// MiB, at 256/512/1024 square: one-stage 444/563, 857/1005, 2263/2421; stage one
+// 389/523, 660/965, 1867/2165; stage two 250/315, 412/577, 1671/2259. With edit images
+// (training image / edit image as stored: 256/256, 256/512, 512/512, 256/1024):
+// one-stage 525/659, 599/989, 1185/1729, 2092/2829; stage one 432/619, 430/619,
+// 694/1029, 1712/2127; stage two 368/475, 490/827, 1058/1567, 1964/2667. Training the
+// whole text encoder (--trainable_models text_encoder, with --split_mode safe for the
+// two stages) at 256/512: one-stage 757/990, 1054/1432 (782/990 with the LoRA too,
+// 961/1151 with a 256 edit image), stage one 410/438, 678/880 (426/534 with the edit
+// image), stage two 738/990, 855/1432 (972/1064). The estimate is 7-69 % above each
+// of these (7-68 % of those with the whole text encoder trained). The terms:
 // * the stage-one models on the image (VAE encoder at full resolution, the text
 //   encoder): 25 bytes per pixel per VAE base channel (1600 B/pixel at 64), and 64 MiB
 //   more when the VAE encodes an edit image too (the second encode leaves freed blocks
@@ -43,7 +48,10 @@ namespace splitscope::engine {
 // * 180 MiB for LibTorch and the program, plus twice the weight bytes of the models
 //   loaded (weights and what training keeps beside them), plus ten times the weight
 //   bytes of the models trained in full (--trainable_models: gradients, the two Adam
-//   moments, and their copies while the resume state is written).
+//   moments, and their copies while the resume state is written);
+// * what the allocator keeps from the second step on: half the activations above (the
+//   larger of the stage-one models' and the trained models'), at most 192 MiB, and
+//   32 MiB more.
 // Gradient checkpointing needs less than this; the estimate does not count on it.
 struct StepMemory {
     bool stageOneModels = false;    // the VAE runs on the image (one-stage, stage one)
@@ -81,13 +89,15 @@ std::uint64_t estimateStepBytes(const StepMemory &what, const StepSize &size);
 // The memory this process may still use, in all (what it holds now counts as
 // usable): the smallest of MemAvailable (/proc/meminfo) plus its resident memory,
 // the cgroup's memory.max less what the cgroup uses, plus the same, and RLIMIT_AS
-// (ulimit -v) less the address space the process holds beyond its resident memory.
+// (ulimit -v) less the address space the process holds beyond its resident memory
+// and less what `threadsToCome`, the threads the run will start, will take beyond
+// theirs (stacks and malloc arenas: threadAddressSpaceBytes, ProcessMemory.h).
 // `what` says which limit it is. Nothing when none can be read.
 struct MemoryLimit {
     std::uint64_t bytes = 0;
     std::string what; // "available memory (MemAvailable)", "the address-space limit (ulimit -v)", ...
 };
-std::optional<MemoryLimit> memoryLimit();
+std::optional<MemoryLimit> memoryLimit(int threadsToCome = 0);
 
 // "1.5 GiB", "340 MiB".
 std::string memoryText(std::uint64_t bytes);

@@ -157,9 +157,12 @@ void FolderLock::release()
 {
     if (m_fd < 0)
         return;
-    // Removed while still locked, so no one can take a lock on it once it is gone. A
-    // reader leaves it: other readers may hold it still.
-    if (!m_shared)
+    // Removed while still locked, so no one can take a lock on it once it is gone (a
+    // run that opened it before then finds, once it has the lock, that the file is no
+    // longer the folder's, and tries again). A reader removes it only when it can take
+    // it alone: then no other reader holds it. (The conversion may drop the shared lock
+    // first and fail; this lock is being released anyway.)
+    if (!m_shared || ::flock(m_fd, LOCK_EX | LOCK_NB) == 0)
         ::unlink(m_path.c_str());
     ::close(m_fd);
     m_shared = false;

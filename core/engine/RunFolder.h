@@ -24,7 +24,8 @@ public:
     // any number of readers, but no writer (stage one) meanwhile, and no reader while a
     // writer holds it. A folder where no lock file can be made (read-only) is read
     // without a lock, since nothing can write into it either: true, held() false.
-    // Readers leave the lock file in place; the writer that takes it next removes it.
+    // The last reader to release it removes the lock file, as a writer does; one that
+    // releases it while other readers still hold it leaves it to them.
     bool acquireShared(const std::string &folder, std::string *error, bool *busy = nullptr);
     void release();
     bool held() const { return m_fd >= 0; }

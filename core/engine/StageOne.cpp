@@ -52,12 +52,24 @@ std::string allocationFailure(const std::exception_ptr &exception)
     }
 }
 
-bool shardIsIntact(const std::string &cacheDir, const CacheShard &shard)
+// Why a finished shard the manifest lists must be made again; empty when it is intact.
+std::string shardDamage(const std::string &cacheDir, const CacheShard &shard)
 {
     std::uint64_t checksum = 0;
     const std::string path = (fs::path(cacheDir) / shard.file).string();
     std::error_code ec;
-    return fs::file_size(path, ec) == shard.bytes && !ec && hashFile(path, checksum) && checksum == shard.checksum;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec)
+        return "missing or unreadable: " + ec.message();
+    if (size != shard.bytes) {
+        return std::string(size < shard.bytes ? "truncated" : "too long") + ": " + std::to_string(size)
+            + " bytes, the manifest says " + std::to_string(shard.bytes);
+    }
+    if (!hashFile(path, checksum))
+        return "unreadable";
+    if (checksum != shard.checksum)
+        return "corrupt: checksum " + hashToHex(checksum) + ", the manifest says " + hashToHex(shard.checksum);
+    return {};
 }
 
 } // namespace
@@ -176,17 +188,29 @@ TrainResult Trainer::runDataProcess()
                 message += "\n  " + d;
             return fail({kTrainBadInput, "manifest-mismatch", message + "\nchoose another --output_path, or delete that folder to rebuild it"});
         }
+        std::vector<std::string> redone;
         for (const CacheShard &s : existing.shards) {
             const std::size_t index = s.first / shardSize;
-            if (s.first % shardSize == 0 && index < shardCount && s.count == std::min(shardSize, dataset.size() - s.first)
-                && shardIsIntact(cacheDir, s)) {
+            if (s.first % shardSize != 0 || index >= shardCount || s.count != std::min(shardSize, dataset.size() - s.first))
+                continue;
+            const std::string damage = shardDamage(cacheDir, s);
+            if (damage.empty()) {
                 finished[index] = 1;
                 manifest.shards.push_back(s);
+            } else {
+                redone.push_back(s.file + " (" + damage + ")");
             }
         }
-        if (!manifest.shards.empty()) {
-            m_events.log("resuming stage one: " + std::to_string(manifest.shards.size()) + " of "
-                + std::to_string(shardCount) + " shards are done");
+        if (!manifest.shards.empty() || !redone.empty()) {
+            std::string text = "resuming stage one: " + std::to_string(manifest.shards.size()) + " of "
+                + std::to_string(shardCount) + " shards are done";
+            if (!redone.empty()) {
+                text += "; making " + std::to_string(redone.size()) + " damaged shard(s) again:";
+                for (const std::string &r : redone)
+                    text += " " + r + ",";
+                text.pop_back();
+            }
+            m_events.log(text);
         }
     }
     if (auto failure = lockOutputFolder(true, true))

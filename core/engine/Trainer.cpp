@@ -268,6 +268,7 @@ std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shar
             std::filesystem::create_directories(folder, ec);
             if (ec)
                 return Failure{kTrainFailed, "io", "cannot create --output_path '" + folder + "': " + ec.message()};
+            m_createdOutputFolder = true;
         }
         std::string error;
         bool busy = false;
@@ -320,7 +321,11 @@ std::optional<Trainer::Failure> Trainer::checkStepMemory(const StepSize &size, c
     if (size.width <= 0 || size.height <= 0)
         return std::nullopt;
     const std::uint64_t needed = estimateStepBytes(stepMemory(), size);
-    const auto limit = memoryLimit();
+    m_estimatedStepBytes = needed;
+    // The threads the run will start: LibTorch's and OpenBLAS's compute threads beside
+    // this one, the loader threads (stage two reads ahead on at least one), and one more.
+    const int loaders = m_task.stage == Stage::Train ? std::max(1, m_params.datasetNumWorkers) : m_params.datasetNumWorkers;
+    const auto limit = memoryLimit(2 * std::max(0, m_threads - 1) + loaders + 1);
     if (!limit || needed <= limit->bytes)
         return std::nullopt;
     const bool edit = (size.editWidth > 0 && size.editHeight > 0) || (size.editLatentWidth > 0 && size.editLatentHeight > 0);
@@ -560,6 +565,7 @@ void Trainer::emitMemory(const ModelSet &models, std::uint64_t cacheWritten, std
     Event e(events::kMemory);
     e.set("rss_bytes", currentRssBytes())
         .set("peak_rss_bytes", peakRssBytes())
+        .set("estimated_step_bytes", m_estimatedStepBytes)
         .setRaw("model_bytes", bytes + "}")
         .setRaw("materialized", jsonStringArray(names))
         .set("cache_bytes_written", cacheWritten)

@@ -109,7 +109,10 @@ private:
     std::set<std::string> m_offloaded;
     std::vector<std::pair<std::string, std::string>> m_pendingWarnings; // (code, message), shown after `start`
     int m_threads = 1;
+    // The estimate checkStepMemory made (0: none), reported in memory events.
+    mutable std::uint64_t m_estimatedStepBytes = 0;
     FolderLock m_outputLock; // --output_path, while the run uses it
+    bool m_createdOutputFolder = false; // lockOutputFolder made --output_path
     FolderLock m_cacheLock; // stage two: the cache it reads (shared), so that no stage one rewrites it meanwhile
 };
 

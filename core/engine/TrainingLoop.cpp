@@ -402,8 +402,6 @@ TrainResult Trainer::runTraining()
         return fail(*failure);
     const std::string argsPath = (fs::path(m_params.outputPath) / "training_args.json").string();
     std::string error;
-    if (!writeFileAtomically(argsPath, settings, &error))
-        return fail({kTrainFailed, "io", error});
 
     ModelSet models(m_models, m_offloaded, m_params.tokenizerPath, &m_events);
     ModelSet::TrainingSetup setup;
@@ -451,7 +449,18 @@ TrainResult Trainer::runTraining()
                       .text(std::string(stageTwo ? "stage two" : "one-stage training") + ": " + std::to_string(m_params.numEpochs)
                           + " epoch(s) x " + std::to_string(perEpoch) + " steps"));
 
-    LossLog lossLog((fs::path(m_params.outputPath) / "loss.csv").string(), m_params.resume, point.step);
+    // training_args.json and loss.csv are written once the first step is done: a run that
+    // trains nothing (out of memory, or a damaged shard, at its first step) leaves the
+    // run folder as it was.
+    std::optional<LossLog> lossLog;
+    auto writeRunFiles = [&]() {
+        if (lossLog)
+            return;
+        std::string argsError;
+        if (!writeFileAtomically(argsPath, settings, &argsError))
+            throw EngineError(argsError);
+        lossLog.emplace((fs::path(m_params.outputPath) / "loss.csv").string(), m_params.resume, point.step);
+    };
     const FlowMatchScheduler trainingScheduler(FlowMatchScheduler::kTrainTimesteps);
     const Runner runner(*m_declaration, *m_loss, models);
     RunContext context;
@@ -470,6 +479,19 @@ TrainResult Trainer::runTraining()
     double readSeconds = 0;
     double waitSeconds = 0;
     std::string lastCheckpoint;
+    // For a run stopped before its first step was done: the run folder is as it was
+    // (one this run made is removed again). Says so, for the message.
+    auto nothingTrained = [&]() -> std::string {
+        if (m_params.resume) {
+            return "; nothing was trained in this run: the state after step " + std::to_string(step) + " in "
+                + TrainingState::path(m_params.outputPath) + " is as it was, and the same command continues from it";
+        }
+        m_outputLock.release();
+        std::error_code removeError;
+        if (m_createdOutputFolder)
+            fs::remove(m_params.outputPath, removeError);
+        return "; nothing was trained, and --output_path '" + m_params.outputPath + "' is as it was";
+    };
     // A learning rate large enough can turn the weights to inf or NaN on the last step,
     // which no later loss would reveal: nothing non-finite is ever saved.
     auto requireFiniteWeights = [&]() {
@@ -532,7 +554,26 @@ TrainResult Trainer::runTraining()
             if (!input.error.empty()) {
                 if (reader && !input.badInput)
                     throw EngineError(input.error);
-                return fail({kTrainBadInput, reader ? "corrupt-shard" : "dataset", input.error});
+                if (!reader)
+                    return fail({kTrainBadInput, "dataset", input.error});
+                // A shard found damaged when first read (its checksum): the steps done so far
+                // are kept as a cancellation keeps them. Stage one rebuilds the damaged shard
+                // alone, byte for byte, so the cache identity in the state still matches.
+                if (step == firstStep)
+                    return fail({kTrainBadInput, "corrupt-shard", input.error + nothingTrained()});
+                checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
+                TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
+                    ResumePoint{epoch, position, step}, settings, data);
+                m_events.emit(Event(events::kCheckpoint)
+                                  .set("kind", "resume")
+                                  .set("path", TrainingState::path(m_params.outputPath))
+                                  .set("epoch", static_cast<std::uint64_t>(epoch))
+                                  .set("step", step)
+                                  .text("state saved after step " + std::to_string(step)));
+                return fail({kTrainBadInput, "corrupt-shard", input.error + "; the state after step " + std::to_string(step)
+                    + " is saved in " + TrainingState::path(m_params.outputPath) + ": once the shard is rebuilt (the same "
+                    "stage-one command, " + m_task.loss + ":data_process with --output_path '" + m_params.datasetBasePath
+                    + "', rebuilds only the damaged shards), the same command with --resume continues from it"});
             }
             readSeconds += input.readSeconds;
             context.epoch = epoch;
@@ -548,7 +589,9 @@ TrainResult Trainer::runTraining()
                 };
                 std::string message = "out of memory at step " + std::to_string(step + 1) + " (image " + side("height") + "x"
                     + side("width") + "): " + what.substr(0, what.find('\n'));
-                if (stepping) {
+                if (step == firstStep) {
+                    message += nothingTrained();
+                } else if (stepping) {
                     message += "; the optimizer was updating the weights, so no state was saved";
                 } else {
                     try {
@@ -585,11 +628,12 @@ TrainResult Trainer::runTraining()
             } catch (const std::bad_alloc &) {
                 return outOfMemory("std::bad_alloc");
             }
+            writeRunFiles();
             ++step;
             ++epochSteps;
             epochLoss += lossValue;
             result.finalLoss = lossValue;
-            lossLog.add(step, lossValue);
+            lossLog->add(step, lossValue);
 
             const double now = m_events.elapsed();
             const double rate = static_cast<double>(step - firstStep) / std::max(1e-9, now - start);
@@ -663,6 +707,7 @@ TrainResult Trainer::runTraining()
                           .text("epoch " + std::to_string(epoch + 1) + " done, mean loss "
                               + std::to_string(epochSteps ? epochLoss / static_cast<double>(epochSteps) : 0.0)));
     }
+    writeRunFiles();
     if (m_params.saveSteps > 0 && step % static_cast<std::uint64_t>(m_params.saveSteps) != 0)
         checkpointNamed("step-" + std::to_string(step) + ".safetensors", "final", lastEpoch);
     if (stop && m_params.saveSteps == 0)

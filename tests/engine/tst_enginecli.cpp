@@ -17,6 +17,10 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
+#include <csignal>
+#include <tuple>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -70,6 +74,11 @@ private Q_SLOTS:
     void badCacheStopsStageTwoBeforeItsFirstStep();
     void sampleDrawsWithTheLora();
     void makeDatasetKeepsAnExistingDataset();
+    void memoryEstimateCoversSeveralSteps();
+    void addressSpaceCountsTheThreadsToCome();
+    void outOfMemoryAtTheFirstStepTrainsNothing();
+    void brokenPipeCancelsTheRun();
+    void damagedShardDuringStageTwoSavesTheState();
 
 private:
     QStringList trainArgs(const QString &task, const QString &dataset, const QString &output) const;
@@ -80,6 +89,15 @@ void TestEngineCli::initTestCase()
 {
     QString error;
     QVERIFY2(m_fixture.setUp(&error, 6), qPrintable(error));
+}
+
+// The events of a run (stdout with --events jsonl), parsed.
+QList<QJsonObject> eventsOf(const QString &jsonl)
+{
+    QList<QJsonObject> events;
+    for (const QString &line : jsonl.split('\n', Qt::SkipEmptyParts))
+        events << QJsonDocument::fromJson(line.toUtf8()).object();
+    return events;
 }
 
 QStringList TestEngineCli::trainArgs(const QString &task, const QString &dataset, const QString &output) const
@@ -647,6 +665,228 @@ void TestEngineCli::makeDatasetKeepsAnExistingDataset()
     QVERIFY2(err.contains("'" + own + "/images/00001.png' already exists (--overwrite replaces it)"), qPrintable(err));
     QCOMPARE(readFile(own + "/images/00001.png"), QByteArray("mine"));
     QVERIFY(!QFileInfo::exists(own + "/metadata.csv"));
+}
+
+// The README's default models (not the tiny ones): what the memory estimate is
+// calibrated on. Made once, for the tests that measure memory.
+static QString defaultModels(const Fixture &fixture)
+{
+    const QString root = fixture.path("default-models");
+    if (!QFileInfo::exists(root + "/Qwen/Qwen-Image/transformer"))
+        runCli({"init-models", "--root", root});
+    return root;
+}
+
+// The estimate made before the first step is above the peak of the whole run: it
+// was calibrated on the peak after one step, and from the second step on the
+// optimizer's moments (and the allocator's pools) took more: at 512x512 one-stage the
+// peak was 877 MiB against an estimate of 781 MiB, and `ulimit -v` runs that passed
+// the check ended out of memory at step 2.
+void TestEngineCli::memoryEstimateCoversSeveralSteps()
+{
+    const QString models = defaultModels(m_fixture);
+    QVERIFY(QFileInfo::exists(models + "/Qwen/Qwen-Image/transformer"));
+    const QString data = m_fixture.path("mem-data");
+    QCOMPARE(runCli({"make-dataset", data, "--count", "2", "--width", "512", "--height", "512"}), 0);
+    auto measure = [&](const QString &task, const QString &dataset, const QString &out) {
+        QStringList args = trainArgs(task, dataset, out);
+        args.replace(args.indexOf(m_fixture.models()), models);
+        args.replace(args.indexOf("4"), "32"); // --lora_rank, as the README's commands
+        args << "--num_epochs" << "2" << "--events" << "jsonl";
+        if (task != "sft:train")
+            args << "--height" << "512" << "--width" << "512";
+        QString stdoutText;
+        QString err;
+        const int status = runCli(args, &stdoutText, &err);
+        double estimate = 0;
+        double peak = 0;
+        int steps = 0;
+        for (const QJsonObject &e : eventsOf(stdoutText)) {
+            if (e.value("event").toString() == "memory")
+                estimate = std::max(estimate, e.value("estimated_step_bytes").toDouble());
+            if (e.value("event").toString() == "done") {
+                peak = e.value("peak_rss_bytes").toDouble();
+                steps = e.value("steps").toInt();
+            }
+        }
+        return std::make_tuple(status, estimate, peak, steps, err);
+    };
+    for (const QString &task : {QString("sft"), QString("sft:data_process"), QString("sft:train")}) {
+        const auto [status, estimate, peak, steps, err] = measure(task,
+            task == "sft:train" ? m_fixture.path("mem-cache") : data,
+            m_fixture.path(task == "sft:data_process" ? "mem-cache" : "mem-" + QString(task).replace(':', '-')));
+        QVERIFY2(status == 0, qPrintable(err));
+        if (task != "sft:data_process")
+            QCOMPARE(steps, 4); // two epochs of two steps
+        QVERIFY2(peak > 0 && estimate >= peak, qPrintable(QString("%1: estimate %2 MiB, peak %3 MiB")
+                                                              .arg(task)
+                                                              .arg(estimate / 1048576.0)
+                                                              .arg(peak / 1048576.0)));
+    }
+}
+
+// Under `ulimit -v` the threads a run starts (LibTorch's, OpenBLAS's, the cache
+// reader's, each with a stack and a malloc arena) count in the check: the address
+// space they take was measured before any of them existed, and stage two at 512x512
+// under 1.0 GiB passed the check, then ran out of memory at step 1.
+void TestEngineCli::addressSpaceCountsTheThreadsToCome()
+{
+    const QString cache = m_fixture.path("mem-cache");
+    if (!QFileInfo::exists(cache + "/manifest.json"))
+        QSKIP("needs memoryEstimateCoversSeveralSteps's cache");
+    QStringList args = trainArgs("sft:train", cache, m_fixture.path("as-run"));
+    args.replace(args.indexOf(m_fixture.models()), defaultModels(m_fixture));
+    args.replace(args.indexOf("4"), "32");
+    args.replace(args.indexOf("1"), "2"); // --num_threads: LibTorch's and OpenBLAS's pools
+    args << "--max_steps" << "4";
+    QProcess process;
+    process.setChildProcessModifier([] {
+        const struct rlimit limit {rlim_t(1050000) << 10, rlim_t(1050000) << 10};
+        ::setrlimit(RLIMIT_AS, &limit);
+    });
+    process.start(QStringLiteral(SPLITSCOPE_CLI), args);
+    QVERIFY(process.waitForFinished(300000));
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == 2, qPrintable(err));
+    QVERIFY2(err.contains("a training step at 512x512 (the largest in the cache: sample "), qPrintable(err));
+    QVERIFY2(err.contains("the address-space limit (ulimit -v 1.0 GiB)"), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(m_fixture.path("as-run")));
+}
+
+// Out of memory at the first step: nothing was trained, so no resume state is
+// written (it said "the state after step 0 is saved") and the run folder, made by
+// this run, is gone again.
+void TestEngineCli::outOfMemoryAtTheFirstStepTrainsNothing()
+{
+    const QString out = m_fixture.path("oom-first");
+    QStringList args = trainArgs("sft", m_fixture.data(), out);
+    args << "--height" << "512" << "--width" << "512" << "--events" << "jsonl";
+    QProcess process;
+    const QByteArray events = runUntil(process, args, "\"event\":\"stage\"", [](QProcess &p) {
+        // Its address space as it is now, and 16 MiB more: the first step's attention
+        // scores (128 MiB) cannot be allocated.
+        QFile statm(QString("/proc/%1/statm").arg(p.processId()));
+        QVERIFY(statm.open(QIODevice::ReadOnly));
+        const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
+        const struct rlimit limit {bytes + (rlim_t(16) << 20), bytes + (rlim_t(16) << 20)};
+        QCOMPARE(::prlimit(static_cast<pid_t>(p.processId()), RLIMIT_AS, &limit, nullptr), 0);
+    });
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const QList<QByteArray> lines = events.trimmed().split('\n');
+    const QJsonObject error = QJsonDocument::fromJson(lines.at(lines.size() - 2)).object();
+    QCOMPARE(error.value("code").toString(), QString("out-of-memory"));
+    const QString message = error.value("message").toString();
+    QVERIFY2(message.startsWith("out of memory at step 1 (image 512x512): "), qPrintable(message));
+    QVERIFY2(message.endsWith("; nothing was trained, and --output_path '" + out + "' is as it was"), qPrintable(message));
+    QVERIFY2(!events.contains("\"kind\":\"resume\""), events.constData());
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+// A reader of the output that goes away (`train ... | head -2`) used to kill the run
+// with SIGPIPE (exit 141, no message, its lock and an unfinished manifest left). It
+// now stops as SIGTERM stops it: the sample or step finishes, its work is kept, exit 4.
+void TestEngineCli::brokenPipeCancelsTheRun()
+{
+    auto shell = [](const QString &command, QString *err = nullptr) {
+        QProcess process;
+        process.start("bash", {"-c", command});
+        process.waitForFinished(300000);
+        if (err)
+            *err = QString::fromUtf8(process.readAllStandardError());
+        return QString::fromUtf8(process.readAllStandardOutput()).trimmed();
+    };
+    auto quoted = [](QStringList args) {
+        for (QString &a : args)
+            a = "'" + a + "'";
+        return "'" + QStringLiteral(SPLITSCOPE_CLI) + "' " + args.join(' ');
+    };
+    // Stage one, both streams into a pipe whose reader has gone (head -c 0 reads nothing).
+    const QString cache = m_fixture.path("pipe-cache");
+    QStringList stageOne = trainArgs("sft:data_process", m_fixture.data(), cache) << "--cache_shard_size" << "2";
+    QCOMPARE(shell(quoted(stageOne) + " 2>&1 | head -c 0; echo ${PIPESTATUS[0]}"), QString("4"));
+    QVERIFY(!QFileInfo::exists(cache + "/.splitscope.lock"));
+    QString err;
+    QCOMPARE(runCli(stageOne, nullptr, &err), 0);
+    QVERIFY2(QString::fromUtf8(readFile(cache + "/manifest.json")).contains("\"complete\": true"), qPrintable(err));
+    // Stage two, events into the pipe: stderr says why it stops, and the state is kept.
+    const QString out = m_fixture.path("pipe-run");
+    QStringList stageTwo = trainArgs("sft:train", cache, out) << "--num_epochs" << "3";
+    const QString errFile = m_fixture.path("pipe-run.err");
+    QCOMPARE(shell(quoted(stageTwo) + " --events jsonl 2>'" + errFile + "' | head -c 0; echo ${PIPESTATUS[0]}"), QString("4"));
+    const QString said = QString::fromUtf8(readFile(errFile));
+    QVERIFY2(said.contains("standard output was closed (broken pipe): stopping after the current step"), qPrintable(said));
+    QVERIFY2(said.contains("cancelled: state saved"), qPrintable(said));
+    QVERIFY(QFileInfo::exists(out + "/resume.safetensors"));
+    QVERIFY(!QFileInfo::exists(out + "/.splitscope.lock"));
+    QCOMPARE(runCli(stageTwo << "--resume", nullptr, &err), 0);
+    QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
+    // SIGHUP (the terminal closed) stops as SIGTERM does; it killed the run.
+    const QString hup = m_fixture.path("hup-run");
+    QProcess process;
+    runUntil(process, trainArgs("sft:train", cache, hup) << "--num_epochs" << "1000" << "--events" << "jsonl", "\"step\":2,",
+        [](QProcess &p) { ::kill(static_cast<pid_t>(p.processId()), SIGHUP); });
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 4);
+    QVERIFY(QFileInfo::exists(hup + "/resume.safetensors"));
+}
+
+// A shard found damaged by its checksum during stage two (4 bytes of its data
+// flipped, its header intact) stops the run with exit 2 naming the shard, keeping the
+// steps done as a cancellation does; stage one rebuilds that shard alone, byte for
+// byte (naming it and why), and --resume then ends with the weights of a run that
+// was never stopped.
+void TestEngineCli::damagedShardDuringStageTwoSavesTheState()
+{
+    const QString cache = m_fixture.path("flip-cache");
+    QStringList stageOne = trainArgs("sft:data_process", m_fixture.data(), cache) << "--cache_shard_size" << "1";
+    QCOMPARE(runCli(stageOne), 0);
+    QStringList reference = trainArgs("sft:train", cache, m_fixture.path("flip-ref")) << "--num_epochs" << "2";
+    QCOMPARE(runCli(reference), 0);
+    QVERIFY(!QFileInfo::exists(cache + "/.splitscope.lock")); // stage two leaves none in the cache
+
+    // The sample of epoch 0's fourth step: three steps run before its shard is read.
+    const auto order = splitscope::engine::shuffledOrder(
+        6, splitscope::engine::deriveSeed(0, 0, 0, splitscope::engine::RandomPurpose::Shuffle));
+    const QString file = QString("0/shard-%1.safetensors").arg(order[3], 5, 10, QChar('0'));
+    const QString shard = cache + "/" + file;
+    const QByteArray intact = readFile(shard);
+    {
+        QFile f(shard);
+        QVERIFY(f.setPermissions(f.permissions() | QFileDevice::WriteOwner));
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(f.seek(f.size() - 8));
+        const QByteArray bytes = f.read(4);
+        QByteArray flipped;
+        for (const char c : bytes)
+            flipped.append(char(~c));
+        QVERIFY(f.seek(f.size() - 8));
+        QCOMPARE(f.write(flipped), qint64(4));
+    }
+    const QString out = m_fixture.path("flip-run");
+    QStringList stageTwo = trainArgs("sft:train", cache, out) << "--num_epochs" << "2";
+    QString err;
+    QCOMPARE(runCli(stageTwo, nullptr, &err), 2);
+    QVERIFY2(err.contains("error: corrupt cache shard '" + shard + "': checksum "), qPrintable(err));
+    QVERIFY2(err.contains("; the state after step 3 is saved in " + out + "/resume.safetensors: once the shard is rebuilt "
+                          "(the same stage-one command, sft:data_process with --output_path '" + cache + "', rebuilds only "
+                          "the damaged shards), the same command with --resume continues from it"),
+        qPrintable(err));
+    QVERIFY(QFileInfo::exists(out + "/resume.safetensors"));
+    QVERIFY(QFileInfo::exists(out + "/step-3.safetensors"));
+
+    QCOMPARE(runCli(stageOne, nullptr, &err), 0);
+    QVERIFY2(err.contains("resuming stage one: 5 of 6 shards are done; making 1 damaged shard(s) again: " + file
+                 + " (corrupt: checksum "),
+        qPrintable(err));
+    QCOMPARE(readFile(shard), intact);
+
+    QCOMPARE(runCli(stageTwo << "--resume", nullptr, &err), 0);
+    QVERIFY2(err.contains("resuming at epoch 1 of 2, after step 3"), qPrintable(err));
+    QString diffError;
+    QCOMPARE(maxAbsDiff(out + "/epoch-1.safetensors", m_fixture.path("flip-ref/epoch-1.safetensors"), &diffError), 0.0);
+    QVERIFY(!QFileInfo::exists(cache + "/.splitscope.lock"));
 }
 
 QTEST_GUILESS_MAIN(TestEngineCli)

@@ -136,7 +136,12 @@ void TestEngineData::csvUnterminatedQuote()
     std::vector<int> lines;
     std::string error;
     QVERIFY(!parseCsv("image,prompt\na.png,\"open\nb.png,x\n", cells, lines, &error));
-    QCOMPARE(text(error), QString("2:7: a quoted field is never closed"));
+    QCOMPARE(text(error), QString("2:7: unclosed quote opened at 2:7: a quoted field is never closed"));
+    // A quote missing mid-file: the quotes after it pair up the wrong way round, and the
+    // last one opened (3:19) is not where the mistake is. It was reported there.
+    QVERIFY(!parseCsv("image,prompt\na.png,a \"red circle\nb.png,\"blue square\"\nc.png,green\n", cells, lines, &error));
+    QCOMPARE(text(error), QString("2:9: unclosed quote opened at 2:9: a quoted field is never closed (the quotes after it "
+                                  "pair up the wrong way round, up to the last one opened, at 3:19)"));
 }
 
 void TestEngineData::datasetReportsBadRows()
@@ -1011,12 +1016,14 @@ void TestEngineData::memoryEstimateCountsEditImages()
     edit.editLatentWidth = 256;
     edit.editLatentHeight = 256;
     QCOMPARE(QString::fromStdString(edit.text()), QString("256x256 with a 1024x1024 edit image"));
-    // Peak RSS measured with the default models, one thread: 343 MiB without the edit
-    // image, 1998 MiB with it (one-stage); the estimate stays above both.
+    // Peak RSS of runs of 8 steps over 2 epochs with the default models, one thread:
+    // 444-466 MiB without the edit image, 2092 MiB with it (one-stage); the estimate
+    // stays above both. (After one step they were 343 and 1998 MiB, which the estimate
+    // was once fitted to.)
     const std::uint64_t withoutEdit = estimateStepBytes(oneStage, plain);
     const std::uint64_t withEdit = estimateStepBytes(oneStage, edit);
-    QVERIFY2(withoutEdit > 343 * kMiB && withoutEdit < 500 * kMiB, qPrintable(QString::number(withoutEdit >> 20)));
-    QVERIFY2(withEdit > 1998 * kMiB && withEdit < 2800 * kMiB, qPrintable(QString::number(withEdit >> 20)));
+    QVERIFY2(withoutEdit > 466 * kMiB && withoutEdit < 650 * kMiB, qPrintable(QString::number(withoutEdit >> 20)));
+    QVERIFY2(withEdit > 2092 * kMiB && withEdit < 3200 * kMiB, qPrintable(QString::number(withEdit >> 20)));
 
     // Stage one: the text encoder reads the edit image at its stored size (measured
     // 1748 MiB).
@@ -1024,7 +1031,7 @@ void TestEngineData::memoryEstimateCountsEditImages()
     stageOne.trainsDit = false;
     stageOne.modelBytes = 85 << 20;
     const std::uint64_t stageOneEdit = estimateStepBytes(stageOne, edit);
-    QVERIFY2(stageOneEdit > 1748 * kMiB && stageOneEdit < 2200 * kMiB, qPrintable(QString::number(stageOneEdit >> 20)));
+    QVERIFY2(stageOneEdit > 1748 * kMiB && stageOneEdit < 2500 * kMiB, qPrintable(QString::number(stageOneEdit >> 20)));
     // Stage two reads the prompt's length and the edit latents from the cache: the
     // same DiT step as one-stage training (measured 1871 MiB).
     StepMemory stageTwo = oneStage;
@@ -1036,7 +1043,7 @@ void TestEngineData::memoryEstimateCountsEditImages()
     cached.editLatentHeight = 256;
     cached.promptTokens = 32 + 2 + 64 * 64;
     const std::uint64_t stageTwoEdit = estimateStepBytes(stageTwo, cached);
-    QVERIFY2(stageTwoEdit > 1871 * kMiB && stageTwoEdit < 2600 * kMiB, qPrintable(QString::number(stageTwoEdit >> 20)));
+    QVERIFY2(stageTwoEdit > 1871 * kMiB && stageTwoEdit < 2900 * kMiB, qPrintable(QString::number(stageTwoEdit >> 20)));
     QVERIFY(estimateStepBytes(stageTwo, cached) > estimateStepBytes(stageTwo, plain));
 }
 

@@ -783,7 +783,11 @@ void TestTwoStage::aCacheBeingReadIsNotRewritten()
     p.maxSteps = 1;
     p.numEpochs = 1;
     QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    // The lock file stays while a reader holds it, and the last one removes it (it
+    // was left behind, empty, in every cache stage two had read).
+    QVERIFY(QFile::exists(cache + "/.splitscope.lock"));
     reader.release();
+    QVERIFY(!QFile::exists(cache + "/.splitscope.lock"));
 }
 
 // Temporary files of our naming that a killed run left are removed when the next run
