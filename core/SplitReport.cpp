@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "SplitReport.h"
 
+#include "CountText.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -14,11 +16,6 @@ namespace {
 using OrderedJson = nlohmann::ordered_json;
 
 // "1 hazard", "2 hazards": a count with its noun, which takes an "s" in the plural.
-std::string countOf(std::size_t count, const std::string &noun)
-{
-    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
 OrderedJson unitList(const PipelineGraph &graph, const std::vector<UnitId> &units)
 {
     OrderedJson list = OrderedJson::array();
@@ -194,12 +191,12 @@ std::string verificationSummary(const Split &split, const Verification &verifica
     }
     std::string out;
     if (x0)
-        out += "X0 " + countOf(x0, "violation") + ", ";
+        out += "X0 " + countText(x0, "violation") + ", ";
     else if (split.mode == SplitMode::Given) // the seed and safe splits hold it by construction
         out += "X0 holds, ";
-    out += "C1 " + (c1 ? countOf(c1, "violation") : std::string("holds")) + ", C2 "
-        + (c2 ? countOf(c2, "violation") : std::string("holds")) + ", "
-        + (verification.hazards.empty() ? std::string("no hazards") : countOf(verification.hazards.size(), "hazard"));
+    out += "C1 " + (c1 ? countText(c1, "violation") : std::string("holds")) + ", C2 "
+        + (c2 ? countText(c2, "violation") : std::string("holds")) + ", "
+        + (verification.hazards.empty() ? std::string("no hazards") : countText(verification.hazards.size(), "hazard"));
     return out;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/CountText.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -26,13 +28,6 @@ int runSplit(const Args &args);
 int runValidate(const Args &args);
 int runExamples(const Args &args);
 int runDiff(const Args &args);
-
-// A count with its noun for the reports: "1 unit", "0 units", "3 units" (the plural
-// adds an "s"; every noun the commands count takes it).
-inline std::string countText(std::size_t count, const std::string &noun)
-{
-    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
 
 // Closest candidate to `name` for "did you mean" hints; empty when none is close.
 std::string suggestName(const std::string &name, const std::vector<std::string> &candidates);

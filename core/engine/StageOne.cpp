@@ -10,6 +10,7 @@
 #include "Runner.h"
 #include "Trainer.h"
 #include "UnitRuntime.h"
+#include "core/CountText.h"
 #include "core/AtomicFile.h"
 
 #include <algorithm>
@@ -205,7 +206,7 @@ TrainResult Trainer::runDataProcess()
             std::string text = "resuming stage one: " + std::to_string(manifest.shards.size()) + " of "
                 + std::to_string(shardCount) + " shards are done";
             if (!redone.empty()) {
-                text += "; making " + std::to_string(redone.size()) + " damaged shard(s) again:";
+                text += "; making " + countText(redone.size(), "damaged shard") + " again:";
                 for (const std::string &r : redone)
                     text += " " + r + ",";
                 text.pop_back();

@@ -10,6 +10,7 @@
 #include "ProcessMemory.h"
 #include "SeedSequence.h"
 #include "UnitRuntime.h"
+#include "core/CountText.h"
 #include "core/Verifier.h"
 
 #include <nlohmann/json.hpp>
@@ -209,8 +210,8 @@ std::optional<Trainer::Failure> Trainer::prepare()
                     + producerName(*m_graph, h.expected) + ", two-stage training that of " + producerName(*m_graph, h.actual);
             }
             const std::string what = std::string("the ") + splitModeName(m_params.splitMode) + " split for "
-                + training.label() + " has " + std::to_string(m_verification.hazards.size())
-                + " hazard(s): two-stage training would not equal one-stage training" + list;
+                + training.label() + " has " + countText(m_verification.hazards.size(), "hazard")
+                + ": two-stage training would not equal one-stage training" + list;
             if (!m_params.allowHazards) {
                 return Failure{kTrainHazards, "hazards",
                     what + "\nuse --split_mode safe (the safe split has no hazards), or force this split with --allow_hazards"};
@@ -280,7 +281,7 @@ std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shar
     if (!create)
         return std::nullopt;
     if (const int removed = removeStaleTempFiles(folder, shardFolders); removed > 0) {
-        m_events.log("removed " + std::to_string(removed) + " temporary file(s) that an interrupted run left in '" + folder
+        m_events.log("removed " + countText(removed, "temporary file") + " that an interrupted run left in '" + folder
             + "'");
     }
     return std::nullopt;
@@ -545,7 +546,7 @@ void Trainer::emitStart(const std::string &stage)
         .set("pid", static_cast<std::int64_t>(::getpid()))
         .set("seed", static_cast<std::uint64_t>(m_params.seed))
         .set("resumed", m_params.resume);
-    std::string text = m_params.task + " (" + stage + ") with " + std::to_string(m_threads) + " thread(s)";
+    std::string text = m_params.task + " (" + stage + ") with " + countText(m_threads, "thread");
     if (m_task.stage != Stage::OneStage)
         text += "; stage one: [" + joinNames(one) + "], stage two: [" + joinNames(two) + "]";
     m_events.emit(e.text(text));

@@ -14,6 +14,7 @@
 #include "Trainer.h"
 #include "TrainingState.h"
 #include "UnitRuntime.h"
+#include "core/CountText.h"
 #include "core/AtomicFile.h"
 
 #include <chrono>
@@ -241,9 +242,9 @@ std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &poi
     // The state's epoch is the next one to run (counted from 0), `position` the next
     // step in it.
     std::string where = "the resume state in '" + m_params.outputPath + "' is at step " + std::to_string(point.step) + ": "
-        + std::to_string(point.epoch) + " epoch(s) done";
+        + countText(point.epoch, "epoch") + " done";
     if (point.position > 0)
-        where += " and " + std::to_string(point.position) + " step(s) of epoch " + std::to_string(point.epoch + 1);
+        where += " and " + countText(point.position, "step") + " of epoch " + std::to_string(point.epoch + 1);
     auto reached = [&](const std::string &flag, long long value) {
         return Failure{kTrainBadInput, "resume", "--resume: --" + flag + " " + std::to_string(value) + " is already reached: " + where
             + "; nothing was trained and the run folder is unchanged (a larger --" + flag + " continues the run)"};
@@ -446,8 +447,9 @@ TrainResult Trainer::runTraining()
                       .set("epochs", m_params.numEpochs)
                       .set("samples", static_cast<std::uint64_t>(samples))
                       .set("message", std::string(stageTwo ? "stage two" : "one-stage training") + ": " + std::to_string(totalSteps) + " steps")
-                      .text(std::string(stageTwo ? "stage two" : "one-stage training") + ": " + std::to_string(m_params.numEpochs)
-                          + " epoch(s) x " + std::to_string(perEpoch) + " steps"));
+                      .text(std::string(stageTwo ? "stage two" : "one-stage training") + ": "
+                          + countText(static_cast<std::size_t>(m_params.numEpochs), "epoch") + " x "
+                          + countText(perEpoch, "step")));
 
     // training_args.json and loss.csv are written once the first step is done: a run that
     // trains nothing (out of memory, or a damaged shard, at its first step) leaves the

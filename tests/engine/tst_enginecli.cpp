@@ -877,7 +877,7 @@ void TestEngineCli::damagedShardDuringStageTwoSavesTheState()
     QVERIFY(QFileInfo::exists(out + "/step-3.safetensors"));
 
     QCOMPARE(runCli(stageOne, nullptr, &err), 0);
-    QVERIFY2(err.contains("resuming stage one: 5 of 6 shards are done; making 1 damaged shard(s) again: " + file
+    QVERIFY2(err.contains("resuming stage one: 5 of 6 shards are done; making 1 damaged shard again: " + file
                  + " (corrupt: checksum "),
         qPrintable(err));
     QCOMPARE(readFile(shard), intact);
