@@ -8,23 +8,6 @@ namespace splitscope {
 
 namespace {
 
-std::size_t editDistance(const std::string &a, const std::string &b)
-{
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
-
 // The edit distance of `a` and `b` when it is at most `limit`, else limit + 1; stops at the
 // first row whose every entry is above the limit.
 std::size_t editDistanceWithin(std::string_view a, std::string_view b, std::size_t limit)
@@ -46,6 +29,12 @@ std::size_t editDistanceWithin(std::string_view a, std::string_view b, std::size
             return limit + 1;
     }
     return std::min(row[b.size()], limit + 1);
+}
+
+// The edit distance itself: it is never more than the longer name's length.
+std::size_t editDistance(std::string_view a, std::string_view b)
+{
+    return editDistanceWithin(a, b, std::max(a.size(), b.size()));
 }
 
 std::uint64_t byteMask(std::string_view s)
