@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 #include <QtEndian>
 #include <QJsonDocument>
@@ -48,6 +49,28 @@ QByteArray runUntil(QProcess &process, const QStringList &arguments, const QByte
     }
     process.waitForFinished();
     return out + process.readAllStandardOutput();
+}
+
+
+// Runs `process`'s child under `bytes` of address space, as `ulimit -v` does.
+void limitAddressSpace(QProcess &process, rlim_t bytes)
+{
+    process.setChildProcessModifier([bytes] {
+        const struct rlimit limit {bytes, bytes};
+        ::setrlimit(RLIMIT_AS, &limit);
+    });
+}
+
+// Caps running process `pid` at the address space it has now plus `extra` bytes, so
+// that its next large allocation fails; false when that cannot be done.
+bool capAddressSpaceNearItsSize(qint64 pid, rlim_t extra)
+{
+    QFile statm(QString("/proc/%1/statm").arg(pid));
+    if (!statm.open(QIODevice::ReadOnly))
+        return false;
+    const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
+    const struct rlimit limit {bytes + extra, bytes + extra};
+    return ::prlimit(static_cast<pid_t>(pid), RLIMIT_AS, &limit, nullptr) == 0;
 }
 
 } // namespace
@@ -393,10 +416,7 @@ void TestEngineCli::imageTooLargeForMemoryIsRefused()
         args << "--height" << "4096" << "--width" << "4096";
         QProcess process;
         // 2 GiB of address space (ulimit -v), whatever this machine has.
-        process.setChildProcessModifier([] {
-            const struct rlimit limit {rlim_t(2) << 30, rlim_t(2) << 30};
-            ::setrlimit(RLIMIT_AS, &limit);
-        });
+        limitAddressSpace(process, rlim_t(2) << 30);
         process.start(QStringLiteral(SPLITSCOPE_CLI), args);
         QVERIFY(process.waitForFinished(120000));
         const QString err = QString::fromUtf8(process.readAllStandardError());
@@ -423,11 +443,7 @@ void TestEngineCli::outOfMemoryDuringAStepSavesTheState()
     const QByteArray events = runUntil(process, args, "\"step\":2,", [](QProcess &p) {
         // Its address space as it is now, and 16 MiB more: the next step's attention
         // scores (128 MiB) cannot be allocated.
-        QFile statm(QString("/proc/%1/statm").arg(p.processId()));
-        QVERIFY(statm.open(QIODevice::ReadOnly));
-        const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
-        const struct rlimit limit {bytes + (rlim_t(16) << 20), bytes + (rlim_t(16) << 20)};
-        QCOMPARE(::prlimit(static_cast<pid_t>(p.processId()), RLIMIT_AS, &limit, nullptr), 0);
+        QVERIFY(capAddressSpaceNearItsSize(p.processId(), rlim_t(16) << 20));
     });
     const QString err = QString::fromUtf8(process.readAllStandardError());
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
@@ -465,10 +481,7 @@ void TestEngineCli::stageTwoChecksMemoryFromTheCache()
     const QString out = m_fixture.path("large-run");
     QProcess process;
     // 2 GiB of address space (ulimit -v): the step's attention scores alone take 2 GiB.
-    process.setChildProcessModifier([] {
-        const struct rlimit limit {rlim_t(2) << 30, rlim_t(2) << 30};
-        ::setrlimit(RLIMIT_AS, &limit);
-    });
+    limitAddressSpace(process, rlim_t(2) << 30);
     process.start(QStringLiteral(SPLITSCOPE_CLI), trainArgs("sft:train", cache, out) << "--events" << "jsonl");
     QVERIFY(process.waitForFinished(120000));
     const QString stdoutText = QString::fromUtf8(process.readAllStandardOutput());
@@ -494,10 +507,7 @@ void TestEngineCli::editImagesCountInTheMemoryCheck()
     for (const QString &task : {QString("sft"), QString("sft:data_process")}) {
         const QString out = m_fixture.path("large-edit-" + QString(task).replace(':', '-'));
         QProcess process;
-        process.setChildProcessModifier([] {
-            const struct rlimit limit {rlim_t(2) << 30, rlim_t(2) << 30};
-            ::setrlimit(RLIMIT_AS, &limit);
-        });
+        limitAddressSpace(process, rlim_t(2) << 30);
         process.start(QStringLiteral(SPLITSCOPE_CLI), trainArgs(task, data, out) << "--data_file_keys" << "image,edit_image"
                                                                                  << "--extra_inputs" << "edit_image");
         QVERIFY(process.waitForFinished(120000));
@@ -527,11 +537,7 @@ void TestEngineCli::outOfMemoryInStageOneKeepsTheShards()
         [](QProcess &p) {
             // Its address space as it is now, and 16 MiB more: the VAE's activations at
             // 1024x1024 (32 MiB each) cannot be allocated.
-            QFile statm(QString("/proc/%1/statm").arg(p.processId()));
-            QVERIFY(statm.open(QIODevice::ReadOnly));
-            const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
-            const struct rlimit limit {bytes + (rlim_t(16) << 20), bytes + (rlim_t(16) << 20)};
-            QCOMPARE(::prlimit(static_cast<pid_t>(p.processId()), RLIMIT_AS, &limit, nullptr), 0);
+            QVERIFY(capAddressSpaceNearItsSize(p.processId(), rlim_t(16) << 20));
         });
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QCOMPARE(process.exitCode(), 1);
@@ -740,10 +746,7 @@ void TestEngineCli::addressSpaceCountsTheThreadsToCome()
     args.replace(args.indexOf("1"), "2"); // --num_threads: LibTorch's and OpenBLAS's pools
     args << "--max_steps" << "4";
     QProcess process;
-    process.setChildProcessModifier([] {
-        const struct rlimit limit {rlim_t(1050000) << 10, rlim_t(1050000) << 10};
-        ::setrlimit(RLIMIT_AS, &limit);
-    });
+    limitAddressSpace(process, rlim_t(1050000) << 10);
     process.start(QStringLiteral(SPLITSCOPE_CLI), args);
     QVERIFY(process.waitForFinished(300000));
     const QString err = QString::fromUtf8(process.readAllStandardError());
@@ -766,11 +769,7 @@ void TestEngineCli::outOfMemoryAtTheFirstStepTrainsNothing()
     const QByteArray events = runUntil(process, args, "\"event\":\"stage\"", [](QProcess &p) {
         // Its address space as it is now, and 16 MiB more: the first step's attention
         // scores (128 MiB) cannot be allocated.
-        QFile statm(QString("/proc/%1/statm").arg(p.processId()));
-        QVERIFY(statm.open(QIODevice::ReadOnly));
-        const rlim_t bytes = rlim_t(statm.readAll().split(' ').first().toULongLong()) * rlim_t(::sysconf(_SC_PAGESIZE));
-        const struct rlimit limit {bytes + (rlim_t(16) << 20), bytes + (rlim_t(16) << 20)};
-        QCOMPARE(::prlimit(static_cast<pid_t>(p.processId()), RLIMIT_AS, &limit, nullptr), 0);
+        QVERIFY(capAddressSpaceNearItsSize(p.processId(), rlim_t(16) << 20));
     });
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QCOMPARE(process.exitCode(), 1);
