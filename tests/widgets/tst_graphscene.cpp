@@ -98,6 +98,7 @@ private Q_SLOTS:
     void realUnitNamesAreShownWhole_data();
     void realUnitNamesAreShownWhole();
     void familyPrefixIsLeftOutOfMostNames();
+    void namesStayLegibleWhenZoomedOut();
 };
 
 void TestGraphScene::drawsEachExample_data()
@@ -744,6 +745,48 @@ void TestGraphScene::familyPrefixIsLeftOutOfMostNames()
     QCOMPARE(GraphStyle::commonUnitPrefix(f.document.graph()), QStringLiteral("QwenImageUnit_"));
     QVERIFY(f.document.openExample(QStringLiteral("counterexample_write_after_read")));
     QCOMPARE(GraphStyle::commonUnitPrefix(f.document.graph()), QString());
+}
+
+
+// Fitted into a 1280x800 window a 10-unit pipeline is drawn at about 0.4, where the
+// name font is 5 px tall: the boxes were bare. Below the detail zoom each name is
+// drawn alone, larger, where its box is tall enough on screen; at a zoom where the
+// boxes are a few pixels tall, nothing is.
+void TestGraphScene::namesStayLegibleWhenZoomedOut()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("ltx2_audio_video")));
+    QVERIFY(waitForGraph(f.workspace));
+    GraphView *view = f.workspace.view();
+    const PipelineGraph &graph = f.document.graph();
+    // Dark pixels inside each box, in from its border: the name's ink.
+    const auto inkPerBox = [&](double zoom) {
+        view->setZoom(zoom);
+        std::vector<int> ink;
+        for (UnitId u = 0; u <= graph.lossId(); ++u) {
+            UnitNodeItem *item = f.scene().nodeItem(u);
+            view->centerOn(item);
+            const QImage image = view->viewport()->grab().toImage();
+            const QRect box = view->mapFromScene(item->mapRectToScene(item->boxRect())).boundingRect().adjusted(3, 1, -3, -1);
+            int dark = 0;
+            for (int y = box.top(); y <= box.bottom(); ++y) {
+                for (int x = box.left(); x <= box.right(); ++x)
+                    dark += image.rect().contains(x, y) && qGray(image.pixel(x, y)) < 140;
+            }
+            ink.push_back(dark);
+        }
+        return ink;
+    };
+    for (const double zoom : {0.3, 0.4}) {
+        const std::vector<int> ink = inkPerBox(zoom);
+        for (UnitId u = 0; u <= graph.lossId(); ++u) {
+            QVERIFY2(ink[u] >= 15, qPrintable(QStringLiteral("zoom %1: %2 has %3 dark pixels")
+                                                  .arg(zoom).arg(f.scene().nodeItem(u)->name()).arg(ink[u])));
+        }
+    }
+    const std::vector<int> tiny = inkPerBox(0.15);
+    for (UnitId u = 0; u <= graph.lossId(); ++u)
+        QVERIFY2(tiny[u] == 0, qPrintable(f.scene().nodeItem(u)->name()));
 }
 
 QTEST_MAIN(TestGraphScene)

@@ -7,16 +7,22 @@
 #include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
+#include <cmath>
 
 namespace splitscope {
 
 namespace {
 
-constexpr double kDetailZoom = 0.45;  // below this scale names and badges are not drawn
+constexpr double kDetailZoom = 0.45;  // below this scale badges are not drawn, and the name alone
 constexpr double kBlockZoom = 0.12;   // below this, boxes are plain blocks
 constexpr double kOutline = 8.0;      // room around the box for halos and double borders
 constexpr double kDiceSize = 10.0;
 constexpr double kMinBadgePixels = 13.0; // the moved badge's text height on screen, at least
+// Below kDetailZoom the name is drawn this tall on screen (its font's line height),
+// less where the box is lower, and not at all under kMinCompactNamePixels.
+constexpr double kCompactNamePixels = 8.0;
+constexpr double kMinCompactNamePixels = 7.0;
+constexpr int kMinCompactNameLetters = 6; // shown of an elided name, at least (and half of it)
 
 QColor stageColor(UnitNodeItem::Stage stage, const GraphStyle &style)
 {
@@ -87,6 +93,8 @@ void UnitNodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
     paintBorder(painter);
     if (zoom >= kDetailZoom)
         paintText(painter);
+    else
+        paintCompactName(painter, zoom);
     // The badge also where the names are not drawn: it is what a comparison is about.
     if (m_look.moved && m_look.movedTo != 0 && zoom >= kBlockZoom)
         paintMovedBadge(painter, zoom);
@@ -240,6 +248,44 @@ void UnitNodeItem::paintText(QPainter *painter) const
         painter->drawText(badge, Qt::AlignCenter, m_models[i]);
         x += w + s.badgeGap;
     }
+}
+
+void UnitNodeItem::paintCompactName(QPainter *painter, double zoom) const
+{
+    // A 10-unit pipeline fitted into a 1280x800 window is drawn at about 0.4: at the
+    // name font's size its names would be 5 px tall, so they were left out and the
+    // graph showed bare boxes. The name alone, larger, in the middle of the box:
+    // kCompactNamePixels tall, less (down to kMinCompactNamePixels) where the box is
+    // low or where that makes the whole name fit.
+    const double pixels = std::min(kCompactNamePixels, m_box.height() * zoom - 1);
+    if (pixels < kMinCompactNamePixels)
+        return;
+    const double padding = 3 / zoom;
+    const double room = m_box.width() - 2 * padding;
+    // Sizes in half points, so that a zoom does not measure every name anew at every step.
+    const double pointSize = std::round(m_style.nameFont.pointSizeF() * pixels / zoom
+                                            / QFontMetricsF(m_style.nameFont).height() * 2) / 2;
+    QFont font = m_style.nameFont;
+    font.setWeight(QFont::Normal); // narrower: more of the name fits
+    if (pointSize != m_compactKey) {
+        m_compactKey = pointSize;
+        font.setPointSizeF(pointSize);
+        const double width = QFontMetricsF(font).horizontalAdvance(m_name);
+        const double smallest = pointSize * kMinCompactNamePixels / pixels;
+        m_compactPointSize = width > room ? std::max(smallest, pointSize * room / width) : pointSize;
+        font.setPointSizeF(m_compactPointSize);
+        m_compactName = QFontMetricsF(font).elidedText(m_name, Qt::ElideMiddle, room + 0.5);
+        // "u…5" for "unit951" says nothing: a name is drawn whole or with most of it.
+        const qsizetype kept = m_compactName.size() - (m_compactName == m_name ? 0 : 1);
+        if (m_compactName != m_name && (kept < kMinCompactNameLetters || 2 * kept < m_name.size()))
+            m_compactName.clear();
+    }
+    if (m_compactName.isEmpty())
+        return;
+    font.setPointSizeF(m_compactPointSize);
+    painter->setFont(font);
+    painter->setPen(faded(m_style.text, m_look.dimmed));
+    painter->drawText(m_box.adjusted(padding, 0, -padding, 0), Qt::AlignCenter, m_compactName);
 }
 
 void UnitNodeItem::paintDice(QPainter *painter, const QRectF &rect) const

@@ -11,9 +11,10 @@ namespace splitscope {
 // One unit (or the loss) in the graph: a rounded box filled by stage, the unit's
 // name, its model badges (filled when the model requires backward), a dice mark
 // when it is stochastic. The scene decides everything it shows through Look; the
-// item only paints. Below kDetailZoom the text is skipped and below kBlockZoom a box
-// is a plain block (level of detail), so a 2,000-unit graph at fit zoom paints as
-// colored blocks.
+// item only paints. Below kDetailZoom the badges and the dice are skipped and the
+// name alone is drawn, centered and scaled up to stay legible, where the box is tall
+// enough on screen for it; below kBlockZoom a box is a plain block (level of detail),
+// so a 2,000-unit graph at fit zoom paints as colored blocks.
 class UnitNodeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 1 };
@@ -64,6 +65,7 @@ private:
     void paintFill(QPainter *painter) const;
     void paintBorder(QPainter *painter) const;
     void paintText(QPainter *painter) const;
+    void paintCompactName(QPainter *painter, double zoom) const;
     void paintDice(QPainter *painter, const QRectF &rect) const;
     void paintMovedBadge(QPainter *painter, double zoom) const;
     // Where the "B→2" badge is drawn at `zoom`, and its font (when asked for).
@@ -72,6 +74,11 @@ private:
     UnitId m_unit;
     QString m_name;
     mutable QString m_shownName; // elided to the box, on first use
+    // Below kDetailZoom: for the font size that zoom asks for (m_compactKey), the size
+    // the name is drawn at and the name as drawn (empty: not drawn).
+    mutable double m_compactKey = -1;
+    mutable double m_compactPointSize = 0;
+    mutable QString m_compactName;
     QStringList m_models;
     bool m_stochastic;
     bool m_isLoss;
