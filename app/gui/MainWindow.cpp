@@ -65,6 +65,7 @@ constexpr int kMaxRecentFiles = 10;
 constexpr int kStatusMessageMs = 6000;
 constexpr int kPresentationNamePixels = 10; // unit names on screen in presentation mode, at least
 constexpr int kCloseWaitMs = 10000; // a cancelled worker finishes its step and saves before the window goes
+constexpr int kMaxFocusSkips = 1000; // Tab passes over at most this many off-screen widgets
 
 // A toolbar or menu icon, drawn in the palette's button text (theme::icon).
 QIcon icon(const char *name)
@@ -83,6 +84,7 @@ public:
     {
         setFrameShape(QFrame::NoFrame);
         setWidgetResizable(true);
+        setFocusPolicy(Qt::NoFocus); // Tab goes to the panel's fields (the area scrolls to them)
         // The panel sits in a layout that hides its height-for-width: a scroll area
         // would otherwise keep a panel with wrapped text at its preferred height and
         // scroll it whole, where its tables should shrink and scroll on their own.
@@ -287,6 +289,31 @@ bool MainWindow::event(QEvent *event)
     if (event->type() == QEvent::ChildPolished && qobject_cast<QTabBar *>(static_cast<QChildEvent *>(event)->child()))
         keepDockTabsWhole();
     return QMainWindow::event(event);
+}
+
+bool MainWindow::focusNextPrevChild(bool next)
+{
+    // Qt keeps a dock that is behind another's tab visible, moved out of the window:
+    // Tab walked through the 40-odd fields of those docks with the focus nowhere to
+    // be seen. Such widgets are passed over (Qt's own walk, repeated).
+    const auto onScreen = [this](const QWidget *w) {
+        for (; w && w != this; w = w->parentWidget()) {
+            if (const auto *dock = qobject_cast<const QDockWidget *>(w)) {
+                return dock->isFloating()
+                    || QRect(dock->mapTo(this, QPoint(0, 0)), dock->size()).intersects(rect());
+            }
+        }
+        return true;
+    };
+    QWidget *start = QApplication::focusWidget();
+    for (int i = 0; i < kMaxFocusSkips; ++i) {
+        if (!QMainWindow::focusNextPrevChild(next))
+            return false;
+        QWidget *now = QApplication::focusWidget();
+        if (!now || now == start || onScreen(now))
+            break;
+    }
+    return true;
 }
 
 void MainWindow::resizeDocksToDefaults()

@@ -61,8 +61,10 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUrl>
 
+#include <algorithm>
 #include <iterator>
 #include <tuple>
 
@@ -167,6 +169,7 @@ private Q_SLOTS:
     void findFieldStartsEmptyForAnotherPipeline();
     void deletedFileIsReportedAsDeleted();
     void altKeysAreUniqueInEachArrangement();
+    void tabVisitsWhatIsOnScreenInReadingOrder();
 };
 
 void TestApp::initTestCase()
@@ -1099,6 +1102,76 @@ void TestApp::altKeysAreUniqueInEachArrangement()
         }
     }
     QCOMPARE(arrangements, 20);
+}
+
+// Qt keeps a dock behind another's tab visible, moved out of the window: Tab went
+// through about 45 fields there (the Params, Compare, Problems, Run and history docks)
+// with the focus out of sight, and reached the stepper's chips after all of them.
+void TestApp::tabVisitsWhatIsOnScreenInReadingOrder()
+{
+    MainWindow window(false);
+    window.resize(1600, 1000);
+    window.show();
+    QApplication::setActiveWindow(&window);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(waitForGraph(*window.workspace()));
+    GraphView *graph = window.workspace()->view();
+    graph->setFocus(Qt::OtherFocusReason);
+    const auto onScreen = [&window](QWidget *w) {
+        return QRect(w->mapTo(&window, QPoint(0, 0)), w->size()).intersects(window.rect());
+    };
+    const auto walk = [&](Qt::Key key) {
+        QList<QWidget *> visited;
+        for (int i = 0; i < 200; ++i) {
+            QTest::keyClick(QApplication::focusWidget(), key);
+            QWidget *now = QApplication::focusWidget();
+            if (!now || now == graph)
+                break;
+            visited.push_back(now);
+        }
+        return visited;
+    };
+    const QList<QWidget *> forward = walk(Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget(), graph); // round the window and back
+    QVERIFY2(forward.size() >= 15 && forward.size() <= 40, qPrintable(QString::number(forward.size())));
+    for (QWidget *w : forward)
+        QVERIFY2(onScreen(w), w->metaObject()->className());
+    QList<QWidget *> backward = walk(Qt::Key_Backtab);
+    std::reverse(backward.begin(), backward.end());
+    QCOMPARE(backward, forward);
+
+    // The stepper's controls as they read: buttons, slider, chips, speed, text.
+    StepperPanel *stepper = window.stepper();
+    QStringList stepperStops;
+    for (QWidget *w : forward) {
+        if (!stepper->isAncestorOf(w))
+            continue;
+        const auto *button = qobject_cast<QAbstractButton *>(w);
+        stepperStops << (button ? button->text() : QString::fromLatin1(w->metaObject()->className()));
+    }
+    // At the split, Next and Last are disabled.
+    QCOMPARE(stepperStops, (QStringList{QStringLiteral("First step (X0)"), QStringLiteral("Previous step"),
+                               QStringLiteral("Play"), QStringLiteral("QSlider"), QStringLiteral("X0"),
+                               QStringLiteral("F1"), QStringLiteral("U1"), QStringLiteral("Split"),
+                               QStringLiteral("QComboBox"), QStringLiteral("Presentation mode"),
+                               QStringLiteral("QTextBrowser")}));
+    // The current step's chip is bold, the others are not (Tab's focus tints one too).
+    for (QWidget *w : forward) {
+        if (auto *chip = qobject_cast<QToolButton *>(w); chip && stepper->isAncestorOf(w) && chip->isCheckable())
+            QCOMPARE(chip->font().bold(), chip->isChecked());
+    }
+
+    // A dock brought to the front joins the walk; the one it covers leaves it.
+    window.showDock(QStringLiteral("ParamsDock"));
+    QApplication::processEvents();
+    auto *verifierTable = window.verifier()->findChild<QTableView *>();
+    QVERIFY(forward.contains(verifierTable));
+    const QList<QWidget *> withParams = walk(Qt::Key_Tab);
+    QVERIFY(!withParams.contains(verifierTable));
+    auto *paramsPanel = window.findChild<QDockWidget *>(QStringLiteral("ParamsDock"))->widget();
+    QVERIFY(std::any_of(withParams.begin(), withParams.end(), [&](QWidget *w) { return paramsPanel->isAncestorOf(w); }));
+    for (QWidget *w : withParams)
+        QVERIFY2(onScreen(w), w->metaObject()->className());
 }
 
 QTEST_MAIN(TestApp)

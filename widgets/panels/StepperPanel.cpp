@@ -84,8 +84,10 @@ StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget
 
     auto *controls = new QHBoxLayout;
     controls->setSpacing(2);
-    for (QAction *a : {m_first, m_previous, m_play, m_next, m_last})
-        controls->addWidget(buttonFor(a, this));
+    for (QAction *a : {m_first, m_previous, m_play, m_next, m_last}) {
+        m_transport.push_back(buttonFor(a, this));
+        controls->addWidget(m_transport.back());
+    }
     controls->addSpacing(4);
     m_slider->setPageStep(1);
     m_slider->setTickPosition(QSlider::TicksBelow);
@@ -113,7 +115,8 @@ StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget
     secondRow->addWidget(m_chipBox, 1);
     secondRow->addStretch(0); // the speed stays on the right when the chips are hidden
     secondRow->addWidget(m_speed);
-    secondRow->addWidget(buttonFor(m_presentationAction, this));
+    m_presentationButton = buttonFor(m_presentationAction, this);
+    secondRow->addWidget(m_presentationButton);
 
     m_text->setOpenLinks(false);
     m_text->setFrameShape(QFrame::NoFrame);
@@ -248,7 +251,26 @@ void StepperPanel::rebuildChips()
     }
     fitPositionLabel();
     fitChips();
+    orderTabStops();
     positionChanged(m_cursor->position());
+}
+
+void StepperPanel::orderTabStops()
+{
+    // Tab went from the slider to the speed, the text and then the buttons, and reached
+    // the chips last of the whole window (made after everything else, they were at the
+    // end of its focus chain).
+    std::vector<QWidget *> order(m_transport.begin(), m_transport.end());
+    order.push_back(m_slider);
+    for (int i = 0; i < m_chips->count(); ++i) {
+        if (auto *chip = qobject_cast<QToolButton *>(m_chips->itemAt(i)->widget()))
+            order.push_back(chip);
+    }
+    for (QWidget *w : {static_cast<QWidget *>(m_speed), static_cast<QWidget *>(m_presentationButton),
+             static_cast<QWidget *>(m_text)})
+        order.push_back(w);
+    for (std::size_t i = 1; i < order.size(); ++i)
+        QWidget::setTabOrder(order[i - 1], order[i]);
 }
 
 QString StepperPanel::positionText(int position) const
@@ -300,7 +322,11 @@ void StepperPanel::positionChanged(int position)
     int chip = 0;
     for (int i = 0; i < m_chips->count(); ++i) {
         if (auto *button = qobject_cast<QToolButton *>(m_chips->itemAt(i)->widget())) {
+            // The current step is also bold: Tab's focus tints a chip too.
             button->setChecked(chip == position);
+            QFont font = button->font();
+            font.setBold(chip == position);
+            button->setFont(font);
             ++chip;
         }
     }

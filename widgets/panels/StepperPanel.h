@@ -62,6 +62,7 @@ private:
     void updateExplanation();
     QString explanationHtml(int position) const; // position stepCount(): the split
     void applyFonts();
+    void orderTabStops(); // the controls as they read: buttons, slider, chips, speed, text
 
     SplitDocument *m_document;
     TraceCursor *m_cursor;
@@ -72,6 +73,8 @@ private:
     QAction *m_last;
     QAction *m_presentationAction;
     std::vector<QAction *> m_slideKeys; // active in presentation mode only
+    std::vector<QToolButton *> m_transport; // first, previous, play, next, last
+    QToolButton *m_presentationButton = nullptr;
     QSlider *m_slider;
     QLabel *m_position;
     QComboBox *m_speed;

@@ -76,6 +76,8 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     outer->addWidget(m_summary);
     // Tab leaves the table (the arrows move between its cells, Space checks a box).
     m_table->setTabKeyNavigation(false);
+    QWidget::setTabOrder(m_presets, m_lora); // as they read, not as they were made
+    QWidget::setTabOrder(m_lora, m_table);
 
     connect(m_presets, qOverload<int>(&QComboBox::activated), this, [this](int index) {
         const auto presets = m_document->presets();
