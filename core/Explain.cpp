@@ -305,7 +305,7 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
             u = next;
         }
         std::reverse(e.path.begin(), e.path.end());
-        e.lines.push_back(name + " runs in stage two (trained every step). Chain of reasons:");
+        e.lines.push_back(name + " runs in stage two (at every training step). Chain of reasons:");
         for (std::size_t i = 0; i < e.path.size(); ++i)
             e.lines.push_back(std::to_string(i + 1) + ". " + describeReason(graph, split, e.path[i]));
         // What the verifier finds at this unit: the explanation must not read as "all is well".

@@ -271,7 +271,7 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     }
     const auto v1 = s.v1();
     const auto v2 = s.v2();
-    out << "Stage two (V1, trained every step): " << v1.size() << " unit" << (v1.size() == 1 ? "" : "s") << "\n";
+    out << "Stage two (V1, run at every training step): " << v1.size() << " unit" << (v1.size() == 1 ? "" : "s") << "\n";
     for (const UnitId u : v1)
         out << "  " << describeReason(graph, s, u) << "\n";
     out << "Stage one (V2, computed once and cached): " << v2.size() << " unit" << (v2.size() == 1 ? "" : "s") << "\n";
@@ -370,7 +370,7 @@ std::string splitToDot(const PipelineGraph &graph, const SplitAnalysis &analysis
     if (options.legend) {
         out << "  subgraph cluster_legend {\n    label=\"Legend\"; fontsize=10; style=rounded; color=\"#adb5bd\";\n";
         out << "    legend_one [label=\"stage one (cached)\", fillcolor=\"" << kStageOneColor << "\"];\n";
-        out << "    legend_two [label=\"stage two (trained)\", fillcolor=\"" << kStageTwoColor << "\"];\n";
+        out << "    legend_two [label=\"stage two (every training step)\", fillcolor=\"" << kStageTwoColor << "\"];\n";
         out << "    legend_x0 [label=\"X0 (calls a model that needs gradients)\", fillcolor=\"" << kStageTwoColor
             << "\", peripheries=2];\n";
         out << "    legend_hazard [label=\"hazard reader\", fillcolor=\"white\", color=\"" << kHazardColor

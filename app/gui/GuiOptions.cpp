@@ -40,7 +40,7 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
     GuiOptionsResult result;
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Splitscope: see how a diffusion training pipeline splits into a cached stage and a trained stage, and why."));
+        "Splitscope: see how a diffusion training pipeline splits into a cached stage and a training stage, and why."));
     parser.addHelpOption();
     const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
         QStringLiteral("Print the version and exit."));

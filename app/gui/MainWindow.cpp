@@ -841,7 +841,7 @@ void MainWindow::showAbout()
 {
     QMessageBox::about(this, tr("About Splitscope"),
         tr("<h3>Splitscope %1</h3><p>Two-stage split training for diffusion models: how a training pipeline "
-           "splits into a cached stage and a trained stage, why, and whether the split changes training.</p>"
+           "splits into a cached stage and a training stage, why, and whether the split changes training.</p>"
            "<p>The split follows DiffSynth-Studio's algorithm exactly; the safe split and the verifier go "
            "beyond it. Layout by Graphviz dot.</p>")
             .arg(QApplication::applicationVersion()));

@@ -79,7 +79,7 @@ void TestExplain::forwardChainOnARealPipeline()
     QVERIFY(e.trained);
     QCOMPARE(e.path, (std::vector<UnitId>{g.findUnit("QwenImageUnit_EditImageEmbedder"), prompt}));
     QCOMPARE(toQt(e.lines), QStringList({
-        "QwenImageUnit_PromptEmbedder runs in stage two (trained every step). Chain of reasons:",
+        "QwenImageUnit_PromptEmbedder runs in stage two (at every training step). Chain of reasons:",
         "1. X0: QwenImageUnit_EditImageEmbedder calls vae, which needs gradients, so it runs in stage two.",
         "2. F1: QwenImageUnit_PromptEmbedder reads edit_image from QwenImageUnit_EditImageEmbedder, which runs in stage "
         "two, so it must run in stage two too.",
@@ -314,7 +314,7 @@ void TestExplain::givenPartitionBreakingC1()
             "would not get that value);",
             "- it writes p; nothing in stage two reads p."}));
     QCOMPARE(toQt(explainUnit(g, given, g.findUnit("A")).lines),
-        QStringList({"A runs in stage two (trained every step). Chain of reasons:",
+        QStringList({"A runs in stage two (at every training step). Chain of reasons:",
             "1. A is listed in stage two by the given partition.", "What the verifier reports at A:",
             "- it writes p, which C reads in stage one: that breaks C1 (stage one runs first, so C would not get this "
             "value);",
@@ -350,7 +350,7 @@ void TestExplain::hazardAtAStageTwoRead()
     const Pipeline p = example("counterexample_write_after_read");
     const PipelineGraph g(p);
     QCOMPARE(toQt(explainUnit(g, computeSeedSplit(g, {"dit"}), g.findUnit("C")).lines),
-        QStringList({"C runs in stage two (trained every step). Chain of reasons:",
+        QStringList({"C runs in stage two (at every training step). Chain of reasons:",
             "1. X0: C calls dit, which needs gradients, so it runs in stage two.", "What the verifier reports at C:",
             "- a hazard (write-after-read): it reads p; one-stage training gives it A's value, two-stage gives it "
             "B's."}));

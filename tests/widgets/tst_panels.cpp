@@ -505,30 +505,30 @@ void TestPanels::summariesCountInTheSingularAndPlural()
     QVERIFY(cursor.atSplit());
     // Whole phrases, so that "1 unit" is not found inside "1 units".
     QString text = training.summaryText();
-    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 1 unit ")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Stage two (every step): 1 unit ")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("Stage one (cached): 2 units\n")), qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
     text = stepper.explanationText();
-    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 1 of 3 units. Stage one (cached): 2 units.")),
+    QVERIFY2(text.contains(QStringLiteral("Stage two (every training step): 1 of 3 units. Stage one (cached): 2 units.")),
         qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("reached after 1 iteration.")), qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
     text = compare.summaryText();
-    QVERIFY2(text.contains(QStringLiteral("Identical splits: 1 stays trained, 2 stay cached.")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Identical splits: 1 stays in stage two, 2 stay cached.")), qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
 
     document.setModelTrainable("dit", true);
     QCOMPARE(document.analysis()->split.trainedCount(), std::size_t(2));
     text = training.summaryText();
-    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 2 units ")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Stage two (every step): 2 units ")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("Stage one (cached): 1 unit\n")), qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
     text = stepper.explanationText();
-    QVERIFY2(text.contains(QStringLiteral("Stage two (trained): 2 of 3 units. Stage one (cached): 1 unit.")),
+    QVERIFY2(text.contains(QStringLiteral("Stage two (every training step): 2 of 3 units. Stage one (cached): 1 unit.")),
         qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("(s)")), qPrintable(text));
     text = compare.summaryText();
-    QVERIFY2(text.contains(QStringLiteral("Identical splits: 2 stay trained, 1 stays cached.")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Identical splits: 2 stay in stage two, 1 stays cached.")), qPrintable(text));
     // The X0 step says what X0 is, in the words of the legend, without repeating its label.
     cursor.setPosition(0);
     text = stepper.explanationText();

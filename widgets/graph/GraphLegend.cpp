@@ -39,8 +39,10 @@ QFont legendFont()
 
 GraphLegend::GraphLegend(const Context &c, double maxWidth)
 {
-    m_entries.push_back({Swatch::StageOne, tr("stage one: cached")});
-    m_entries.push_back({Swatch::StageTwo, tr(c.stepping ? "in X so far (stage two)" : "stage two: trained")});
+    // While stepping, the fills show X at that step, not the split: a blue box may
+    // still join X (and stage two) later.
+    m_entries.push_back({Swatch::StageOne, c.stepping ? tr("not in X yet") : tr("stage one: cached")});
+    m_entries.push_back({Swatch::StageTwo, c.stepping ? tr("in X so far (stage two)") : tr("stage two: every training step")});
     m_entries.push_back({Swatch::X0, tr("X0: calls a model that needs gradients")});
     m_entries.push_back({Swatch::Trainable, tr("model that needs gradients")});
     if (c.stepping) {

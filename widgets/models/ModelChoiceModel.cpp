@@ -141,7 +141,7 @@ QVariant ModelChoiceModel::headerData(int section, Qt::Orientation orientation, 
             return tr("Check a model to train it in full (trainable_models). The model in bold is the LoRA base "
                       "(lora_base_model). Both need gradients.");
         case UnitsColumn:
-            return tr("Stage two / calls: of the units that call the model, how many run in stage two (trained), "
+            return tr("Stage two / calls: of the units that call the model, how many run in stage two (at every training step), "
                       "and how many call it in all. \"no unit\": no unit calls it (a denoising model runs inside "
                       "the loss). The model in bold is the LoRA base: it needs gradients.");
         case SizeColumn: return tr("The model's parameters, in billions (B)");

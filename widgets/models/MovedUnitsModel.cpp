@@ -107,8 +107,8 @@ QVariant MovedUnitsModel::data(const QModelIndex &index, int role) const
         default: return {};
         }
     case Qt::ToolTipRole:
-        return moved.trainedInB ? tr("Cached in split A, trained in split B")
-                                : tr("Trained in split A, cached in split B");
+        return moved.trainedInB ? tr("Cached in split A, in stage two in split B")
+                                : tr("In stage two in split A, cached in split B");
     case Qt::ForegroundRole:
         if (index.column() == StageBColumn)
             return moved.trainedInB ? theme::readable(QColor(0xc2, 0x55, 0x00)) : theme::textColor(theme::Tone::Accent);

@@ -273,7 +273,7 @@ void ComparePanel::comparisonChanged()
                         countText(static_cast<qint64>(diff->moved.size()), tr("%n unit moves"), tr("%n units move")))
             + tr("%1 to stage two, %2 to stage one; ").arg(toTwo).arg(toOne);
     text += tr("%1, %2.")
-                .arg(countText(static_cast<qint64>(diff->sameTrained), tr("%n stays trained"), tr("%n stay trained")),
+                .arg(countText(static_cast<qint64>(diff->sameTrained), tr("%n stays in stage two"), tr("%n stay in stage two")),
                     countText(static_cast<qint64>(diff->sameCached), tr("%n stays cached"), tr("%n stay cached")));
     const auto params = [this](std::size_t count) {
         return countText(static_cast<qint64>(count), tr("%n param"), tr("%n params"));

@@ -155,7 +155,7 @@ void InspectorPanel::refresh()
     }
     QString header = QStringLiteral("<b style='font-size:13pt'>%1</b><br>").arg(breakable(graph.unitName(unit)));
     // The stage badges have the graph's fills, which stay light in a dark theme: dark ink on them.
-    header += trained ? tr("<span style='background:%1;color:%2'>&nbsp;stage two · trained&nbsp;</span>")
+    header += trained ? tr("<span style='background:%1;color:%2'>&nbsp;stage two · every training step&nbsp;</span>")
                             .arg(QLatin1String(kStageTwoColor), theme::inkOnLightCss())
                       : tr("<span style='background:%1;color:%2'>&nbsp;stage one · cached&nbsp;</span>")
                             .arg(QLatin1String(kStageOneColor), theme::inkOnLightCss());

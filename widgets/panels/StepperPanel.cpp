@@ -350,7 +350,7 @@ QString StepperPanel::explanationHtml(int position) const
         const Split &split = analysis->split;
         const int iterations = static_cast<int>(split.iterations.size());
         const int trained = static_cast<int>(split.trainedCount());
-        html = tr("<p><b>The split</b> — %1. Stage two (trained): <b>%2</b> of %3. "
+        html = tr("<p><b>The split</b> — %1. Stage two (every training step): <b>%2</b> of %3. "
                   "Stage one (cached): %4.</p>")
                    .arg(split.mode == SplitMode::Seed
                            ? countText(iterations, tr("DiffSynth's fixed point, reached after %n iteration"),

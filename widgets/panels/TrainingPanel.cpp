@@ -170,7 +170,7 @@ void TrainingPanel::analysisChanged()
         return countText(static_cast<qint64>(count), tr("%n unit"), tr("%n units"))
             .replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
     };
-    QString text = tr("<b>Stage two</b> (trained): %1 &nbsp;·&nbsp; <b>Stage one</b> (cached): %2"
+    QString text = tr("<b>Stage two</b> (every step): %1 &nbsp;·&nbsp; <b>Stage one</b> (cached): %2"
                       "<br>Cache: %3 read by stage two")
                        .arg(units(trained), units(cached),
                            countText(static_cast<qint64>(analysis->cacheSet.size()), tr("%n param"), tr("%n params")));
