@@ -59,6 +59,13 @@ std::string unitNames(const PipelineGraph &graph, const std::vector<UnitId> &uni
 // Where the value `unit` (in stage one) writes to `param` goes in two-stage training:
 // which stage-two reads see it through the cache, which should see it and do not
 // (hazards), or which later stage-one write replaces it in the cache.
+bool lossReads(const PipelineGraph &graph, ParamId param)
+{
+    const Span<ParamId> reads = graph.inputs(graph.lossId()); // sorted by name
+    return std::binary_search(reads.begin(), reads.end(), param,
+        [&graph](ParamId a, ParamId b) { return graph.paramName(a) < graph.paramName(b); });
+}
+
 std::string describeValueFlow(const PipelineGraph &graph, const Split &split, UnitId unit, ParamId param)
 {
     const Span<UnitId> chain = graph.chain(param);
@@ -73,10 +80,7 @@ std::string describeValueFlow(const PipelineGraph &graph, const Split &split, Un
         if (split.isTrained(r))
             reads.push_back(r);
     }
-    const Span<ParamId> lossReads = graph.inputs(graph.lossId());
-    if (std::binary_search(lossReads.begin(), lossReads.end(), param, [&graph](ParamId a, ParamId b) {
-            return graph.paramName(a) < graph.paramName(b);
-        }))
+    if (lossReads(graph, param))
         reads.push_back(graph.lossId());
     std::vector<UnitId> seen, seenWrong, seenWrongExpects, missed, missedSees;
     std::size_t k = 0;                   // chain entries before the current read
@@ -280,6 +284,14 @@ std::string describeReason(const PipelineGraph &graph, const Split &split, UnitI
     return name;
 }
 
+std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws)
+{
+    std::string text;
+    for (const PipelineGraph::Edge &e : draws.route)
+        text += paramLabel(graph, e.param) + " → " + unitLabel(graph, e.target) + " → ";
+    return text + paramLabel(graph, draws.cached) + ", which stage two reads from the cache";
+}
+
 Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId unit)
 {
     Explanation e;
@@ -378,8 +390,10 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
             }
         }
         std::string line = "- it writes " + pn;
-        if (first == kNoUnit) {
-            line += ", which no stage-two unit reads";
+        if (first == kNoUnit && lossReads(graph, p)) {
+            line += ", which no stage-two unit reads"; // then: what the loss reads
+        } else if (first == kNoUnit) {
+            // describeValueFlow says that nothing in stage two reads it.
         } else if (first > unit) {
             line += " before " + unitLabel(graph, first) + ", the first stage-two unit to read it";
         } else if (split.mode == SplitMode::Seed && graph.chainIndex(p, first) < 0) {
@@ -394,6 +408,16 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     }
     if (order.empty())
         e.lines.push_back("- it writes nothing.");
+    if (graph.isStochastic(unit)) {
+        const Verification v = verifySplit(graph, split.trained);
+        const auto frozen = std::find(v.frozenRandomness.begin(), v.frozenRandomness.end(), unit);
+        e.lines.push_back(frozen == v.frozenRandomness.end()
+                ? std::string("- it is stochastic, but nothing it writes reaches stage two: its random draws take no "
+                              "part in training.")
+                : "- it is stochastic, and its random draws reach the cache (" + frozenRouteText(graph,
+                      v.frozenRoutes[static_cast<std::size_t>(frozen - v.frozenRandomness.begin())])
+                    + "): they are drawn once and every epoch sees the same ones.");
+    }
     return e;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "Split.h"
+#include "Verifier.h"
 
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ std::string printableName(const std::string &name);
 std::string unitLabel(const PipelineGraph &graph, UnitId unit);
 std::string paramLabel(const PipelineGraph &graph, ParamId param);
 std::string modelLabel(const PipelineGraph &graph, ModelId model);
+
+// Where a stochastic stage-one unit's draws reach the cache, for people:
+// "noise → InputImageEmbedder → input_latents, which stage two reads from the cache".
+std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws);
 
 // The units that write `param`, in pipeline order, each once (the update chain c(p)
 // without the repeat a unit listing the param twice leaves in it).

@@ -290,9 +290,13 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         out << "  " << line << "\n";
     if (!v.hazards.empty() && s.mode != SplitMode::Safe)
         out << "  The safe split (--mode safe) removes these hazards.\n";
-    for (const UnitId u : v.frozenRandomness) {
-        out << "Warning: " << unitLabel(graph, u)
-            << " is stochastic and runs in stage one: its random draws are cached once and repeat every epoch.\n";
+    for (const FrozenDraws &d : v.frozenRoutes) {
+        out << "Warning: " << unitLabel(graph, d.unit) << " is stochastic and runs in stage one, and its random draws "
+            << "reach the cache (" << frozenRouteText(graph, d) << "): they are drawn once and repeat every epoch.\n";
+    }
+    for (const UnitId u : v.unusedRandomness) {
+        out << "Note: " << unitLabel(graph, u) << " is stochastic and runs in stage one, but nothing it writes "
+            << "reaches stage two: its random draws take no part in training.\n";
     }
     return out.str();
 }

@@ -65,6 +65,62 @@ void walkStageTwoReads(const PipelineGraph &graph, const std::vector<char> &trai
     }
 }
 
+// Stage one runs V2 alone, in order. A stochastic unit's draws are frozen when they
+// reach the cache: it writes a value stage two reads from the cache, or a stage-one
+// unit reading what it writes does, and so on. (DiffSynth's rule is "stochastic and
+// in V2"; a unit whose draws go nowhere changed no training and was warned about.)
+void findFrozenDraws(const PipelineGraph &graph, const std::vector<char> &trained, Verification &result)
+{
+    const int n = graph.unitCount();
+    std::vector<ParamId> cachedOutput(n, -1); // a param the unit writes that stage two reads from the cache
+    walkStageTwoReads(graph, trained, [&](UnitId, ParamId p, UnitId producer, bool fromCache) {
+        if (fromCache && producer != kNoUnit && cachedOutput[producer] < 0)
+            cachedOutput[producer] = p;
+    });
+    // Stage one's data edges, in target order: each read sees the last V2 write before it.
+    std::vector<PipelineGraph::Edge> edges;
+    std::vector<UnitId> last(graph.paramCount(), kNoUnit);
+    for (UnitId u = 0; u < n; ++u) {
+        if (trained[u])
+            continue;
+        for (const ParamId p : graph.inputs(u)) {
+            if (last[p] != kNoUnit)
+                edges.push_back(PipelineGraph::Edge{last[p], u, p});
+        }
+        for (const ParamId p : graph.outputs(u))
+            last[p] = u;
+    }
+    // Backwards: an edge's target is settled before any edge into it is seen.
+    std::vector<char> reaches(n, 0);
+    std::vector<int> next(n, -1); // index in edges of the step towards the cache
+    for (UnitId u = 0; u < n; ++u)
+        reaches[u] = cachedOutput[u] >= 0;
+    for (std::size_t i = edges.size(); i-- > 0;) {
+        const PipelineGraph::Edge &e = edges[i];
+        if (reaches[e.target] && !reaches[e.source]) {
+            reaches[e.source] = 1;
+            next[e.source] = static_cast<int>(i);
+        }
+    }
+    for (UnitId u = 0; u < n; ++u) {
+        if (trained[u] || !graph.isStochastic(u))
+            continue;
+        if (!reaches[u]) {
+            result.unusedRandomness.push_back(u);
+            continue;
+        }
+        FrozenDraws draws{u, {}, -1};
+        UnitId at = u;
+        while (cachedOutput[at] < 0) {
+            draws.route.push_back(edges[next[at]]);
+            at = edges[next[at]].target;
+        }
+        draws.cached = cachedOutput[at];
+        result.frozenRandomness.push_back(u);
+        result.frozenRoutes.push_back(std::move(draws));
+    }
+}
+
 } // namespace
 
 Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &trained)
@@ -117,10 +173,7 @@ Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &tr
         result.hazards.push_back(Hazard{kind, mechanism, reader, p, expected, actual});
     });
 
-    for (UnitId u = 0; u < n; ++u) {
-        if (!trained[u] && graph.isStochastic(u))
-            result.frozenRandomness.push_back(u);
-    }
+    findFrozenDraws(graph, trained, result);
     return result;
 }
 

@@ -48,10 +48,26 @@ struct ConditionViolation {
 };
 const char *conditionName(ConditionViolation::Condition condition); // "X0", "C1", "C2"
 
+// Where the draws of a stochastic stage-one unit reach the cache: stage one's data
+// edges from the unit through other stage-one units (empty when the unit writes the
+// cached value itself), then the param that the route's last unit writes and stage
+// two reads from the cache.
+struct FrozenDraws {
+    UnitId unit;
+    std::vector<PipelineGraph::Edge> route;
+    ParamId cached;
+};
+
 struct Verification {
     std::vector<ConditionViolation> violations;
     std::vector<Hazard> hazards;
-    std::vector<UnitId> frozenRandomness; // stochastic units in V2: their draws are cached once
+    // Stochastic units in V2 whose draws reach the cache: computed once, they repeat
+    // every epoch. frozenRoutes[i] says how for frozenRandomness[i].
+    std::vector<UnitId> frozenRandomness;
+    std::vector<FrozenDraws> frozenRoutes;
+    // Stochastic units in V2 of which nothing reaches stage two: their draws do not
+    // take part in training at all.
+    std::vector<UnitId> unusedRandomness;
 
     bool satisfiesConditions() const { return violations.empty(); }
     bool hazardFree() const { return hazards.empty(); }

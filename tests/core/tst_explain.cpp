@@ -66,6 +66,7 @@ private Q_SLOTS:
     void hazardAtAStageTwoRead();
     void randomExplanations();
     void namesWithControlCharacters();
+    void stochasticUnitsInStageOne();
 };
 
 void TestExplain::forwardChainOnARealPipeline()
@@ -469,6 +470,42 @@ void TestExplain::namesWithControlCharacters()
              R"(loss [label="loss: L\\n")"})
         QVERIFY2(dot.find(expected) != std::string::npos, (std::string(expected) + " not in\n" + dot).c_str());
     QVERIFY(dot.find(std::string(1, '\0')) == std::string::npos);
+}
+
+// A stochastic stage-one unit's draws are frozen only where they reach the cache:
+// N's noise goes through E (stage one) into latents, which the loss reads from the
+// cache; S's draws reach nothing in stage two (every stochastic V2 unit was warned about).
+void TestExplain::stochasticUnitsInStageOne()
+{
+    Pipeline p;
+    p.name = "stochastic";
+    p.units = {unit("N", {"seed"}, {"noise"}), unit("E", {"image", "noise"}, {"latents"}), unit("S", {}, {"unused"}),
+        unit("D", {"latents"}, {"pred"}, {"dit"})};
+    p.units[0].stochastic = true;
+    p.units[2].stochastic = true;
+    LossSpec loss;
+    loss.name = "Loss";
+    loss.inputParams = std::vector<std::string>{"pred", "latents"};
+    p.loss = loss;
+    const PipelineGraph g(p);
+    const Split seed = computeSeedSplit(g, {"dit"});
+    const Verification v = verifySplit(g, seed);
+    QCOMPARE(v.frozenRandomness, std::vector<UnitId>{g.findUnit("N")});
+    QCOMPARE(v.unusedRandomness, std::vector<UnitId>{g.findUnit("S")});
+    QCOMPARE(QString::fromStdString(frozenRouteText(g, v.frozenRoutes.at(0))),
+        QStringLiteral("noise → E → latents, which stage two reads from the cache"));
+    QCOMPARE(toQt(explainUnit(g, seed, g.findUnit("N")).lines).last(),
+        QStringLiteral("- it is stochastic, and its random draws reach the cache (noise → E → latents, which stage "
+                       "two reads from the cache): they are drawn once and every epoch sees the same ones."));
+    QCOMPARE(toQt(explainUnit(g, seed, g.findUnit("S")).lines).last(),
+        QStringLiteral("- it is stochastic, but nothing it writes reaches stage two: its random draws take no part "
+                       "in training."));
+    const std::string text = splitToText(g, analyzeSplit(g, {"dit"}, SplitMode::Seed));
+    QVERIFY2(text.find("Warning: N is stochastic and runs in stage one, and its random draws reach the cache (noise → "
+                       "E → latents, which stage two reads from the cache)") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("Note: S is stochastic and runs in stage one, but nothing it writes reaches stage two")
+            != std::string::npos, text.c_str());
+    QVERIFY(text.find("Warning: S") == std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestExplain)

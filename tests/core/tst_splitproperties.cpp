@@ -158,6 +158,7 @@ struct Simulation {
     std::set<std::tuple<int, std::string, int, int>> hazards;
     std::set<std::pair<int, std::string>> stageOneMisreads; // V2 unit reads a different producer
     std::map<std::string, int> cacheReads;                  // param -> producer read from the cache
+    std::set<int> frozen; // stochastic V2 units whose draws stage two reads from the cache, however indirectly
 };
 
 Simulation simulate(const Pipeline &p, const std::vector<char> &trained)
@@ -195,23 +196,34 @@ Simulation simulate(const Pipeline &p, const std::vector<char> &trained)
     Simulation sim;
     // Stage one: V2 in order.
     std::map<std::string, int> cache;
+    std::map<std::string, std::set<int>> drawsIn; // param -> the stochastic units its cached value depends on
     for (int u = 0; u < n; ++u) {
         if (trained[u])
             continue;
+        std::set<int> draws;
+        if (p.units[u].isStochastic())
+            draws.insert(u);
         for (const auto &x : p.units[u].fetchInputParams()) {
             if (get(cache, x) != expected[{u, x}])
                 sim.stageOneMisreads.insert({u, x});
+            if (const auto it = drawsIn.find(x); it != drawsIn.end())
+                draws.insert(it->second.begin(), it->second.end());
         }
-        for (const auto &x : p.units[u].fetchOutputParams())
+        for (const auto &x : p.units[u].fetchOutputParams()) {
             cache[x] = u;
+            drawsIn[x] = draws;
+        }
     }
     // Stage two: from the cache, V1 in order, then the loss.
     std::map<std::string, int> live = cache;
     std::set<std::string> writtenInStageTwo;
     auto read = [&](int reader, const std::string &x) {
         const int actual = get(live, x);
-        if (!writtenInStageTwo.count(x))
+        if (!writtenInStageTwo.count(x)) {
             sim.cacheReads[x] = actual;
+            if (const auto it = drawsIn.find(x); it != drawsIn.end())
+                sim.frozen.insert(it->second.begin(), it->second.end());
+        }
         if (actual != expected[{reader, x}])
             sim.hazards.insert({reader, x, expected[{reader, x}], actual});
     };
@@ -253,6 +265,28 @@ void compareWithSimulation(const Pipeline &p, const PipelineGraph &g, const std:
     for (const CacheEntry &c : computeCacheSet(g, trained))
         cache[g.paramName(c.param)] = c.producer;
     QCOMPARE(cache, sim.cacheReads);
+    // Frozen draws: the units, and each route a real path through stage one to a cached value.
+    QCOMPARE(std::set<int>(v.frozenRandomness.begin(), v.frozenRandomness.end()), sim.frozen);
+    QCOMPARE(v.frozenRoutes.size(), v.frozenRandomness.size());
+    for (std::size_t i = 0; i < v.frozenRoutes.size(); ++i) {
+        const FrozenDraws &d = v.frozenRoutes[i];
+        QCOMPARE(d.unit, v.frozenRandomness[i]);
+        UnitId at = d.unit;
+        for (const PipelineGraph::Edge &e : d.route) {
+            QCOMPARE(e.source, at);
+            QVERIFY(!trained[e.target] && e.target > e.source);
+            QVERIFY(std::find(g.outputs(at).begin(), g.outputs(at).end(), e.param) != g.outputs(at).end());
+            QVERIFY(std::find(g.inputs(e.target).begin(), g.inputs(e.target).end(), e.param) != g.inputs(e.target).end());
+            at = e.target;
+        }
+        QCOMPARE(cache.at(g.paramName(d.cached)), at);
+    }
+    std::set<int> unused;
+    for (UnitId u = 0; u < g.unitCount(); ++u) {
+        if (!trained[u] && g.isStochastic(u) && !sim.frozen.count(u))
+            unused.insert(u);
+    }
+    QCOMPARE(std::set<int>(v.unusedRandomness.begin(), v.unusedRandomness.end()), unused);
 }
 
 RandomPipelineOptions optionsFor(std::mt19937_64 &rng, int index)

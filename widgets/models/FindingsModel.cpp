@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "FindingsModel.h"
 
+#include "core/Explain.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
@@ -114,9 +115,9 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         unit = v.frozenRandomness[row];
         cells[KindColumn] = tr("frozen randomness");
         cells[UnitColumn] = unitName(unit);
-        tip = tr("%1 draws random numbers but runs in stage one: its draws are cached once, so every epoch "
-                 "sees the same noise.")
-                  .arg(unitName(unit));
+        tip = tr("%1 draws random numbers but runs in stage one, and its draws reach the cache (%2): they are "
+                 "drawn once, so every epoch sees the same ones.")
+                  .arg(unitName(unit), QString::fromStdString(frozenRouteText(graph, v.frozenRoutes[row])));
         break;
     }
     }

@@ -163,11 +163,16 @@ void InspectorPanel::refresh()
         header += tr(" &nbsp;<b>X0</b>");
     header += QStringLiteral("<br>");
     header += models.isEmpty() ? tr("Calls no model.") : tr("Models:%1").arg(models);
-    if (graph.isStochastic(unit))
-        header += trained ? tr("<br>Stochastic: draws fresh random numbers every step.")
-                          : tr("<br><span style='color:%1'>Stochastic but cached: its random draws are frozen "
-                               "into the cache.</span>")
-                                .arg(theme::css(theme::Tone::Hazard, palette()));
+    const std::vector<UnitId> &frozen = analysis->verification.frozenRandomness;
+    if (graph.isStochastic(unit) && trained)
+        header += tr("<br>Stochastic: draws fresh random numbers every step.");
+    else if (graph.isStochastic(unit) && std::find(frozen.begin(), frozen.end(), unit) != frozen.end())
+        header += tr("<br><span style='color:%1'>Stochastic but cached: its random draws are frozen "
+                     "into the cache.</span>")
+                      .arg(theme::css(theme::Tone::Hazard, palette()));
+    else if (graph.isStochastic(unit))
+        header += tr("<br>Stochastic, but nothing it writes reaches stage two: its random draws take no part in "
+                     "training.");
     const int position = unit + 1;
     header += tr("<br><span style='color:%3'>Unit %1 of %2 in pipeline order.</span>")
                   .arg(position)
