@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "Explain.h"
 
+#include "CountText.h"
 #include "Verifier.h"
 
 #include <algorithm>
@@ -191,11 +192,13 @@ std::vector<std::string> brokenConditions(const PipelineGraph &graph, const Spli
     return lines;
 }
 
-std::string trainedModels(const Split &split)
+// DiffSynth's list ("text_encoder, dit"), or `lastJoin` before the last name in a
+// sentence ("text_encoder and dit").
+std::string trainedModels(const Split &split, const char *lastJoin = ", ")
 {
     std::string out;
-    for (const auto &m : split.models)
-        out += (out.empty() ? "" : ", ") + m;
+    for (std::size_t i = 0; i < split.models.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == split.models.size() ? lastJoin : ", ") + split.models[i];
     return out.empty() ? std::string("none") : out;
 }
 
@@ -292,8 +295,45 @@ std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws
     return text + paramLabel(graph, draws.cached) + ", which stage two reads from the cache";
 }
 
+namespace {
+
+Explanation explainLoss(const PipelineGraph &graph, const Split &split)
+{
+    Explanation e;
+    e.unit = graph.lossId();
+    e.trained = true;
+    const Span<ParamId> reads = graph.inputs(graph.lossId());
+    e.lines.push_back("The loss (" + unitLabel(graph, graph.lossId()) + ") runs last, in stage two, at every training step; "
+        + (reads.empty() ? std::string("it reads nothing.")
+                         : "it reads " + countText(reads.size(), "param") + " (one-stage training gives each the "
+                             "value of its last writer):"));
+    for (const ParamId p : reads) {
+        // In two-stage training: the last stage-two writer, else the cache (the last stage-one writer's value).
+        UnitId stageTwo = kNoUnit, stageOne = kNoUnit;
+        for (const UnitId w : graph.chain(p))
+            (split.isTrained(w) ? stageTwo : stageOne) = w;
+        const UnitId expected = graph.producerBefore(p, graph.lossId());
+        const UnitId actual = stageTwo != kNoUnit ? stageTwo : stageOne;
+        std::string line = "- " + paramLabel(graph, p) + ": ";
+        if (stageTwo != kNoUnit)
+            line += "from " + unitLabel(graph, stageTwo) + " (stage two)";
+        else if (stageOne != kNoUnit)
+            line += "from the cache (" + unitLabel(graph, stageOne) + ", stage one)";
+        else
+            line += "from the cache (the external input)";
+        if (actual != expected)
+            line += "; one-stage training gives it " + producerName(graph, expected) + "'s value: a hazard, see the verifier";
+        e.lines.push_back(line + (p == reads[reads.size() - 1] ? "." : ";"));
+    }
+    return e;
+}
+
+} // namespace
+
 Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId unit)
 {
+    if (unit == graph.lossId())
+        return explainLoss(graph, split);
     Explanation e;
     e.unit = unit;
     e.trained = split.isTrained(unit);
@@ -364,7 +404,7 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
         e.lines.push_back("- it calls " + list + (models.size() == 1 ? ", which does not need" : ", none of which needs")
             + " gradients ("
             + (split.models.empty() ? std::string("no model does")
-                                    : "only " + trainedModels(split) + (split.models.size() == 1 ? " does" : " do"))
+                                    : "only " + trainedModels(split, " and ") + (split.models.size() == 1 ? " does" : " do"))
             + "), so it is not in X0;");
     }
     // Inputs.
@@ -408,6 +448,12 @@ Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId u
     }
     if (order.empty())
         e.lines.push_back("- it writes nothing.");
+    if (split.mode == SplitMode::Safe && !order.empty()) {
+        // What the lines above show, in the safe split's own terms (it is closed under both).
+        e.lines.push_back("- neither safe rule pulls it in: no stage-two unit reads one of these params before this "
+                          "unit writes it (R1), and no stage-two unit writes one before a stage-two reader that should "
+                          "see this unit's value (R2).");
+    }
     if (graph.isStochastic(unit)) {
         const Verification v = verifySplit(graph, split.trained);
         const auto frozen = std::find(v.frozenRandomness.begin(), v.frozenRandomness.end(), unit);

@@ -46,6 +46,8 @@ struct Explanation {
 // unit's lines end with what the verifier reports at it ("What the verifier reports at
 // C:", then "- a hazard (...): it reads p; ..." per hazard at its reads); for a given
 // partition both stages' explanations name the C1 and C2 violations the unit is part of.
+// For graph.lossId(): where each param the loss reads comes from in two-stage training,
+// and the reads that differ from one-stage training.
 Explanation explainUnit(const PipelineGraph &graph, const Split &split, UnitId unit);
 
 // What one stepper position added and why, one line per unit (seed splits).

@@ -7,6 +7,7 @@
 #include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
+#include "core/CountText.h"
 #include "core/NameSuggestion.h"
 #include "core/SplitReport.h"
 #include "resources/Examples.h"
@@ -18,6 +19,8 @@
 namespace splitscope::cli {
 
 namespace {
+
+constexpr std::size_t kListedNames = 40; // --explain with a wrong name lists at most this many
 
 // Standard output (checked at exit, StandardStreams.h), or the --output file; the text
 // ends with a line break either way.
@@ -147,14 +150,24 @@ int runSplit(const Args &args)
 
     std::optional<Explanation> explanation;
     if (const auto unitName = p.value("explain")) {
-        const UnitId unit = graph.findUnit(*unitName);
+        // The loss is explained by its name (it is not among the units).
+        const UnitId unit = *unitName == graph.unitName(graph.lossId()) ? graph.lossId() : graph.findUnit(*unitName);
         if (unit == kNoUnit) {
             std::vector<std::string> names;
             for (const Unit &u : pipeline.units)
                 names.push_back(u.name);
+            names.push_back(graph.unitName(graph.lossId()));
             const std::string hint = suggestName(*unitName, names);
-            return p.usageError("split", "--explain: no unit named '" + *unitName + "' in " + pipeline.name
-                    + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+            // The names, not the usage text: that is what a wrong name needs.
+            std::string list;
+            for (std::size_t i = 0; i < names.size() && i < kListedNames; ++i)
+                list += "\n  " + printableName(names[i]);
+            if (names.size() > kListedNames)
+                list += "\n  ... (" + countText(names.size() - kListedNames, "more unit") + ")";
+            std::fprintf(stderr, "splitscope-cli split: --explain: no unit named '%s' in %s%s; its units and loss:%s\n",
+                printableName(*unitName).c_str(), pipeline.name.c_str(),
+                hint.empty() ? "" : (" (did you mean '" + printableName(hint) + "'?)").c_str(), list.c_str());
+            return kExitUsage;
         }
         explanation = explainUnit(graph, analysis.split, unit);
     }

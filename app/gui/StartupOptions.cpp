@@ -137,7 +137,9 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
     if (o.noLabels)
         actions.edgeLabels->setChecked(false);
     if (o.select) {
-        const UnitId unit = document->graph().findUnit(o.select->toStdString());
+        const PipelineGraph &graph = document->graph();
+        const std::string name = o.select->toStdString();
+        const UnitId unit = name == graph.unitName(graph.lossId()) ? graph.lossId() : graph.findUnit(name); // the loss too
         if (unit == kNoUnit)
             return QStringLiteral("--select: no unit named '%1' in %2").arg(*o.select,
                 QString::fromStdString(document->graph().pipelineName()));

@@ -254,6 +254,20 @@ void TestCli::explainUnit()
     const QJsonObject e = QJsonDocument::fromJson(j.out).object()["explain"].toObject();
     QCOMPARE(e["stage"].toString(), QString("one"));
     QVERIFY(e["lines"].toArray().size() >= 3);
+
+    // The loss, by its name: where each of its reads comes from, and the hazard at p.
+    const Run loss = cli({"split", "counterexample_write_after_write", "--explain", "Loss"});
+    QCOMPARE(loss.status, 0);
+    QCOMPARE(QString::fromUtf8(loss.out),
+        QStringLiteral("The loss (Loss) runs last, in stage two, at every training step; it reads 1 param (one-stage "
+                       "training gives each the value of its last writer):\n"
+                       "- p: from A (stage two); one-stage training gives it B's value: a hazard, see the verifier.\n"));
+    // A wrong name lists the names (the loss's too), not the usage text.
+    const Run wrong = cli({"split", "counterexample_write_after_write", "--explain", "Los"});
+    QCOMPARE(wrong.status, 2);
+    QCOMPARE(QString::fromUtf8(wrong.err),
+        QStringLiteral("splitscope-cli split: --explain: no unit named 'Los' in counterexample_write_after_write (did you "
+                       "mean 'Loss'?); its units and loss:\n  A\n  B\n  Loss\n"));
 }
 
 void TestCli::dotOutput()
