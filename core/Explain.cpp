@@ -287,6 +287,22 @@ std::string describeReason(const PipelineGraph &graph, const Split &split, UnitI
     return name;
 }
 
+std::vector<std::string> modelsNoUnitCalls(const PipelineGraph &graph, const std::vector<std::string> &models)
+{
+    std::vector<char> called(static_cast<std::size_t>(graph.modelCount()), 0);
+    for (UnitId u = 0; u < graph.unitCount(); ++u) {
+        for (const ModelId m : graph.unitModels(u))
+            called[static_cast<std::size_t>(m)] = 1;
+    }
+    std::vector<std::string> idle;
+    for (const std::string &name : models) {
+        const ModelId m = graph.findModel(name);
+        if (m < 0 || !called[static_cast<std::size_t>(m)])
+            idle.push_back(name);
+    }
+    return idle;
+}
+
 std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws)
 {
     std::string text;

@@ -24,6 +24,10 @@ std::string modelLabel(const PipelineGraph &graph, ModelId model);
 // "noise → InputImageEmbedder → input_latents, which stage two reads from the cache".
 std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws);
 
+// The models of `models` that no unit calls (a denoiser only the loss runs): they need
+// gradients but put no unit in stage two.
+std::vector<std::string> modelsNoUnitCalls(const PipelineGraph &graph, const std::vector<std::string> &models);
+
 // The units that write `param`, in pipeline order, each once (the update chain c(p)
 // without the repeat a unit listing the param twice leaves in it).
 std::vector<UnitId> writersOf(const PipelineGraph &graph, ParamId param);

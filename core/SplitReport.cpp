@@ -237,7 +237,15 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         models += (models.empty() ? "" : ", ") + printableName(m);
     out << "Pipeline " << printableName(graph.pipelineName()) << ": " << graph.unitCount() << (graph.unitCount() == 1 ? " unit, " : " units, ")
         << graph.paramCount() << (graph.paramCount() == 1 ? " param\n" : " params\n");
-    out << "Models requiring backward: " << (models.empty() ? "none" : models) << "\n";
+    out << "Models requiring backward: " << (models.empty() ? "none" : models);
+    const std::vector<std::string> idle = modelsNoUnitCalls(graph, s.models);
+    for (std::size_t i = 0; i < idle.size(); ++i)
+        out << (i == 0 ? " (no unit calls " : " or ") << printableName(idle[i]);
+    if (!idle.empty()) {
+        const bool one = idle.size() == 1;
+        out << "; only the loss runs " << (one ? "it, so it puts" : "them, so they put") << " no unit in stage two)";
+    }
+    out << "\n";
     out << "Split mode: " << splitModeName(s.mode);
     if (s.mode == SplitMode::Seed)
         out << " (DiffSynth's fixed point, " << s.iterations.size() << " iteration"

@@ -536,6 +536,13 @@ void TestPanels::summariesCountInTheSingularAndPlural()
                                             "X now has 2 of 3 units; this step added 2.")),
         qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("(DiffSynth's models_require_backward: vae, dit)")), qPrintable(text));
+    QVERIFY2(!training.summaryText().contains(QStringLiteral("no unit calls it")), qPrintable(training.summaryText()));
+    // A model no unit calls (a denoiser only the loss runs) puts no unit in stage two: the summary says why.
+    QVERIFY(document.openExample(QStringLiteral("qwen_image")));
+    QCOMPARE(document.analysis()->split.trainedCount(), std::size_t(0));
+    QVERIFY2(training.summaryText().contains(QStringLiteral(
+                 "dit needs gradients but no unit calls it: only the loss runs it, so it puts no unit in stage two")),
+        qPrintable(training.summaryText()));
 }
 
 QTEST_MAIN(TestPanels)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "TrainingPanel.h"
 
+#include "core/Explain.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/models/ModelChoiceModel.h"
 #include "widgets/common/ThemeColors.h"
@@ -174,6 +175,12 @@ void TrainingPanel::analysisChanged()
                       "<br>Cache: %3 read by stage two")
                        .arg(units(trained), units(cached),
                            countText(static_cast<qint64>(analysis->cacheSet.size()), tr("%n param"), tr("%n params")));
+    // "dit" for LoRA and 0 units in stage two puzzles a newcomer: the denoiser runs in the loss.
+    const std::vector<std::string> idle = modelsNoUnitCalls(m_document->graph(), analysis->split.models);
+    for (const std::string &model : idle) {
+        text += tr("<br>%1 needs gradients but no unit calls it: only the loss runs it, so it puts no unit in stage two")
+                    .arg(nameText(model).toHtmlEscaped());
+    }
     if (hazards == 0)
         text += tr("<br><span style='color:%1'>✔ no hazards: two-stage equals one-stage training</span>")
                     .arg(theme::css(theme::Tone::Success, palette()));
