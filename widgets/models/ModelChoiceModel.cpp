@@ -51,8 +51,12 @@ QVariant ModelChoiceModel::data(const QModelIndex &index, int role) const
     const auto analysis = m_document->analysis();
     switch (index.column()) {
     case ModelColumn:
-        if (role == Qt::DisplayRole)
-            return nameText(model);
+        // The LoRA base is not checked (trainable_models), yet it needs gradients: said
+        // beside its name, where bold alone left a newcomer thinking it is not trained.
+        if (role == Qt::DisplayRole) {
+            return m_document->training().loraBase == model ? tr("%1 · LoRA base").arg(nameText(model))
+                                                            : nameText(model);
+        }
         if (role == Qt::CheckStateRole)
             return m_document->training().isTrainable(model) ? Qt::Checked : Qt::Unchecked;
         if (role == Qt::ToolTipRole) {
@@ -138,12 +142,12 @@ QVariant ModelChoiceModel::headerData(int section, Qt::Orientation orientation, 
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case ModelColumn:
-            return tr("Check a model to train it in full (trainable_models). The model in bold is the LoRA base "
-                      "(lora_base_model). Both need gradients.");
+            return tr("Check a model to train it in full (trainable_models). The model marked LoRA base "
+                      "(lora_base_model) is trained through a LoRA. Both need gradients.");
         case UnitsColumn:
             return tr("Stage two / calls: of the units that call the model, how many run in stage two (at every training step), "
                       "and how many call it in all. \"no unit\": no unit calls it (a denoising model runs inside "
-                      "the loss). The model in bold is the LoRA base: it needs gradients.");
+                      "the loss). The LoRA base needs gradients too.");
         case SizeColumn: return tr("The model's parameters, in billions (B)");
         default: return {};
         }
