@@ -361,6 +361,10 @@ void TestRunConfig::settingsFileIsChecked_data()
     QTest::addRow("not an object") << QByteArray("[1]") << "not a JSON object of settings";
     // Where, as line and column (it said "offset 15").
     QTest::addRow("not JSON") << QByteArray("{\n  \"num_epochs\": ") << "line 2, column 17: not JSON: ";
+    // In the pipeline loader's words (Qt said "object is missing after a comma").
+    QTest::addRow("missing value") << QByteArray(R"({"seed": })")
+                                   << "line 1, column 10: not JSON: unexpected '}', a value was expected";
+    QTest::addRow("trailing comma") << QByteArray(R"({"seed": 1,})") << "line 1, column 12: not JSON: trailing comma before '}'";
 }
 
 void TestRunConfig::settingsFileIsChecked()

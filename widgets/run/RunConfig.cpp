@@ -2,6 +2,7 @@
 #include "RunConfig.h"
 
 #include "ExecutablePipeline.h"
+#include "core/JsonReader.h"
 #include "core/NameSuggestion.h"
 #include "widgets/common/WidgetHelpers.h"
 
@@ -389,9 +390,18 @@ std::optional<RunSettings> readRunSettingsFile(const QString &path, const RunSet
         problems << file.errorString();
     } else {
         const QByteArray text = file.readAll();
+        // The syntax is checked by the pipeline loader's reader: Qt's messages misname
+        // some errors ('"seed": }' was "object is missing after a comma").
+        JsonReader syntax(std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+        const bool wellFormed = syntax.skipValue() && syntax.expectEnd();
         QJsonParseError parseError;
         const QJsonDocument doc = QJsonDocument::fromJson(text, &parseError);
-        if (parseError.error != QJsonParseError::NoError)
+        if (!wellFormed)
+            problems << tr("line %1, column %2: not JSON: %3")
+                            .arg(syntax.errorLine())
+                            .arg(syntax.errorColumn())
+                            .arg(QString::fromStdString(syntax.errorMessage()));
+        else if (parseError.error != QJsonParseError::NoError)
             problems << tr("%1: not JSON: %2").arg(lineAndColumn(text, parseError.offset), parseError.errorString());
         else if (!doc.isObject())
             problems << tr("not a JSON object of settings");
