@@ -9,6 +9,7 @@
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
 #include "widgets/export/GraphExporter.h"
+#include "widgets/graph/ChainLinkItem.h"
 #include "widgets/graph/DataEdgeItem.h"
 #include "widgets/graph/GraphStyle.h"
 #include "widgets/graph/GraphView.h"
@@ -99,6 +100,7 @@ private Q_SLOTS:
     void realUnitNamesAreShownWhole();
     void familyPrefixIsLeftOutOfMostNames();
     void namesStayLegibleWhenZoomedOut();
+    void safeRuleArcsNameTheirRule();
 };
 
 void TestGraphScene::drawsEachExample_data()
@@ -787,6 +789,29 @@ void TestGraphScene::namesStayLegibleWhenZoomedOut()
     const std::vector<int> tiny = inkPerBox(0.15);
     for (UnitId u = 0; u <= graph.lossId(); ++u)
         QVERIFY2(tiny[u] == 0, qPrintable(f.scene().nodeItem(u)->name()));
+}
+
+// At the safe closure's step the arc from a reader to the writer a safe rule pulls in
+// was labelled with the param alone, and read as a data edge that does not exist.
+void TestGraphScene::safeRuleArcsNameTheirRule()
+{
+    const auto causeLabels = [](SplitGraphScene &scene) {
+        QStringList labels;
+        for (QGraphicsItem *item : scene.items()) {
+            if (item->type() == ChainLinkItem::Type && static_cast<ChainLinkItem *>(item)->kind() == ChainLinkItem::Kind::Cause)
+                labels << static_cast<ChainLinkItem *>(item)->label();
+        }
+        return labels;
+    };
+    for (const auto &[example, label] : {std::pair{"counterexample_write_after_read", "R1: reads p"},
+             std::pair{"counterexample_write_after_write", "R2: reads p"}}) {
+        Fixture f;
+        QVERIFY(f.document.openExample(QString::fromLatin1(example)));
+        f.document.setSplitMode(SplitMode::Safe);
+        QVERIFY(waitForGraph(f.workspace));
+        f.cursor.setPosition(1); // S
+        QCOMPARE(causeLabels(f.scene()), QStringList{QString::fromLatin1(label)});
+    }
 }
 
 QTEST_MAIN(TestGraphScene)

@@ -20,6 +20,7 @@ public:
     ChainLinkItem(const QRectF &from, const QRectF &to, const QString &label, Kind kind, const GraphStyle &style);
 
     Kind kind() const { return m_kind; }
+    const QString &label() const { return m_label; }
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;

@@ -495,9 +495,15 @@ void SplitGraphScene::refresh()
             UnitNodeItem *to = nodeItem(c.to);
             if (!from || !to)
                 continue;
+            // A safe rule's arc goes from the reader to the writer it pulls in: named by
+            // its rule, so that it does not read as a data edge carrying the param.
+            // R1 pulls in a later rewriter, R2 the earlier writer whose value the read must see.
+            const QString param = nameText(graph.paramName(c.param));
+            const QString label = c.kind != StepCause::Kind::Reader ? param
+                : c.to > c.from                                  ? tr("R1: reads %1").arg(param)
+                                                                 : tr("R2: reads %1").arg(param);
             auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
-                to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
-                nameText(graph.paramName(c.param)), ChainLinkItem::Kind::Cause,
+                to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)), label, ChainLinkItem::Kind::Cause,
                 GraphStyle::standard());
             addItem(link);
             m_causeLinks.push_back(link);
