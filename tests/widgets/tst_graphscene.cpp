@@ -812,6 +812,25 @@ void TestGraphScene::safeRuleArcsNameTheirRule()
         f.cursor.setPosition(1); // S
         QCOMPARE(causeLabels(f.scene()), QStringList{QString::fromLatin1(label)});
     }
+    // The arcs bow out to the right of their boxes: a fitted view frames them, label and
+    // all (PromptEmbedder's arc, from the rightmost box, was cut off at the view's edge).
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("tiny-qwen-image")));
+    f.document.setModelTrainable("text_encoder", true);
+    f.document.setSplitMode(SplitMode::Safe);
+    QVERIFY(waitForGraph(f.workspace));
+    f.cursor.setPosition(1);
+    QApplication::processEvents();
+    GraphView *view = f.workspace.view();
+    const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+    int arcs = 0;
+    for (QGraphicsItem *item : f.scene().items()) {
+        if (item->type() == ChainLinkItem::Type) {
+            ++arcs;
+            QVERIFY2(visible.contains(item->sceneBoundingRect()), qPrintable(static_cast<ChainLinkItem *>(item)->label()));
+        }
+    }
+    QCOMPARE(arcs, 1);
 }
 
 QTEST_MAIN(TestGraphScene)

@@ -74,6 +74,12 @@ GraphView::GraphView(SplitGraphScene *scene, QWidget *parent)
                                 "unit of the same rank; Home, End: the first, the last unit; Escape: no unit; "
                                 "Shift+arrow keys: pan"));
     connect(scene, &SplitGraphScene::layoutApplied, this, &GraphView::layoutApplied);
+    connect(scene, &SplitGraphScene::graphRectChanged, this, [this]() {
+        if (m_fitted && !m_leader)
+            zoomToFit(); // a fitted view keeps the step's arcs in view
+        m_overview->sceneChanged();
+        updateOverviewVisibility();
+    });
     connect(this, &GraphView::viewportMoved, m_overview, qOverload<>(&QWidget::update));
     connect(this, &GraphView::viewportMoved, this, &GraphView::updateOverviewVisibility);
     placeOverview();

@@ -104,7 +104,7 @@ void SplitGraphScene::showPlaceholder(const QString &text)
     m_causeLinks.clear();
     m_placeholder = addSimpleText(text, GraphStyle::standard().nameFont);
     m_placeholder->setBrush(GraphStyle::standard().mutedText);
-    m_graphRect = m_placeholder->boundingRect();
+    m_graphRect = m_drawnRect = m_placeholder->boundingRect();
     setSceneRect(m_graphRect.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
     Q_EMIT layoutApplied();
 }
@@ -238,7 +238,7 @@ void SplitGraphScene::setGraphRect(const QRectF &bounds)
     }
     for (const DataEdgeItem *edge : m_edgeList)
         drawn |= edge->sceneBoundingRect();
-    m_graphRect = drawn;
+    m_graphRect = m_drawnRect = drawn;
     const double room = std::max(drawn.width(), drawn.height()) + kFreeRoom;
     setSceneRect(drawn.adjusted(-room, -room, room, room));
 }
@@ -508,6 +508,15 @@ void SplitGraphScene::refresh()
             addItem(link);
             m_causeLinks.push_back(link);
         }
+    }
+    // An arc bows out to the right of its boxes: one from the rightmost box was cut
+    // off by a fitted view, its label too.
+    QRectF framed = m_drawnRect;
+    for (const ChainLinkItem *link : m_causeLinks)
+        framed |= link->sceneBoundingRect();
+    if (framed != m_graphRect) {
+        m_graphRect = framed;
+        Q_EMIT graphRectChanged();
     }
 }
 

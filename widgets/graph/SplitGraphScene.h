@@ -45,7 +45,8 @@ public:
     SplitDocument *document() const { return m_document; }
     // Items are drawn, and for the document's current graph.
     bool hasGraph() const;
-    // The drawing's extent (boxes, edges and labels), in scene coordinates.
+    // The drawing's extent in scene coordinates, which fitting frames: boxes, edges and
+    // labels, and the arcs that explain the current step (they bow out beyond the boxes).
     QRectF graphRect() const { return m_graphRect; }
 
     // An inactive scene (the comparison's, while it is not shown) skips building
@@ -85,6 +86,8 @@ public:
 Q_SIGNALS:
     // Items were rebuilt from a new layout (or the layout failed: see placeholderText()).
     void layoutApplied();
+    // graphRect() changed without a new layout (a step's arcs came or went).
+    void graphRectChanged();
     void unitActivated(UnitId unit); // double click
 
 public:
@@ -123,6 +126,7 @@ private:
     std::vector<ChainLinkItem *> m_causeLinks;
     QGraphicsSimpleTextItem *m_placeholder = nullptr;
     QRectF m_graphRect;
+    QRectF m_drawnRect; // the boxes and edges alone
     bool m_showChains = false;
     bool m_lineage = true;
     DiffDisplay m_diffDisplay = DiffDisplay::Overlay;
