@@ -57,9 +57,7 @@ std::string unitNames(const PipelineGraph &graph, const std::vector<UnitId> &uni
     return out;
 }
 
-// Where the value `unit` (in stage one) writes to `param` goes in two-stage training:
-// which stage-two reads see it through the cache, which should see it and do not
-// (hazards), or which later stage-one write replaces it in the cache.
+// Whether the loss reads `param`.
 bool lossReads(const PipelineGraph &graph, ParamId param)
 {
     const Span<ParamId> reads = graph.inputs(graph.lossId()); // sorted by name
@@ -67,6 +65,9 @@ bool lossReads(const PipelineGraph &graph, ParamId param)
         [&graph](ParamId a, ParamId b) { return graph.paramName(a) < graph.paramName(b); });
 }
 
+// Where the value `unit` (in stage one) writes to `param` goes in two-stage training:
+// which stage-two reads see it through the cache, which should see it and do not
+// (hazards), or which later stage-one write replaces it in the cache.
 std::string describeValueFlow(const PipelineGraph &graph, const Split &split, UnitId unit, ParamId param)
 {
     const Span<UnitId> chain = graph.chain(param);
