@@ -5,6 +5,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
+#include "widgets/graph/GraphStyle.h"
 #include "widgets/graph/GraphView.h"
 #include "widgets/graph/GraphWorkspace.h"
 #include "widgets/graph/SplitGraphScene.h"
@@ -139,7 +140,9 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
     if (o.select) {
         const PipelineGraph &graph = document->graph();
         const std::string name = o.select->toStdString();
-        const UnitId unit = name == graph.unitName(graph.lossId()) ? graph.lossId() : graph.findUnit(name); // the loss too
+        UnitId unit = name == graph.unitName(graph.lossId()) ? graph.lossId() : graph.findUnit(name); // the loss too
+        if (unit == kNoUnit) // the name as the graph shows it, without the prefix most units share
+            unit = graph.findUnit(GraphStyle::commonUnitPrefix(graph).toStdString() + name);
         if (unit == kNoUnit)
             return QStringLiteral("--select: no unit named '%1' in %2").arg(*o.select,
                 QString::fromStdString(document->graph().pipelineName()));

@@ -32,6 +32,7 @@
 #include "widgets/run/RunHistory.h"
 #include "widgets/run/RunHistoryModel.h"
 #include "widgets/run/RunHistoryPanel.h"
+#include "widgets/run/RunPanel.h"
 #include "widgets/run/RunSession.h"
 
 #include <QAbstractButton>
@@ -229,6 +230,14 @@ void TestApp::startupOptionsApply()
     QCOMPARE(document->compareKind(), SplitDocument::CompareKind::OtherMode);
     QCOMPARE(window.cursor()->position(), 0);
     QVERIFY(window.workspace()->actions().chains->isChecked());
+    // --select also takes a name as the graph shows it (without the shared prefix) and the loss.
+    for (const auto &[given, unit] : {std::pair{"NoiseInitializer", "QwenImageUnit_NoiseInitializer"},
+             std::pair{"FlowMatchSFTLoss", "FlowMatchSFTLoss"}}) {
+        const GuiOptionsResult select = parseGuiOptions(
+            {QStringLiteral("splitscope"), QStringLiteral("qwen_image"), QStringLiteral("--select"), QString::fromLatin1(given)});
+        QCOMPARE(applyStartupOptions(window, select.options), QString());
+        QCOMPARE(document->graph().unitName(document->currentUnit()), std::string(unit));
+    }
 }
 
 void TestApp::startupOptionsRejectBadValues_data()
@@ -1172,6 +1181,34 @@ void TestApp::tabVisitsWhatIsOnScreenInReadingOrder()
     QVERIFY(std::any_of(withParams.begin(), withParams.end(), [&](QWidget *w) { return paramsPanel->isAncestorOf(w); }));
     for (QWidget *w : withParams)
         QVERIFY2(onScreen(w), w->metaObject()->className());
+
+    // The Run panel row by row: each folder's field, its "…" and its button, then the
+    // numbers, the launch buttons and the command (the "…" buttons and the launch
+    // buttons came after every field, the launch buttons after the command).
+    window.showDock(QStringLiteral("RunDock"));
+    QApplication::processEvents();
+    RunPanel *run = window.runPanel();
+    run->datasetEdit()->setFocus(Qt::TabFocusReason);
+    QStringList runStops;
+    for (int i = 0; i < 30 && run->isAncestorOf(QApplication::focusWidget()); ++i) {
+        QWidget *w = QApplication::focusWidget();
+        const auto *button = qobject_cast<QAbstractButton *>(w);
+        runStops << (w == run->datasetEdit() ? QStringLiteral("dataset")
+                : w == run->modelsEdit()     ? QStringLiteral("models")
+                : w == run->cacheEdit()      ? QStringLiteral("cache")
+                : w == run->outputEdit()     ? QStringLiteral("output")
+                : button                     ? button->text().remove(QLatin1Char('&'))
+                                             : QString::fromLatin1(w->metaObject()->className()));
+        QTest::keyClick(w, Qt::Key_Tab);
+    }
+    const QString order = runStops.join(QLatin1String(" | "));
+    qInfo("Run panel, Tab: %s", qPrintable(order));
+    QVERIFY2(order.startsWith(QString::fromUtf8("dataset | … | Generate… | models | … | Create… | cache | … | output | … | "
+                                                "New folder for each launch | QSpinBox")),
+        qPrintable(order));
+    const auto at = [&runStops](const QString &stop) { return runStops.indexOf(stop); };
+    QVERIFY2(at(QStringLiteral("Stage one")) > at(QStringLiteral("QSpinBox")), qPrintable(order));
+    QVERIFY2(at(QStringLiteral("Copy")) > at(QStringLiteral("Stage one")), qPrintable(order));
 }
 
 QTEST_MAIN(TestApp)

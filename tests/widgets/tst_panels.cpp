@@ -16,6 +16,7 @@
 #include "widgets/panels/ProblemsPanel.h"
 #include "widgets/panels/StepperPanel.h"
 #include "widgets/panels/TrainingPanel.h"
+#include "widgets/panels/VerifierPanel.h"
 
 #include "core/Explain.h"
 #include "core/SplitReport.h"
@@ -68,6 +69,7 @@ private Q_SLOTS:
     void inspectorOutputsShowWhoReadsTheValueInEachRun();
     void paramsPanelKeepsTheCacheColumnInView();
     void summariesCountInTheSingularAndPlural();
+    void panelsWorkFromTheKeyboard();
 };
 
 void TestPanels::stepperButtonsSliderAndChips()
@@ -543,6 +545,43 @@ void TestPanels::summariesCountInTheSingularAndPlural()
     QVERIFY2(training.summaryText().contains(QStringLiteral(
                  "dit needs gradients but no unit calls it: only the loss runs it, so it puts no unit in stage two")),
         qPrintable(training.summaryText()));
+}
+
+// Keyboard use the audits found broken: Space in the model table's counts column did
+// nothing, Enter on a Verifier finding did nothing, and the empty Inspector was a Tab
+// stop with nothing in it.
+void TestPanels::panelsWorkFromTheKeyboard()
+{
+    SplitDocument document;
+    TrainingPanel training(&document);
+    VerifierPanel verifier(&document);
+    InspectorPanel inspector(&document);
+    QVERIFY(document.openExample(QStringLiteral("counterexample_write_after_read")));
+    auto *table = training.findChild<QTableView *>();
+    QVERIFY(table);
+    table->setFocus();
+    table->setCurrentIndex(table->model()->index(0, ModelChoiceModel::UnitsColumn));
+    QCOMPARE(table->currentIndex().column(), int(ModelChoiceModel::ModelColumn));
+    QVERIFY(!document.training().isTrainable("dit"));
+    QTest::keyClick(table, Qt::Key_Space);
+    QVERIFY(document.training().isTrainable("dit"));
+    QTest::keyClick(table, Qt::Key_Space);
+    QVERIFY(!document.training().isTrainable("dit"));
+
+    auto *findings = verifier.findChild<QTableView *>();
+    QVERIFY(findings && findings->model()->rowCount() > 0);
+    int requested = -1;
+    connect(&verifier, &VerifierPanel::hazardRequested, this, [&requested](int hazard) { requested = hazard; });
+    findings->setCurrentIndex(findings->model()->index(0, 0));
+    QTest::keyClick(findings, Qt::Key_Return);
+    QCOMPARE(requested, 0);
+
+    auto *explanation = inspector.findChild<QTextBrowser *>();
+    QVERIFY(explanation);
+    document.setCurrentUnit(kNoUnit);
+    QCOMPARE(explanation->focusPolicy(), Qt::NoFocus);
+    document.setCurrentUnit(0);
+    QVERIFY(explanation->focusPolicy() & Qt::TabFocus);
 }
 
 QTEST_MAIN(TestPanels)

@@ -10,6 +10,7 @@
 #include <string>
 
 class QAction;
+class QFrame;
 class QObject;
 class QTableView;
 class QWidget;
@@ -51,6 +52,10 @@ struct ColumnLimit {
     int maxShare = 100;
     int minimumChars = 0;
 };
+
+// A frameless text view (an explanation) that Tab reaches shows a frame in the
+// palette's highlight while it has the keyboard focus, and none otherwise.
+void showKeyboardFocus(QFrame *view);
 
 // Sets the widths of a table's columns from the widths their contents need
 // (`contentWidths`, as resizeColumnsToContents gives them), so that one wide column

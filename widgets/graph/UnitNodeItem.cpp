@@ -22,7 +22,7 @@ constexpr double kMinBadgePixels = 13.0; // the moved badge's text height on scr
 // less where the box is lower, and not at all under kMinCompactNamePixels.
 constexpr double kCompactNamePixels = 8.0;
 constexpr double kMinCompactNamePixels = 7.0;
-constexpr int kMinCompactNameLetters = 6; // shown of an elided name, at least (and half of it)
+constexpr int kMinCompactNameLetters = 6; // shown of an elided name, at least (and 60 % of it)
 
 QColor stageColor(UnitNodeItem::Stage stage, const GraphStyle &style)
 {
@@ -275,9 +275,10 @@ void UnitNodeItem::paintCompactName(QPainter *painter, double zoom) const
         m_compactPointSize = width > room ? std::max(smallest, pointSize * room / width) : pointSize;
         font.setPointSizeF(m_compactPointSize);
         m_compactName = QFontMetricsF(font).elidedText(m_name, Qt::ElideMiddle, room + 0.5);
-        // "u…5" for "unit951" says nothing: a name is drawn whole or with most of it.
+        // "u…5" for "unit951" or "Fun…nce" for "FunReference" says nothing: a name is
+        // drawn whole or with most of it.
         const qsizetype kept = m_compactName.size() - (m_compactName == m_name ? 0 : 1);
-        if (m_compactName != m_name && (kept < kMinCompactNameLetters || 2 * kept < m_name.size()))
+        if (m_compactName != m_name && (kept < kMinCompactNameLetters || 5 * kept < 3 * m_name.size()))
             m_compactName.clear();
     }
     if (m_compactName.isEmpty())

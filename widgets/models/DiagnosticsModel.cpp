@@ -40,7 +40,8 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
     const Diagnostic &d = m_diagnostics[index.row()];
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case SeverityColumn: return QString::fromLatin1(severityName(d.severity));
+        case SeverityColumn: // "note", as the panel's count says ("5 notes")
+            return d.severity == Severity::Info ? tr("note") : QString::fromLatin1(severityName(d.severity));
         case LocationColumn: {
             QString where = QFileInfo(QString::fromStdString(d.file)).fileName();
             if (where.isEmpty())

@@ -41,6 +41,7 @@ InspectorPanel::InspectorPanel(SplitDocument *document, QWidget *parent)
     m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_header->setMinimumWidth(kMinimumHeaderWidth);
     m_reason->setFrameShape(QFrame::NoFrame);
+    showKeyboardFocus(m_reason);
     m_reason->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_reason->setOpenLinks(false);
     m_tabs->addTab(makeTable(m_inputs), tr("Inputs"));
@@ -117,9 +118,11 @@ void InspectorPanel::refresh()
                              "or press Ctrl+F to find one.</span>")
                               .arg(theme::css(theme::Tone::Muted, palette())));
         m_reason->clear();
+        m_reason->setFocusPolicy(Qt::NoFocus); // nothing to read: no Tab stop
         m_tabs->setEnabled(false);
         return;
     }
+    m_reason->setFocusPolicy(Qt::StrongFocus);
     m_tabs->setEnabled(true);
     const PipelineGraph &graph = m_document->graph();
     const Split &split = analysis->split;

@@ -120,6 +120,7 @@ StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget
 
     m_text->setOpenLinks(false);
     m_text->setFrameShape(QFrame::NoFrame);
+    showKeyboardFocus(m_text);
     m_text->setMinimumHeight(70);
 
     auto *layout = new QVBoxLayout(this);

@@ -11,6 +11,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QRadioButton>
 #include <QTableView>
@@ -75,8 +76,14 @@ TrainingPanel::TrainingPanel(SplitDocument *document, QWidget *parent)
     m_summary->setFrameShape(QFrame::StyledPanel);
     m_summary->setMargin(6);
     outer->addWidget(m_summary);
-    // Tab leaves the table (the arrows move between its cells, Space checks a box).
+    // Tab leaves the table (the arrows move between its rows, Space checks a box).
     m_table->setTabKeyNavigation(false);
+    // The keyboard's current cell stays in the model column, where Space checks the box:
+    // Right moved it to the counts, and Space there did nothing.
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid() && current.column() != ModelChoiceModel::ModelColumn)
+            m_table->setCurrentIndex(current.siblingAtColumn(ModelChoiceModel::ModelColumn));
+    });
     QWidget::setTabOrder(m_presets, m_lora); // as they read, not as they were made
     QWidget::setTabOrder(m_lora, m_table);
 

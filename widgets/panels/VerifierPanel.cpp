@@ -50,7 +50,7 @@ VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     onResize(m_table->viewport(), [this]() { fitColumns(); });
     m_show->setEnabled(false);
-    m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-clicking a row does the same)"));
+    m_show->setToolTip(tr("Select the reader and emphasise the producers and the edge (double-clicking a row or Enter does the same)"));
 
     // The table gives way first: it shrinks to a few rows and scrolls, the summary
     // keeps the panel's whole width and all its lines.
@@ -67,7 +67,8 @@ VerifierPanel::VerifierPanel(SplitDocument *document, QWidget *parent)
     layout->addWidget(m_table, 1);
     layout->addLayout(buttons);
 
-    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) { showRow(index.row()); });
+    // Double-click or Enter (Qt's activation): Enter on a row did nothing.
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) { showRow(index.row()); });
     connect(m_show, &QPushButton::clicked, this, [this]() {
         const QModelIndexList rows = m_table->selectionModel()->selectedRows();
         if (!rows.isEmpty())

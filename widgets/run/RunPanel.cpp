@@ -281,19 +281,15 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
 
     auto *buttons = new QGridLayout;
     const RunKind order[] = {RunKind::StageOne, RunKind::StageTwo, RunKind::Both, RunKind::Baseline};
-    for (int i = 0; i < 4; ++i) {
+    QWidget *tabBefore = m_shardSize; // Tab reaches the buttons after the numbers, as they read
+    for (int i = 0; i < 6; ++i) {
         auto *b = new QToolButton(this);
-        b->setDefaultAction(m_launch.value(static_cast<int>(order[i])));
+        b->setDefaultAction(i < 4 ? m_launch.value(static_cast<int>(order[i])) : i == 4 ? m_cancel : m_resume);
         b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
         b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
         buttons->addWidget(b, i / 2, i % 2);
-    }
-    for (int i = 0; i < 2; ++i) {
-        auto *b = new QToolButton(this);
-        b->setDefaultAction(i == 0 ? m_cancel : m_resume);
-        b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-        b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-        buttons->addWidget(b, 2, i);
+        QWidget::setTabOrder(tabBefore, b);
+        tabBefore = b;
     }
 
     for (RunStage s : {RunStage::StageOne, RunStage::StageTwo, RunStage::OneStage})
@@ -312,6 +308,9 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     commandHeader->addWidget(new QLabel(tr("<b>Command</b>"), this));
     commandHeader->addWidget(m_commandStage, 1);
     commandHeader->addWidget(copy);
+    QWidget::setTabOrder(tabBefore, m_commandStage);
+    QWidget::setTabOrder(m_commandStage, copy);
+    QWidget::setTabOrder(copy, m_command);
 
     m_status->setWordWrap(true);
     m_status->setTextFormat(Qt::RichText);
@@ -526,8 +525,13 @@ QWidget *RunPanel::pathRow(QLineEdit *edit, const QString &dialogTitle, QPushBut
             edit->setText(QDir::toNativeSeparators(dir));
     });
     h->addWidget(browse);
-    if (extra)
+    // Tab follows the row: the field, its "…", then the extra button (made earlier,
+    // they came after every field of the form).
+    QWidget::setTabOrder(edit, browse);
+    if (extra) {
         h->addWidget(extra);
+        QWidget::setTabOrder(browse, extra);
+    }
     return row;
 }
 
