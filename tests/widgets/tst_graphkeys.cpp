@@ -224,6 +224,7 @@ private Q_SLOTS:
     void presentationKeysStillStep();
     void tabLeavesTheView();
     void focusFrameOnlyWithFocus();
+    void keysKeepTheViewSteady();
 };
 
 void TestGraphKeys::initTestCase()
@@ -547,6 +548,37 @@ void TestGraphKeys::focusFrameOnlyWithFocus()
     w.view->setFocus(Qt::TabFocusReason);
     QApplication::processEvents();
     QCOMPARE(edgePixels(w.view).first, left);
+}
+
+// With the pointer resting on the graph, + zoomed around the pointer, and the unit
+// selected with the keys went out of view. It now stays where it is on screen; with
+// none selected, the view's centre does.
+void TestGraphKeys::keysKeepTheViewSteady()
+{
+    Window w;
+    QVERIFY(w.open(QStringLiteral("wan_video"), false));
+    w.key(Qt::Key_End); // the last unit
+    const UnitId unit = w.current();
+    QVERIFY(unit >= 0);
+    QTest::mouseMove(w.view->viewport(), QPoint(5, 5)); // a corner, far from the unit
+    const QPoint before = w.onScreen(unit).center();
+    for (int i = 0; i < 4; ++i)
+        w.key(Qt::Key_Plus);
+    QVERIFY((w.onScreen(unit).center() - before).manhattanLength() <= 3);
+    w.key(Qt::Key_Escape);
+    const QPointF middle = w.view->mapToScene(w.view->viewport()->rect().center());
+    w.key(Qt::Key_Minus);
+    QVERIFY((w.view->mapFromScene(middle) - w.view->viewport()->rect().center()).manhattanLength() <= 3);
+
+    // At the fitted zoom every unit is in view: selecting one by key does not scroll
+    // (the first unit of a left-to-right layout is at the left edge, in the margin a
+    // walk keeps around a unit it scrolls to).
+    Window fit;
+    QVERIFY(fit.open(QStringLiteral("wan_video"), true));
+    const QPointF fitted = fit.view->mapToScene(fit.view->viewport()->rect().center());
+    fit.key(Qt::Key_Home);
+    QVERIFY(fit.current() >= 0);
+    QCOMPARE(fit.view->mapToScene(fit.view->viewport()->rect().center()), fitted);
 }
 
 QTEST_MAIN(TestGraphKeys)

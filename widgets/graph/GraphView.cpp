@@ -103,14 +103,33 @@ void GraphView::setZoom(double zoom)
 
 void GraphView::zoomIn()
 {
-    m_fitted = false;
-    setZoom(zoom() * kZoomStep);
+    zoomByStep(kZoomStep);
 }
 
 void GraphView::zoomOut()
 {
+    zoomByStep(1 / kZoomStep);
+}
+
+void GraphView::zoomByStep(double factor)
+{
     m_fitted = false;
-    setZoom(zoom() / kZoomStep);
+    // With the pointer resting on the graph, + zoomed around it and the unit selected
+    // with the arrow keys went out of view.
+    const QGraphicsItem *item = m_scene ? m_scene->nodeItem(m_scene->document()->currentUnit()) : nullptr;
+    const QPointF center = item ? item->sceneBoundingRect().center() : QPointF();
+    const bool keep = item && viewport()->rect().contains(mapFromScene(center));
+    const QPoint before = keep ? mapFromScene(center) : QPoint();
+    const ViewportAnchor anchor = transformationAnchor();
+    setTransformationAnchor(AnchorViewCenter);
+    setZoom(zoom() * factor);
+    setTransformationAnchor(anchor);
+    if (keep) { // the unit stays where it was on screen
+        const QPoint moved = mapFromScene(center) - before;
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() + moved.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + moved.y());
+        Q_EMIT viewportMoved();
+    }
 }
 
 void GraphView::resetZoom()
@@ -445,8 +464,11 @@ void GraphView::selectUnit(UnitId unit)
     area.addRect(item->sceneBoundingRect().adjusted(-1, -1, 1, 1));
     m_scene->setSelectionArea(area, Qt::ReplaceSelection, Qt::ContainsItemBoundingRect, viewportTransform());
     // In view with a margin, and not under the legend or the overview in the corners.
+    // A unit already whole in view is not scrolled to: at a fitted zoom the first key
+    // moved the whole graph 25 px for a unit near the edge, and the overview appeared.
     const QRectF box = item->sceneBoundingRect();
-    ensureVisible(box, kWalkMargin, kWalkMargin);
+    if (!viewport()->rect().contains(mapFromScene(box).boundingRect()))
+        ensureVisible(box, kWalkMargin, kWalkMargin);
     const QRect shownAt = mapFromScene(box).boundingRect();
     const QRect overview = m_overview->isVisible()
         ? QRect(viewport()->mapFrom(this, m_overview->geometry().topLeft()), m_overview->size())

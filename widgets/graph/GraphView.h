@@ -83,6 +83,9 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    // + and - (keys and buttons): around the selected unit when it is in view, else
+    // the view's centre, not the mouse pointer (the wheel's anchor).
+    void zoomByStep(double factor);
     // A step of the keyboard walk: along the data edges, or to the next unit of the
     // same rank before (left of, or above) or after it.
     enum class Step { Upstream, Downstream, Before, After };
