@@ -49,8 +49,10 @@ InspectorPanel::InspectorPanel(SplitDocument *document, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(m_header);
-    layout->addWidget(m_reason, 2);
-    layout->addWidget(m_tabs, 3);
+    // The explanation is what is read first; at 1366x768 it was cut mid-line at 2:3
+    // while the ports table below had rows to spare.
+    layout->addWidget(m_reason, 3);
+    layout->addWidget(m_tabs, 2);
     connect(document, &SplitDocument::currentUnitChanged, this, &InspectorPanel::refresh);
     connect(document, &SplitDocument::analysisChanged, this, &InspectorPanel::refresh);
     connect(document, &SplitDocument::pipelineReset, this, &InspectorPanel::refresh);
