@@ -7,6 +7,7 @@
 
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
+#include "widgets/models/DiagnosticsModel.h"
 #include "widgets/models/ModelChoiceModel.h"
 #include "widgets/models/MovedUnitsModel.h"
 #include "widgets/models/ParamTableModel.h"
@@ -296,6 +297,17 @@ void TestPanels::problemsPanelSaysWhatFailed()
     QVERIFY(panel.findChild<QLabel *>()->text().contains(QStringLiteral("qwen_image")));
     QVERIFY2(panel.findChild<QLabel *>()->text().contains(QStringLiteral("could not be loaded</b></span> (1 error).")),
         qPrintable(panel.findChild<QLabel *>()->text()));
+
+    // In a narrow dock the message stays in view (the file and the JSON path took the
+    // whole width at 1280x720): wan_video's warning names units[15].output_params.
+    QVERIFY(document.openExample(QStringLiteral("wan_video")));
+    QVERIFY(panel.table()->model()->rowCount() > 0);
+    panel.resize(520, 200);
+    panel.show();
+    QApplication::processEvents();
+    const int message = panel.table()->columnViewportPosition(DiagnosticsModel::MessageColumn);
+    QVERIFY2(message + 120 < panel.table()->viewport()->width(),
+        qPrintable(QStringLiteral("message column at %1 of %2").arg(message).arg(panel.table()->viewport()->width())));
 }
 
 void TestPanels::compareRowShowsSplitBOfTheOtherMode()

@@ -32,12 +32,25 @@ ProblemsPanel::ProblemsPanel(SplitDocument *document, QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ProblemsPanel::refresh);
+    onResize(m_table->viewport(), [this]() { fitColumns(); });
     refresh();
+}
+
+void ProblemsPanel::fitColumns()
+{
+    // The message, last, gets what the others leave: at 1280x720 the file and the
+    // JSON path took the whole width and no message was in view.
+    static const QList<ColumnLimit> limits = {{15, 7}, {30, 14}, {30, 16}};
+    fitColumnWidths(m_table, m_contentWidths, limits);
 }
 
 void ProblemsPanel::refresh()
 {
     m_table->resizeColumnsToContents();
+    m_contentWidths.clear();
+    for (int column = 0; column < DiagnosticsModel::ColumnCount; ++column)
+        m_contentWidths << m_table->columnWidth(column);
+    fitColumns();
     const Diagnostics &d = m_document->diagnostics();
     const auto errors = countSeverity(d, Severity::Error);
     const auto warnings = countSeverity(d, Severity::Warning);

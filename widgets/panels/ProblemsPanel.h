@@ -24,11 +24,13 @@ public:
 
 private:
     void refresh();
+    void fitColumns();
 
     SplitDocument *m_document;
     DiagnosticsModel *m_model;
     QLabel *m_summary;
     QTableView *m_table;
+    QList<int> m_contentWidths; // the columns' widths as their contents ask
 };
 
 } // namespace splitscope
