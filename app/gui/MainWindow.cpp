@@ -458,7 +458,7 @@ void MainWindow::createActions()
 
     // Help
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About Splitscope"), this, &MainWindow::showAbout);
 
     // Toolbar
@@ -777,6 +777,7 @@ void MainWindow::setPresentationMode(bool on)
         statusBar()->hide();
         m_stepperDock->show();
         m_stepperDock->raise();
+        m_workspace->searchField()->hide(); // a projector shows the graph, not a search box
         if (!QGuiApplication::platformName().startsWith(QLatin1String("offscreen")))
             showFullScreen();
         // Names readable from the back of the room: the graph is fitted at no less than
@@ -786,6 +787,7 @@ void MainWindow::setPresentationMode(bool on)
     } else {
         m_workspace->view()->setMinimumFitZoom(0);
         restoreState(m_statePresentationSaved);
+        m_workspace->searchField()->show();
         menuBar()->show();
         statusBar()->show();
         if (isFullScreen())
@@ -814,8 +816,8 @@ void MainWindow::showShortcuts()
 #endif
            "<tr><td><b>Shift+F5</b></td><td>reload the pipeline file (also one that failed to load)</td></tr>"
            "<tr><td><b>Ctrl+F</b></td><td>find a unit; Enter jumps to the next match</td></tr>"
-           "<tr><td><b>wheel, + / −</b></td><td>zoom around the pointer; <b>Ctrl+0</b> or <b>F</b> fits; "
-           "<b>Ctrl+1</b> actual size</td></tr>"
+           "<tr><td><b>wheel, + / −</b></td><td>zoom around the pointer (the keys: around the selected unit, or "
+           "the centre); <b>Ctrl+0</b> or <b>F</b> fits; <b>Ctrl+1</b> actual size</td></tr>"
            "<tr><td><b>drag, Shift+arrows</b></td><td>pan; the overview in the corner moves the view too</td></tr>"
            "<tr><td><b>click</b></td><td>select a unit and highlight its upstream and downstream; "
            "<b>Esc</b> clears (in the Find box: clears the text, then leaves it)</td></tr>"
@@ -834,6 +836,9 @@ void MainWindow::showShortcuts()
            "<tr><td><b>Ctrl+Shift+X</b></td><td>cancel the run (again: stop at once); <b>Ctrl+Shift+T</b> "
            "resumes a cancelled launch</td></tr>"
            "<tr><td><b>Delete</b></td><td>in the Run history: delete the selected runs (asks first)</td></tr>"
+           "<tr><td><b>Tab / Shift+Tab</b></td><td>the next / previous control on screen; <b>Space</b> checks a "
+           "model in the training table; <b>Enter</b> on a Verifier finding shows it in the graph</td></tr>"
+           "<tr><td><b>F1</b></td><td>this list</td></tr>"
            "</table>"));
 }
 

@@ -339,6 +339,7 @@ void TestApp::presentationModeKeepsNamesReadable()
     cursor->setPosition(2); // U1
     window.setPresentationMode(true);
     QApplication::processEvents();
+    QVERIFY(!window.workspace()->searchField()->isVisible()); // graph and steps only
     GraphView *view = window.workspace()->view();
     // Names at least 10 px tall on screen (and so drawn: above the 45 % detail zoom).
     const double readable = GraphView::zoomForNamePixels(10);
@@ -383,6 +384,8 @@ void TestApp::presentationModeKeepsNamesReadable()
     verifyAddedInView();
     window.setPresentationMode(false);
     QCOMPARE(view->minimumFitZoom(), 0.0);
+    QApplication::processEvents();
+    QVERIFY(window.workspace()->searchField()->isVisible());
 }
 
 void TestApp::anotherPipelineLeavesSideBySide()
@@ -1209,6 +1212,11 @@ void TestApp::tabVisitsWhatIsOnScreenInReadingOrder()
     const auto at = [&runStops](const QString &stop) { return runStops.indexOf(stop); };
     QVERIFY2(at(QStringLiteral("Stage one")) > at(QStringLiteral("QSpinBox")), qPrintable(order));
     QVERIFY2(at(QStringLiteral("Copy")) > at(QStringLiteral("Stage one")), qPrintable(order));
+
+    // F1 lists the keys.
+    QAction *shortcuts = menuAction(window, QStringLiteral("Keyboard shortcuts"));
+    QVERIFY(shortcuts);
+    QCOMPARE(shortcuts->shortcut(), QKeySequence(QKeySequence::HelpContents));
 }
 
 QTEST_MAIN(TestApp)
