@@ -188,6 +188,7 @@ void TestPanels::trainingPanelChangesTheSplit()
     QComboBox *presets = panel.presetCombo();
     QCOMPARE(presets->count(), static_cast<int>(document.presets().size()) + 1);
     QVERIFY(presets->currentText().startsWith(QStringLiteral("custom")));
+    QVERIFY(presets->toolTip().startsWith(presets->currentText())); // a long one is cut in the box
     // Safe mode by its radio button.
     QRadioButton *safe = findByText<QRadioButton>(&panel, QStringLiteral("Safe: hazard-free closure"));
     QVERIFY(safe);
@@ -215,6 +216,7 @@ void TestPanels::comparePanelDrivesTheComparison()
     QVERIFY(diff && !diff->moved.empty());
     QCOMPARE(panel.movedUnits()->rowCount(), static_cast<int>(diff->moved.size()));
     QVERIFY2(panel.summaryText().contains(QStringLiteral("move")), qPrintable(panel.summaryText()));
+    QVERIFY(panel.tree()->isVisible()); // the list of moved units shows only with rows
     // Choosing a moved unit in the list makes it the current unit.
     panel.tree()->setCurrentIndex(panel.movedUnits()->index(0, 0));
     QCOMPARE(document.currentUnit(), diff->moved.front().unit);
@@ -232,6 +234,7 @@ void TestPanels::comparePanelDrivesTheComparison()
     QCOMPARE(document.comparisonChoice(), b);
     panel.compareOff();
     QVERIFY(!document.comparison());
+    QVERIFY(!panel.tree()->isVisible());
 }
 
 void TestPanels::inspectorExplainsTheCurrentUnit()

@@ -123,6 +123,10 @@ ComparePanel::ComparePanel(SplitDocument *document, QWidget *parent)
         if (index.isValid())
             m_document->setCurrentUnit(index.data(MovedUnitsModel::kUnitRole).toInt());
     });
+    // An empty list under "Identical splits" looked unfinished: it shows only with rows.
+    const auto showTree = [this]() { m_tree->setVisible(m_model->rowCount() > 0); };
+    connect(m_model, &QAbstractItemModel::modelReset, this, showTree);
+    showTree();
     connect(document, &SplitDocument::pipelineReset, this, &ComparePanel::pipelineReset);
     connect(document, &SplitDocument::comparisonChanged, this, &ComparePanel::comparisonChanged);
     connect(document, &SplitDocument::analysisChanged, this, &ComparePanel::comparisonChanged);

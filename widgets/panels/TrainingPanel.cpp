@@ -160,6 +160,9 @@ void TrainingPanel::trainingChanged()
         current = m_presets->count() - 1;
     }
     m_presets->setCurrentIndex(current);
+    // A long preset is cut at the box's edge: the tooltip has it whole.
+    m_presets->setToolTip(tr("%1\n\nTraining configurations named in the pipeline file")
+                              .arg(m_presets->currentText()));
 }
 
 void TrainingPanel::analysisChanged()
