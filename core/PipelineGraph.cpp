@@ -172,6 +172,11 @@ UnitId PipelineGraph::findUnit(std::string_view name) const
     return id < 0 ? kNoUnit : id;
 }
 
+UnitId PipelineGraph::findUnitOrLoss(std::string_view name) const
+{
+    return name == unitName(lossId()) ? lossId() : findUnit(name);
+}
+
 ParamId PipelineGraph::findParam(std::string_view name) const
 {
     return m_paramIndex.find(name, m_paramNames);

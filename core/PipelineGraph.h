@@ -44,6 +44,7 @@ public:
     UnitId lossId() const { return unitCount(); }
     const std::string &unitName(UnitId unit) const; // the loss's name for lossId()
     UnitId findUnit(std::string_view name) const;   // kNoUnit when absent (the first call indexes the names)
+    UnitId findUnitOrLoss(std::string_view name) const; // the loss's name gives lossId()
     bool isStochastic(UnitId unit) const { return m_stochastic[unit] != 0; }
     const std::string &pipelineName() const { return m_pipelineName; }
 

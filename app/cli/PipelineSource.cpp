@@ -7,6 +7,7 @@
 #include "StandardStreams.h"
 #include "resources/Examples.h"
 
+#include "core/Explain.h"
 #include "core/PipelineGraph.h"
 
 #include <algorithm>
@@ -37,11 +38,6 @@ std::string joined(const std::vector<std::string> &names)
     for (const auto &n : names)
         out += (out.empty() ? "" : ", ") + n;
     return out;
-}
-
-bool calledByAUnit(const Pipeline &pipeline, const std::string &model)
-{
-    return std::any_of(pipeline.units.begin(), pipeline.units.end(), [&](const Unit &u) { return u.callsModel(model); });
 }
 
 } // namespace
@@ -161,9 +157,7 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
                                  "it is ignored\n",
                 command.c_str(), flags.trainableModels.c_str(), v->c_str());
     }
-    for (const std::string &m : config.modelsRequiringBackward()) {
-        if (calledByAUnit(pipeline, m))
-            continue;
+    for (const std::string &m : modelsNoUnitCalls(graph, config.modelsRequiringBackward())) {
         if (graph.findModel(m) < 0) {
             // Only the file's training block gets here: flags were checked above.
             const std::string hint = suggestName(m, known);

@@ -150,8 +150,7 @@ int runSplit(const Args &args)
 
     std::optional<Explanation> explanation;
     if (const auto unitName = p.value("explain")) {
-        // The loss is explained by its name (it is not among the units).
-        const UnitId unit = *unitName == graph.unitName(graph.lossId()) ? graph.lossId() : graph.findUnit(*unitName);
+        const UnitId unit = graph.findUnitOrLoss(*unitName); // the loss is explained too
         if (unit == kNoUnit) {
             std::vector<std::string> names;
             for (const Unit &u : pipeline.units)

@@ -140,7 +140,7 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
     if (o.select) {
         const PipelineGraph &graph = document->graph();
         const std::string name = o.select->toStdString();
-        UnitId unit = name == graph.unitName(graph.lossId()) ? graph.lossId() : graph.findUnit(name); // the loss too
+        UnitId unit = graph.findUnitOrLoss(name);
         if (unit == kNoUnit) // the name as the graph shows it, without the prefix most units share
             unit = graph.findUnit(GraphStyle::commonUnitPrefix(graph).toStdString() + name);
         if (unit == kNoUnit)

@@ -832,15 +832,21 @@ private:
         Position where;
     };
 
+    // The name a def or class statement binds (at i) is a local of the enclosing scope;
+    // i moves past it and its type parameters ("[T]", as 3.12 writes them).
+    void declareName(std::size_t &i, std::size_t last)
+    {
+        if (!m_codegen)
+            note(m_tokens[i].text, kLocal);
+        ++i;
+        if (i < last && m_tokens[i].isOperator("["))
+            i = closingBracket(m_tokens, i, last) + 1;
+    }
+
     void function(const Statement &s, std::size_t i, std::size_t last, bool async,
         const std::vector<const Statement *> &decorators)
     {
-        const std::string &name = m_tokens[i].text;
-        ++i;
-        if (!m_codegen)
-            note(name, kLocal);
-        if (i < last && m_tokens[i].isOperator("["))
-            i = closingBracket(m_tokens, i, last) + 1;
+        declareName(i, last);
         const std::size_t close = closingBracket(m_tokens, i, last);
         std::vector<ParameterInfo> parameters;
         std::vector<int> defaults, annotations;
@@ -897,12 +903,7 @@ private:
 
     void classDef(const Statement &s, std::size_t i, std::size_t last, const std::vector<const Statement *> &decorators)
     {
-        const std::string &name = m_tokens[i].text;
-        ++i;
-        if (!m_codegen)
-            note(name, kLocal);
-        if (i < last && m_tokens[i].isOperator("["))
-            i = closingBracket(m_tokens, i, last) + 1;
+        declareName(i, last);
         int bases = -1;
         ExprArena arena; // the body's statements use m_arena
         if (i < last && m_tokens[i].isOperator("(")) {

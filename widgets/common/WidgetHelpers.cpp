@@ -32,6 +32,15 @@ QString nameText(const std::string &name)
     return QString::fromStdString(printableName(name));
 }
 
+QList<int> measureColumnWidths(QTableView *table)
+{
+    table->resizeColumnsToContents();
+    QList<int> widths;
+    for (int column = 0; column < table->model()->columnCount(); ++column)
+        widths << table->columnWidth(column);
+    return widths;
+}
+
 void fitColumnWidths(QTableView *table, const QList<int> &contentWidths, const QList<ColumnLimit> &limits)
 {
     QHeaderView *header = table->horizontalHeader();

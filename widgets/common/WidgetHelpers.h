@@ -63,6 +63,8 @@ void showKeyboardFocus(QFrame *view);
 // wide as its contents within limits[i]. The last column stretches over the rest.
 // Text cut off is elided by the view; the models give it whole as the tooltip.
 void fitColumnWidths(QTableView *table, const QList<int> &contentWidths, const QList<ColumnLimit> &limits);
+// The widths a table's columns ask for (resizeColumnsToContents, which it applies), for fitColumnWidths.
+QList<int> measureColumnWidths(QTableView *table);
 
 // Makes a table's cells word-wrap, with rows as tall as their wrapped text: the cells
 // show every line of their text ("A\nB" as two lines) and break a long name after "_",

@@ -73,10 +73,7 @@ ParamsPanel::ParamsPanel(SplitDocument *document, QWidget *parent)
 
 void ParamsPanel::measureColumns()
 {
-    m_table->resizeColumnsToContents();
-    m_contentWidths.clear();
-    for (int column = 0; column < ParamTableModel::ColumnCount; ++column)
-        m_contentWidths << m_table->columnWidth(column);
+    m_contentWidths = measureColumnWidths(m_table);
     fitColumns();
 }
 

@@ -46,10 +46,7 @@ void ProblemsPanel::fitColumns()
 
 void ProblemsPanel::refresh()
 {
-    m_table->resizeColumnsToContents();
-    m_contentWidths.clear();
-    for (int column = 0; column < DiagnosticsModel::ColumnCount; ++column)
-        m_contentWidths << m_table->columnWidth(column);
+    m_contentWidths = measureColumnWidths(m_table);
     fitColumns();
     const Diagnostics &d = m_document->diagnostics();
     const auto errors = countSeverity(d, Severity::Error);
