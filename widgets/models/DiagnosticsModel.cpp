@@ -75,12 +75,18 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
 
 QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+        return {};
+    // Short headers: the columns are capped so that the message stays in view, and a
+    // long header was cut at both ends. The tooltip says what "Where" holds.
+    if (section == PathColumn && role == Qt::ToolTipRole)
+        return tr("Where in the file: a JSON path, or a Python name for an imported source");
+    if (role == Qt::ToolTipRole)
         return {};
     switch (section) {
     case SeverityColumn: return tr("Severity");
     case LocationColumn: return tr("File:line:col");
-    case PathColumn: return tr("Where (JSON path, Python name)");
+    case PathColumn: return tr("Where");
     case MessageColumn: return tr("Message");
     default: return {};
     }
