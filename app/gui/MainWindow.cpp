@@ -767,6 +767,7 @@ void MainWindow::setPresentationMode(bool on)
         // Only the graph and the stepper, large: for a projector.
         m_statePresentationSaved = saveState();
         m_wasMaximized = isMaximized();
+        m_focusBeforePresentation = QApplication::focusWidget();
         for (QDockWidget *dock : findChildren<QDockWidget *>()) {
             if (dock != m_stepperDock)
                 dock->hide();
@@ -792,6 +793,8 @@ void MainWindow::setPresentationMode(bool on)
         statusBar()->show();
         if (isFullScreen())
             m_wasMaximized ? showMaximized() : showNormal();
+        // Hiding the docks moved the focus on; it goes back where it was (else the graph).
+        returnFocus(m_focusBeforePresentation, m_workspace->view());
     }
     m_workspace->view()->zoomToFit();
 }
@@ -820,7 +823,7 @@ void MainWindow::showShortcuts()
            "the centre); <b>Ctrl+0</b> or <b>F</b> fits; <b>Ctrl+1</b> actual size</td></tr>"
            "<tr><td><b>drag, Shift+arrows</b></td><td>pan; the overview in the corner moves the view too</td></tr>"
            "<tr><td><b>click</b></td><td>select a unit and highlight its upstream and downstream; "
-           "<b>Esc</b> clears (in the Find box: clears the text, then leaves it)</td></tr>"
+           "<b>Esc</b> clears (in the Find box: clears the text, then goes back to where you were)</td></tr>"
            "<tr><td><b>↑ ↓ ← →</b></td><td>in the graph: the nearest producer / consumer along the data edges, "
            "or the next unit of the same rank (the keys follow the layout's direction; the opposite key goes "
            "back); <b>Home / End</b> first / last unit</td></tr>"

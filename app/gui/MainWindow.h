@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
 
 class QDockWidget;
 class QLabel;
@@ -139,6 +140,7 @@ private:
     bool m_presentation = false;
     QByteArray m_statePresentationSaved;
     bool m_wasMaximized = false;
+    QPointer<QWidget> m_focusBeforePresentation; // gets the focus back when presentation mode ends
     bool m_wasComparing = false;
     QString m_shownSource; // the pipeline last opened: a reload of it keeps the tabs in front
 };

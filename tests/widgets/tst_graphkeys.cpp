@@ -17,7 +17,10 @@
 #include "widgets/graph/UnitNodeItem.h"
 #include "widgets/panels/InspectorPanel.h"
 
+#include <QAbstractItemView>
 #include <QAction>
+#include <QCompleter>
+#include <QDockWidget>
 #include <QApplication>
 #include <QImage>
 #include <QLabel>
@@ -222,6 +225,7 @@ private Q_SLOTS:
     void shiftArrowsStillPan();
     void escapeClearsTheSelection();
     void presentationKeysStillStep();
+    void focusReturnsAfterFindAndPresentation();
     void tabLeavesTheView();
     void focusFrameOnlyWithFocus();
     void keysKeepTheViewSteady();
@@ -504,6 +508,48 @@ void TestGraphKeys::presentationKeysStillStep()
     w.key(Qt::Key_Left);
     QCOMPARE(w.window.cursor()->position(), position);
     w.window.setPresentationMode(false);
+}
+
+void TestGraphKeys::focusReturnsAfterFindAndPresentation()
+{
+    Window w;
+    QVERIFY(w.open(QStringLiteral("wan_video"), false));
+    w.window.showDock(QStringLiteral("VerifierDock"));
+    auto *list = w.window.findChild<QDockWidget *>(QStringLiteral("VerifierDock"))->findChild<QAbstractItemView *>();
+    QVERIFY(list);
+    list->setFocus(Qt::OtherFocusReason);
+    QApplication::processEvents();
+    QVERIFY(list->hasFocus());
+
+    // Ctrl+F, a search, Escape twice: back in the Verifier's list, not in the graph.
+    QLineEdit *find = w.window.workspace()->searchField();
+    w.window.workspace()->actions().find->trigger();
+    QVERIFY(find->hasFocus());
+    QTest::keyClicks(find, QStringLiteral("zz")); // no unit matches: no completion list opens
+    QTest::keyClick(find, Qt::Key_Escape);
+    QVERIFY(find->hasFocus());
+    QTest::keyClick(find, Qt::Key_Escape);
+    QVERIFY2(list->hasFocus(), QApplication::focusWidget() ? QApplication::focusWidget()->metaObject()->className() : "none");
+
+    // Presentation mode hides the list's dock; leaving it gives the list the focus back.
+    w.window.setPresentationMode(true);
+    QApplication::processEvents();
+    // (The offscreen platform may hand the activation to a hidden top-level, here the
+    // completion list that showed while typing; the window is active again, as on a desktop.)
+    w.window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w.window));
+    QVERIFY(!list->isVisible());
+    w.window.setPresentationMode(false);
+    QApplication::processEvents();
+    QVERIFY(list->isVisible());
+    QVERIFY2(list->hasFocus(), QApplication::focusWidget() ? QApplication::focusWidget()->metaObject()->className() : "none");
+
+    // A widget that is gone or hidden by then leaves the focus to the graph.
+    list->setFocus(Qt::OtherFocusReason);
+    w.window.workspace()->actions().find->trigger();
+    w.window.findChild<QDockWidget *>(QStringLiteral("VerifierDock"))->hide();
+    QTest::keyClick(find, Qt::Key_Escape);
+    QVERIFY(w.view->hasFocus());
 }
 
 void TestGraphKeys::tabLeavesTheView()

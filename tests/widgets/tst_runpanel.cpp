@@ -729,7 +729,8 @@ void TestRunPanel::keysAndQuestionsBehave()
     for (QTableView *table : window.findChildren<QTableView *>())
         QVERIFY2(!table->tabKeyNavigation(), qPrintable(table->parentWidget()->metaObject()->className()));
 
-    // Escape in the Find box clears it, then leaves it; in the graph it clears the selection.
+    // Escape in the Find box clears it, then leaves it (for the graph, where the focus was);
+    // in the graph it clears the selection.
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QLineEdit *find = window.workspace()->searchField();

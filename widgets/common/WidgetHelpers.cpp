@@ -208,4 +208,13 @@ void showKeyboardFocus(QFrame *view)
                             .arg(QLatin1String(view->metaObject()->className())));
 }
 
+void returnFocus(QWidget *previous, QWidget *fallback)
+{
+    const bool canTake = previous && previous->isVisible() && previous->isEnabled()
+        && previous->focusPolicy() != Qt::NoFocus;
+    QWidget *target = canTake ? previous : fallback;
+    if (target)
+        target->setFocus(Qt::OtherFocusReason);
+}
+
 } // namespace splitscope

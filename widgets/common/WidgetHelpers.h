@@ -57,6 +57,11 @@ struct ColumnLimit {
 // palette's highlight while it has the keyboard focus, and none otherwise.
 void showKeyboardFocus(QFrame *view);
 
+// Gives the keyboard focus back to `previous` (the widget that had it before a
+// search box or a mode took it over) when it can still take it: it exists, is shown
+// and enabled, and accepts focus. Otherwise `fallback` gets it.
+void returnFocus(QWidget *previous, QWidget *fallback);
+
 // Sets the widths of a table's columns from the widths their contents need
 // (`contentWidths`, as resizeColumnsToContents gives them), so that one wide column
 // cannot push the others out of view: column i, for every column but the last, is as

@@ -13,6 +13,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QApplication>
 #include <QAbstractItemView>
 #include <QCompleter>
 #include <QEvent>
@@ -138,6 +139,12 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
     m_searchStatus->setMinimumWidth(90);
     m_info->installEventFilter(this); // re-elided on resize
     m_search->installEventFilter(this); // Escape: clear, then leave the box
+    // Leaving the box returns to where the user came from (Ctrl+F from the Inspector
+    // goes back to the Inspector), not always to the graph.
+    connect(qApp, &QApplication::focusChanged, this, [this](QWidget *old, QWidget *now) {
+        if (now == m_search && old && old != m_search && old->window() == window())
+            m_focusBeforeSearch = old;
+    });
     auto *strip = new QHBoxLayout;
     strip->setContentsMargins(8, 4, 8, 4);
     strip->addWidget(m_info, 1);
@@ -288,7 +295,8 @@ bool GraphWorkspace::eventFilter(QObject *watched, QEvent *event)
         && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape
         && static_cast<QKeyEvent *>(event)->modifiers() == Qt::NoModifier) {
         // The box takes Escape (no window shortcut gets it): the first clears the text, the
-        // next gives the focus back to the graph. An open completion list closes by itself.
+        // next gives the focus back to the widget that had it before the box (else to the
+        // graph). An open completion list closes by itself.
         if (m_search->completer() && m_search->completer()->popup()->isVisible())
             return false;
         event->accept();
@@ -298,7 +306,7 @@ bool GraphWorkspace::eventFilter(QObject *watched, QEvent *event)
             m_search->clear();
             m_searchStatus->clear();
         } else {
-            m_view->setFocus(Qt::OtherFocusReason);
+            returnFocus(m_focusBeforeSearch, m_view);
         }
         return true;
     }

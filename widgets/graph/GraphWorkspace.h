@@ -3,6 +3,7 @@
 
 #include "core/PipelineGraph.h"
 
+#include <QPointer>
 #include <QWidget>
 
 class QAction;
@@ -92,6 +93,7 @@ private:
     QLabel *m_captionB;
     LoadErrorBanner *m_banner;
     QLineEdit *m_search;
+    QPointer<QWidget> m_focusBeforeSearch; // where Escape in the empty search box sends the focus
     QLabel *m_searchStatus;
     QLabel *m_info;
     QString m_infoName; // the pipeline's name, in bold
