@@ -23,6 +23,7 @@
 #include "core/SplitReport.h"
 
 #include <QAction>
+#include <QImage>
 #include <QComboBox>
 #include <QLabel>
 #include <QRadioButton>
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void stepperButtonsSliderAndChips();
     void stepperShortcutsAndPresentationMode();
     void stepperPlaysToTheEnd();
+    void stepperSliderShowsTheFocus();
     void trainingPanelChangesTheSplit();
     void comparePanelDrivesTheComparison();
     void inspectorExplainsTheCurrentUnit();
@@ -108,6 +110,43 @@ void TestPanels::stepperButtonsSliderAndChips()
     actions[4]->trigger();
     QVERIFY(cursor.atSplit());
     QVERIFY(panel.explanationText().contains(QStringLiteral("The split")));
+}
+
+void TestPanels::stepperSliderShowsTheFocus()
+{
+    SplitDocument document;
+    TraceCursor cursor(&document);
+    StepperPanel panel(&document, &cursor);
+    QVERIFY(document.openExample(QStringLiteral("wan_video")));
+    panel.resize(700, 220);
+    panel.show();
+    panel.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    cursor.setPosition(1); // the handle away from the slider's ends
+    QSlider *slider = panel.slider();
+    // Pixels near the palette's highlight (the groove's filled part has that colour too).
+    const auto highlightPixels = [slider]() {
+        const QImage image = slider->grab().toImage();
+        const QColor highlight = slider->palette().color(QPalette::Highlight);
+        int count = 0;
+        for (int y = 0; y < image.height(); ++y) {
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                count += std::abs(c.red() - highlight.red()) + std::abs(c.green() - highlight.green())
+                        + std::abs(c.blue() - highlight.blue()) < 60;
+            }
+        }
+        return count;
+    };
+    QVERIFY(!slider->hasFocus());
+    const int unfocused = highlightPixels();
+    slider->setFocus(Qt::TabFocusReason);
+    QVERIFY(slider->hasFocus());
+    const int focused = highlightPixels();
+    // A 2 px ring round the handle: well over a hundred pixels more.
+    QVERIFY2(focused > unfocused + 60, qPrintable(QStringLiteral("%1 against %2").arg(focused).arg(unfocused)));
+    slider->clearFocus();
+    QCOMPARE(highlightPixels(), unfocused);
 }
 
 void TestPanels::stepperShortcutsAndPresentationMode()

@@ -11,7 +11,10 @@
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QLabel>
+#include <QPainter>
 #include <QSlider>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QTimer>
@@ -49,10 +52,36 @@ QToolButton *buttonFor(QAction *action, QWidget *parent)
     return button;
 }
 
+// The stepper's slider, with a ring round its handle in the palette's highlight while
+// it has the keyboard focus: Fusion draws no focus on a slider, so Tab reached it
+// unseen, and the arrow keys then moved the steps with nothing showing why.
+class FocusRingSlider : public QSlider {
+public:
+    using QSlider::QSlider;
+
+protected:
+    void paintEvent(QPaintEvent *event) override
+    {
+        QSlider::paintEvent(event);
+        if (!hasFocus())
+            return;
+        QStyleOptionSlider option;
+        initStyleOption(&option);
+        const QRect handle = style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, this);
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        painter.setBrush(Qt::NoBrush);
+        // On the handle's edge, inside the widget: the handle touches the slider's top.
+        const QRectF ring = QRectF(handle.intersected(rect())).adjusted(1, 1, -1, -1);
+        painter.drawRoundedRect(ring, 3, 3);
+    }
+};
+
 } // namespace
 
 StepperPanel::StepperPanel(SplitDocument *document, TraceCursor *cursor, QWidget *parent)
-    : QWidget(parent), m_document(document), m_cursor(cursor), m_slider(new QSlider(Qt::Horizontal, this)),
+    : QWidget(parent), m_document(document), m_cursor(cursor), m_slider(new FocusRingSlider(Qt::Horizontal, this)),
       m_position(new QLabel(this)), m_speed(new QComboBox(this)), m_chipBox(new QWidget(this)),
       m_chips(new QHBoxLayout(m_chipBox)), m_text(new QTextBrowser(this)), m_timer(new QTimer(this))
 {
