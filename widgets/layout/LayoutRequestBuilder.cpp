@@ -48,7 +48,7 @@ LayoutRequest buildLayoutRequest(const PipelineGraph &graph, const LayoutOptions
             const auto found = bySource.find(e.source);
             if (found == bySource.end()) {
                 bySource.emplace(e.source, request.edges.size());
-                request.edges.push_back(LayoutEdge{e.source, target, {e.param}, {}});
+                request.edges.push_back(LayoutEdge{e.source, target, {e.param}, {}, {}});
             } else {
                 request.edges[found->second].params.push_back(e.param);
             }
