@@ -50,12 +50,15 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QSlider>
 #include <QSettings>
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace splitscope {
 
@@ -175,6 +178,11 @@ MainWindow::MainWindow(bool persistent, QWidget *parent)
         if (m_presentation)
             setPresentationMode(false);
     });
+    // F6 and Shift+F6 move between the graph and the panels (Tab moves within them).
+    auto *nextPane = new QShortcut(QKeySequence(Qt::Key_F6), this);
+    connect(nextPane, &QShortcut::activated, this, [this]() { focusNextPane(true); });
+    auto *previousPane = new QShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F6), this);
+    connect(previousPane, &QShortcut::activated, this, [this]() { focusNextPane(false); });
     // A comparison that starts (from the menu, the command line or the panel) shows its panel.
     connect(m_document, &SplitDocument::comparisonChanged, this, [this]() {
         const bool comparing = m_document->comparison() != nullptr;
@@ -296,15 +304,6 @@ bool MainWindow::focusNextPrevChild(bool next)
     // Qt keeps a dock that is behind another's tab visible, moved out of the window:
     // Tab walked through the 40-odd fields of those docks with the focus nowhere to
     // be seen. Such widgets are passed over (Qt's own walk, repeated).
-    const auto onScreen = [this](const QWidget *w) {
-        for (; w && w != this; w = w->parentWidget()) {
-            if (const auto *dock = qobject_cast<const QDockWidget *>(w)) {
-                return dock->isFloating()
-                    || QRect(dock->mapTo(this, QPoint(0, 0)), dock->size()).intersects(rect());
-            }
-        }
-        return true;
-    };
     QWidget *start = QApplication::focusWidget();
     for (int i = 0; i < kMaxFocusSkips; ++i) {
         if (!QMainWindow::focusNextPrevChild(next))
@@ -314,6 +313,62 @@ bool MainWindow::focusNextPrevChild(bool next)
             break;
     }
     return true;
+}
+
+bool MainWindow::onScreen(const QWidget *widget) const
+{
+    for (const QWidget *w = widget; w && w != this; w = w->parentWidget()) {
+        if (const auto *dock = qobject_cast<const QDockWidget *>(w)) {
+            return dock->isFloating() || QRect(dock->mapTo(this, QPoint(0, 0)), dock->size()).intersects(rect());
+        }
+    }
+    return true;
+}
+
+void MainWindow::focusNextPane(bool next)
+{
+    // The panes and the widget of each that takes the focus.
+    QWidget *view = m_workspace->view();
+    QList<QPair<QWidget *, QWidget *>> panes{{m_workspace, view}};
+    QList<QDockWidget *> docks;
+    for (QDockWidget *dock : findChildren<QDockWidget *>()) {
+        if (dock->isVisible() && onScreen(dock))
+            docks.push_back(dock);
+    }
+    const auto position = [this](const QDockWidget *dock) {
+        const QPoint at = dock->isFloating() ? dock->pos() + QPoint(0, 100000) : dock->mapTo(this, QPoint(0, 0));
+        return qMakePair(at.y(), at.x());
+    };
+    std::stable_sort(docks.begin(), docks.end(),
+        [&position](const QDockWidget *a, const QDockWidget *b) { return position(a) < position(b); });
+    for (QDockWidget *dock : docks) {
+        // The stepper's slider (its arrow keys step), else the first widget Tab reaches
+        // inside the dock, in the window's focus chain.
+        QWidget *first = dock == m_stepperDock && m_stepper->slider()->isEnabled() ? m_stepper->slider() : nullptr;
+        int guard = 0;
+        for (QWidget *w = dock->nextInFocusChain(); !first && w != dock && guard < 10000;
+             w = w->nextInFocusChain(), ++guard) {
+            if (dock->isAncestorOf(w) && w->isVisible() && w->isEnabled() && (w->focusPolicy() & Qt::TabFocus)) {
+                first = w;
+                break;
+            }
+        }
+        if (first)
+            panes.push_back({dock, first});
+    }
+    // The pane that holds the focus now (none: start before the graph).
+    QWidget *focus = QApplication::focusWidget();
+    int current = next ? -1 : 0;
+    for (int i = 0; i < panes.size(); ++i) {
+        if (focus && (focus == panes[i].first || panes[i].first->isAncestorOf(focus))) {
+            current = i;
+            break;
+        }
+    }
+    const int count = static_cast<int>(panes.size());
+    const int target = ((current + (next ? 1 : -1)) % count + count) % count;
+    // As a shortcut's focus, so that the styles draw it (they draw keyboard focus only).
+    panes[target].second->setFocus(Qt::ShortcutFocusReason);
 }
 
 void MainWindow::resizeDocksToDefaults()
@@ -830,6 +885,8 @@ void MainWindow::showShortcuts()
            "<tr><td><b>Ctrl+Home / End</b></td><td>first step (X0) / the split</td></tr>"
            "<tr><td><b>Ctrl+← / → or , / .</b></td><td>previous / next step</td></tr>"
            "<tr><td><b>P</b></td><td>play or pause the stepper</td></tr>"
+           "<tr><td><b>F6 / Shift+F6</b></td><td>the keyboard focus to the next / previous pane: the graph, then "
+           "each panel on screen (Tab moves within one)</td></tr>"
            "<tr><td><b>F5</b></td><td>presentation mode (then ←, →, Space, Page Up/Down step; F5 or Esc leaves)</td></tr>"
            "<tr><td><b>Alt+1 / Alt+2</b></td><td>seed / safe split</td></tr>"
            "<tr><td><b>Ctrl+L / Ctrl+U</b></td><td>edge labels / update chains</td></tr>"

@@ -73,6 +73,10 @@ public Q_SLOTS:
     bool importDiffSynthPath(const QString &path);
     // Shows and raises the dock with this object name (RunDock, RunMonitorDock, ...).
     void showDock(const QString &objectName);
+    // F6 / Shift+F6: the keyboard focus to the next / previous pane: the graph, then
+    // each panel on screen in reading order (top to bottom, then left to right), on
+    // its first widget that Tab reaches. Panels behind another's tab are passed over.
+    void focusNextPane(bool next);
 
 protected:
     bool event(QEvent *event) override;
@@ -84,6 +88,9 @@ protected:
 private:
     QDockWidget *addPanel(QWidget *panel, const QString &title, const QString &objectName, Qt::DockWidgetArea area);
     void createDocks();
+    // False for a widget inside a dock that Qt keeps "visible" outside the window
+    // because another dock's tab is in front of it.
+    bool onScreen(const QWidget *widget) const;
     void createActions();
     void openDialog();
     void importDiffSynth();

@@ -16,6 +16,7 @@
 #include "widgets/graph/SplitGraphScene.h"
 #include "widgets/graph/UnitNodeItem.h"
 #include "widgets/panels/InspectorPanel.h"
+#include "widgets/panels/StepperPanel.h"
 
 #include <QAbstractItemView>
 #include <QAction>
@@ -27,9 +28,11 @@
 #include <QLineEdit>
 #include <QLineF>
 #include <QScrollBar>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTest>
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -226,6 +229,7 @@ private Q_SLOTS:
     void escapeClearsTheSelection();
     void presentationKeysStillStep();
     void focusReturnsAfterFindAndPresentation();
+    void f6MovesBetweenPanes();
     void tabLeavesTheView();
     void focusFrameOnlyWithFocus();
     void keysKeepTheViewSteady();
@@ -550,6 +554,51 @@ void TestGraphKeys::focusReturnsAfterFindAndPresentation()
     w.window.findChild<QDockWidget *>(QStringLiteral("VerifierDock"))->hide();
     QTest::keyClick(find, Qt::Key_Escape);
     QVERIFY(w.view->hasFocus());
+}
+
+void TestGraphKeys::f6MovesBetweenPanes()
+{
+    Window w;
+    QVERIFY(w.open(QStringLiteral("wan_video"), false));
+    w.key(Qt::Key_Down); // a unit selected: the Inspector has tables to focus
+    const auto dockOfFocus = []() -> QDockWidget * {
+        for (QWidget *x = QApplication::focusWidget(); x; x = x->parentWidget()) {
+            if (auto *dock = qobject_cast<QDockWidget *>(x))
+                return dock;
+        }
+        return nullptr;
+    };
+    // The panels on screen (a panel behind another's tab is not), by where they are.
+    int onScreen = 0;
+    for (QDockWidget *dock : w.window.findChildren<QDockWidget *>()) {
+        if (dock->isVisible() && QRect(dock->mapTo(&w.window, QPoint(0, 0)), dock->size()).intersects(w.window.rect()))
+            ++onScreen;
+    }
+    QVERIFY(onScreen >= 4); // training, inspector, verifier, stepper at least
+
+    // F6 from the graph visits each panel once, top to bottom, then comes back.
+    std::vector<QDockWidget *> visited;
+    QPoint previous(-1, -1);
+    for (int i = 0; i < onScreen; ++i) {
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_F6);
+        QDockWidget *dock = dockOfFocus();
+        QVERIFY2(dock, "F6 left the focus outside the panels");
+        QVERIFY(std::find(visited.begin(), visited.end(), dock) == visited.end());
+        const QPoint at = dock->mapTo(&w.window, QPoint(0, 0));
+        QVERIFY(std::make_pair(at.y(), at.x()) >= std::make_pair(previous.y(), previous.x()));
+        previous = at;
+        visited.push_back(dock);
+        if (dock->objectName() == QLatin1String("StepperDock")) // the panel's choice: its slider
+            QCOMPARE(QApplication::focusWidget(), w.window.findChild<StepperPanel *>()->slider());
+    }
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_F6);
+    QVERIFY(w.view->hasFocus());
+
+    // Shift+F6 goes the other way: from the graph to the last panel, then the one before.
+    QTest::keyClick(w.view, Qt::Key_F6, Qt::ShiftModifier);
+    QCOMPARE(dockOfFocus(), visited.back());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_F6, Qt::ShiftModifier);
+    QCOMPARE(dockOfFocus(), visited[visited.size() - 2]);
 }
 
 void TestGraphKeys::tabLeavesTheView()
