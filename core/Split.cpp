@@ -107,15 +107,15 @@ void sortAdded(std::vector<UnitId> &added, const Split &split, int iteration, Re
         std::sort(added.begin(), added.end());
         return;
     }
-    std::vector<UnitId> inOrder(n + 1); // one spare: every unit is written, only matches are kept
+    // Rewritten in place, with one spare slot: every unit is written, only matches are kept.
+    added.push_back(kNoUnit);
     std::size_t k = 0;
     for (UnitId u = 0; u < static_cast<UnitId>(n); ++u) {
         const Reason &r = split.reasons[u];
-        inOrder[k] = u;
+        added[k] = u;
         k += (r.rule == rule) & (r.iteration == iteration);
     }
-    inOrder.resize(k);
-    added.swap(inOrder);
+    added.resize(k);
 }
 
 Split emptySplit(const PipelineGraph &graph, const std::vector<std::string> &models, SplitMode mode)
