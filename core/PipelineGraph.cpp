@@ -2,6 +2,8 @@
 #include "PipelineGraph.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <numeric>
 
 namespace splitscope {
@@ -17,6 +19,74 @@ std::vector<std::uint32_t> prefixStarts(const std::vector<std::uint32_t> &counts
     return start;
 }
 
+// A name's first 8 bytes as a big-endian number, zero-padded. Names whose keys differ
+// compare as their keys do (std::string compares bytes as unsigned char); equal keys
+// with different names need the names themselves.
+std::uint64_t prefixKey(const std::string &name)
+{
+    std::uint64_t word = 0;
+    const std::size_t size = name.size();
+    if (name.capacity() >= sizeof word) {
+        // capacity() characters are allocated, so 8 bytes can be read at once; those past
+        // size() are masked off. (Always the case with libstdc++ and libc++.)
+        std::memcpy(&word, name.data(), sizeof word);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        word = __builtin_bswap64(word);
+#endif
+        const std::uint64_t all = ~std::uint64_t(0);
+        return word & (size >= sizeof word ? all : ~(all >> (8 * size))); // the first `size` bytes
+    }
+    unsigned char bytes[sizeof word] = {};
+    std::memcpy(bytes, name.data(), size);
+    for (const unsigned char b : bytes)
+        word = word << 8 | b;
+    return word;
+}
+
+// Puts the smaller key first, with masks instead of a branch.
+void orderPair(std::uint64_t &keyA, std::uint32_t &idA, std::uint64_t &keyB, std::uint32_t &idB)
+{
+    const std::uint64_t swap = std::uint64_t(0) - static_cast<std::uint64_t>(keyB < keyA);
+    const std::uint64_t keys = (keyA ^ keyB) & swap;
+    keyA ^= keys;
+    keyB ^= keys;
+    const std::uint32_t ids = (idA ^ idB) & static_cast<std::uint32_t>(swap);
+    idA ^= ids;
+    idB ^= ids;
+}
+
+// Sorts at most 4 reads of one unit by name and drops repeats, as fetch_input_params
+// does, writing them to `out` (room for 4). Which of two reads sorts first is random,
+// so a comparison sort mispredicts about every other branch; this sorting network on
+// the names' prefix keys does not branch at all. Returns how many reads were written,
+// or -1 when two different names share their first 8 bytes (the caller sorts those
+// by full name).
+int sortFewByName(std::array<std::uint64_t, 4> key, std::array<std::uint32_t, 4> id, int count, ParamId *out)
+{
+    // Padding: the largest key, so it sorts last, and id -1, which no param has (a name
+    // whose key is the largest too makes a tie, and goes to the full sort).
+    for (int j = count; j < 4; ++j) {
+        key[j] = ~std::uint64_t(0);
+        id[j] = ~std::uint32_t(0);
+    }
+    orderPair(key[0], id[0], key[1], id[1]);
+    orderPair(key[2], id[2], key[3], id[3]);
+    orderPair(key[0], id[0], key[2], id[2]);
+    orderPair(key[1], id[1], key[3], id[3]);
+    orderPair(key[1], id[1], key[2], id[2]);
+    out[0] = static_cast<ParamId>(id[0]);
+    int written = 1;
+    bool tie = false;
+    for (int j = 1; j < 4; ++j) {
+        const bool repeat = id[j] == id[j - 1];
+        tie |= (key[j] == key[j - 1]) & !repeat;
+        out[written] = static_cast<ParamId>(id[j]);
+        written += !repeat;
+    }
+    written -= count < 4; // the padding, now one entry at the end
+    return tie ? -1 : written;
+}
+
 } // namespace
 
 PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline.name)
@@ -24,11 +94,6 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     const int n = static_cast<int>(pipeline.units.size());
     m_unitNames.reserve(n + 1);
     m_stochastic.reserve(n);
-    for (const Unit &u : pipeline.units) {
-        m_unitNames.push_back(u.name);
-        m_stochastic.push_back(u.isStochastic() ? 1 : 0);
-    }
-    m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
 
     // Models: those listed first (in order), then any a unit names without listing.
     auto internModel = [this](const std::string &name) { return m_modelIndex.intern(name, m_modelNames); };
@@ -57,9 +122,19 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         std::sort(first, m_inputs.end(), byName);
         m_inputs.erase(std::unique(first, m_inputs.end()), m_inputs.end());
     };
-    // Prefetch the hash slots of a unit a few positions ahead while interning this one.
+    std::vector<UnitId> callingUnit; // the unit of each entry of m_unitModels
+    // One pass over the units, which a large pipeline holds in memory far from the
+    // caches: the lists of names of the unit 2 * kPrefetchDistance places on are
+    // fetched, and the hash slots of those kPrefetchDistance places on (hashing them
+    // reads the names fetched before).
     constexpr int kPrefetchDistance = 4;
     for (int i = 0; i < n; ++i) {
+        if (i + 2 * kPrefetchDistance < n) {
+            const Unit &further = pipeline.units[i + 2 * kPrefetchDistance];
+            __builtin_prefetch(further.inputParams.data());
+            __builtin_prefetch(further.inputParams.data() + 2);
+            __builtin_prefetch(further.outputParams.data());
+        }
         if (i + kPrefetchDistance < n) {
             const Unit &ahead = pipeline.units[i + kPrefetchDistance];
             for (const auto &p : ahead.inputParams)
@@ -68,16 +143,37 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                 m_paramIndex.prefetch(p);
         }
         const Unit &u = pipeline.units[i];
+        m_unitNames.push_back(u.name);
+        m_stochastic.push_back(u.isStochastic() ? 1 : 0);
         const std::size_t unitInputs = m_inputs.size();
+        std::array<std::uint64_t, 4> keys{};
+        const auto read = [&](const std::string &name) {
+            const std::size_t index = m_inputs.size() - unitInputs;
+            if (index < keys.size())
+                keys[index] = prefixKey(name);
+            m_inputs.push_back(intern(name));
+        };
         for (const auto &p : u.inputParams)
-            m_inputs.push_back(intern(p));
+            read(p);
         for (const auto *map : {&u.inputParamsPosi, &u.inputParamsNega}) {
             if (*map) {
                 for (const auto &entry : **map)
-                    m_inputs.push_back(intern(entry.second));
+                    read(entry.second);
             }
         }
-        sortAndDedupeFrom(unitInputs);
+        const std::size_t reads = m_inputs.size() - unitInputs;
+        int sorted = -1;
+        if (reads <= keys.size()) {
+            std::array<std::uint32_t, 4> ids{};
+            std::copy(m_inputs.begin() + static_cast<std::ptrdiff_t>(unitInputs), m_inputs.end(), ids.begin());
+            m_inputs.resize(unitInputs + keys.size());
+            sorted = sortFewByName(keys, ids, static_cast<int>(reads), m_inputs.data() + unitInputs);
+            m_inputs.resize(unitInputs + (sorted < 0 ? reads : static_cast<std::size_t>(sorted)));
+            if (sorted < 0)
+                std::copy(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(reads), m_inputs.begin() + static_cast<std::ptrdiff_t>(unitInputs));
+        }
+        if (sorted < 0)
+            sortAndDedupeFrom(unitInputs);
         m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
         for (const auto &p : u.outputParams)
             m_outputs.push_back(intern(p));
@@ -85,11 +181,25 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         if (u.onloadModelNames) {
             for (const auto &m : *u.onloadModelNames) {
                 const ModelId id = internModel(m);
-                if (std::find(m_unitModels.begin() + m_unitModelStart.back(), m_unitModels.end(), id) == m_unitModels.end())
+                if (std::find(m_unitModels.begin() + m_unitModelStart.back(), m_unitModels.end(), id) == m_unitModels.end()) {
                     m_unitModels.push_back(id);
+                    callingUnit.push_back(i);
+                }
             }
         }
         m_unitModelStart.push_back(static_cast<std::uint32_t>(m_unitModels.size()));
+    }
+    m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
+    {
+        // The units that call each model, in pipeline order (a counting sort of the calls).
+        std::vector<std::uint32_t> callCount(m_modelNames.size(), 0);
+        for (const ModelId m : m_unitModels)
+            ++callCount[m];
+        m_modelUnitStart = prefixStarts(callCount);
+        m_modelUnits.resize(m_unitModels.size());
+        std::vector<std::uint32_t> fill(m_modelUnitStart.begin(), m_modelUnitStart.end() - 1);
+        for (std::size_t call = 0; call < m_unitModels.size(); ++call)
+            m_modelUnits[fill[m_unitModels[call]]++] = callingUnit[call];
     }
     const bool lossReadsEverything = !(pipeline.loss && pipeline.loss->inputParams);
     const std::size_t lossInputs = m_inputs.size();

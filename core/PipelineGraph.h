@@ -56,6 +56,8 @@ public:
     const std::string &modelName(ModelId model) const { return m_modelNames[model]; }
     ModelId findModel(std::string_view name) const; // -1 when absent
     Span<ModelId> unitModels(UnitId unit) const { return slice(m_unitModels, m_unitModelStart, unit); }
+    // The units that call `model`, in pipeline order.
+    Span<UnitId> modelUnits(ModelId model) const { return slice(m_modelUnits, m_modelUnitStart, model); }
 
     // fetch_input_params order (sorted by name, no repeats); lossId() gives the loss's reads.
     Span<ParamId> inputs(UnitId unit) const;
@@ -110,6 +112,8 @@ private:
     std::vector<std::uint32_t> m_outputStart;
     std::vector<ModelId> m_unitModels;
     std::vector<std::uint32_t> m_unitModelStart;
+    std::vector<UnitId> m_modelUnits;
+    std::vector<std::uint32_t> m_modelUnitStart;
     std::vector<Edge> m_outEdges;
     std::vector<std::uint32_t> m_outEdgeStart;
     std::vector<Edge> m_inEdges; // units, then the loss

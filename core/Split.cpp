@@ -2,6 +2,7 @@
 #include "Split.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 namespace splitscope {
@@ -76,15 +77,37 @@ std::vector<char> membersAfterSteps(const Split &split, std::size_t stepCount, i
 
 namespace {
 
+// `condition ? a : b` for pointers, computed with a mask so that the compiler cannot
+// turn it into a branch (GCC 12 does for the ternary, and where the condition is
+// random, as whether an edge reaches a new unit, that branch is often mispredicted).
+template <typename T>
+T *select(bool condition, T *a, T *b)
+{
+    const auto x = reinterpret_cast<std::uintptr_t>(a);
+    const auto y = reinterpret_cast<std::uintptr_t>(b);
+    return reinterpret_cast<T *>(y ^ ((x ^ y) & (std::uintptr_t(0) - std::uintptr_t(condition))));
+}
+
 // The units of X0, each with the first of its models that needs gradients.
 std::vector<std::pair<UnitId, ModelId>> x0WithModels(const PipelineGraph &graph, const std::vector<std::string> &models)
 {
-    std::vector<std::pair<UnitId, ModelId>> x0;
+    // Read from each model's callers rather than by asking every unit: X0 is usually a
+    // small part of the pipeline, and how many models a unit calls is random, which
+    // a per-unit loop pays for in mispredicted branches.
     const std::vector<ModelId> w = graph.resolveModels(models);
-    for (UnitId u = 0; u < graph.unitCount(); ++u) {
-        if (const ModelId m = modelRequiringBackward(graph, w, u); m >= 0)
-            x0.emplace_back(u, m);
+    std::vector<UnitId> units;
+    for (const ModelId m : w) {
+        const Span<UnitId> callers = graph.modelUnits(m);
+        units.insert(units.end(), callers.begin(), callers.end());
     }
+    if (w.size() > 1) {
+        std::sort(units.begin(), units.end());
+        units.erase(std::unique(units.begin(), units.end()), units.end());
+    }
+    std::vector<std::pair<UnitId, ModelId>> x0;
+    x0.reserve(units.size());
+    for (const UnitId u : units)
+        x0.emplace_back(u, w.size() == 1 ? w.front() : modelRequiringBackward(graph, w, u));
     return x0;
 }
 
@@ -183,7 +206,7 @@ Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string
                 const UnitId target = edge.target;
                 const bool added = !split.trained[target];
                 split.trained[target] = 1;
-                Reason *reason = added ? &split.reasons[target] : &discarded;
+                Reason *reason = select(added, &split.reasons[target], &discarded);
                 *reason = Reason{Reason::Rule::Forward, u, edge.param, -1, kNoUnit, iteration};
                 queue[queued] = target;
                 queued += added;

@@ -289,6 +289,14 @@ void compareWithSimulation(const Pipeline &p, const PipelineGraph &g, const std:
     QCOMPARE(std::set<int>(v.unusedRandomness.begin(), v.unusedRandomness.end()), unused);
 }
 
+std::vector<std::string> namesOf(const PipelineGraph &graph, Span<ParamId> params)
+{
+    std::vector<std::string> names;
+    for (const ParamId p : params)
+        names.push_back(graph.paramName(p));
+    return names;
+}
+
 RandomPipelineOptions optionsFor(std::mt19937_64 &rng, int index)
 {
     RandomPipelineOptions o;
@@ -324,6 +332,7 @@ class TestSplitProperties : public QObject {
 private Q_SLOTS:
     void randomPipelines();
     void unitLookupFromThreads();
+    void inputsSortedByName();
 };
 
 void TestSplitProperties::randomPipelines()
@@ -340,6 +349,10 @@ void TestSplitProperties::randomPipelines()
         const PipelineGraph graph(pipeline);
         const std::vector<std::string> w = modelsFor(rng, options.models);
         const int n = graph.unitCount();
+
+        // The graph reads each unit's params as fetch_input_params lists them.
+        for (UnitId u = 0; u < n; ++u)
+            QCOMPARE(namesOf(graph, graph.inputs(u)), pipeline.units[u].fetchInputParams());
 
         // Seed = literal pseudocode, step by step.
         const Split seed = computeSeedSplit(graph, w);
@@ -446,6 +459,45 @@ void TestSplitProperties::unitLookupFromThreads()
     for (std::thread &thread : threads)
         thread.join();
     QCOMPARE(wrong, std::vector<int>(4, 0));
+}
+
+// Units' reads are sorted by a name's first 8 bytes where those differ, and by the
+// whole name where they do not: names that share a long prefix, that are a prefix of
+// another, that hold a NUL or bytes above 0x7f, more reads than the fast path takes,
+// and repeats must all come out as fetch_input_params gives them.
+void TestSplitProperties::inputsSortedByName()
+{
+    const std::string nul("a\0", 2);
+    const std::string nulB("a\0b", 3);
+    const std::string high8(8, '\xff');
+    const std::vector<std::vector<std::string>> reads = {
+        {"prompt_emb_posi", "prompt_emb_nega", "prompt_emb"},
+        {"prompt_emb", "prompt_emb_posi", "prompt_emb", "prompt_emb_nega"},
+        {"abcdefgh1", "abcdefgh", "abcdefg", "abcdefgi"},
+        {nulB, "a", nul, "a"},
+        {"\xc3\xa9", "z", "e", "\xc3\xa8"},
+        {high8, "x"},
+        {high8 + "y", high8, "x"},
+        {"latents", "latents", "latents"},
+        {"e", "d", "c", "b", "a"},
+        {"noise", "latents", "timestep", "prompt_emb", "latents", "input_image", "height"},
+        {""},
+        {},
+    };
+    Pipeline pipeline;
+    pipeline.name = "sorting";
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+        Unit u;
+        u.name = "unit" + std::to_string(i);
+        u.inputParams = reads[i];
+        if (i == 2)
+            u.inputParamsPosi = ParamMap{{"prompt", "abcdefgh0"}};
+        u.outputParams = {"out" + std::to_string(i)};
+        pipeline.units.push_back(u);
+    }
+    const PipelineGraph graph(pipeline);
+    for (UnitId u = 0; u < graph.unitCount(); ++u)
+        QCOMPARE(namesOf(graph, graph.inputs(u)), pipeline.units[u].fetchInputParams());
 }
 
 QTEST_GUILESS_MAIN(TestSplitProperties)
