@@ -81,7 +81,7 @@ namespace {
 // turn it into a branch (GCC 12 does for the ternary, and where the condition is
 // random, as whether an edge reaches a new unit, that branch is often mispredicted).
 template <typename T>
-T *select(bool condition, T *a, T *b)
+T *selectPointer(bool condition, T *a, T *b)
 {
     const auto x = reinterpret_cast<std::uintptr_t>(a);
     const auto y = reinterpret_cast<std::uintptr_t>(b);
@@ -206,7 +206,7 @@ Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string
                 const UnitId target = edge.target;
                 const bool added = !split.trained[target];
                 split.trained[target] = 1;
-                Reason *reason = select(added, &split.reasons[target], &discarded);
+                Reason *reason = selectPointer(added, &split.reasons[target], &discarded);
                 *reason = Reason{Reason::Rule::Forward, u, edge.param, -1, kNoUnit, iteration};
                 queue[queued] = target;
                 queued += added;
