@@ -122,6 +122,24 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         std::sort(first, m_inputs.end(), byName);
         m_inputs.erase(std::unique(first, m_inputs.end()), m_inputs.end());
     };
+    // A unit's reads from `begin` on, the prefix keys of the first 4 in `keys`: the
+    // sorting network takes up to 4, the comparison sort the rest and any tie.
+    const auto sortReadsFrom = [this, &sortAndDedupeFrom](std::size_t begin, const std::array<std::uint64_t, 4> &keys) {
+        const std::size_t reads = m_inputs.size() - begin;
+        if (reads <= keys.size()) {
+            std::array<std::uint32_t, 4> ids{};
+            std::copy(m_inputs.begin() + static_cast<std::ptrdiff_t>(begin), m_inputs.end(), ids.begin());
+            m_inputs.resize(begin + keys.size());
+            const int sorted = sortFewByName(keys, ids, static_cast<int>(reads), m_inputs.data() + begin);
+            if (sorted >= 0) {
+                m_inputs.resize(begin + static_cast<std::size_t>(sorted));
+                return;
+            }
+            m_inputs.resize(begin);
+            m_inputs.insert(m_inputs.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(reads));
+        }
+        sortAndDedupeFrom(begin);
+    };
     std::vector<UnitId> callingUnit; // the unit of each entry of m_unitModels
     // One pass over the units, which a large pipeline holds in memory far from the
     // caches: the lists of names of the unit 2 * kPrefetchDistance places on are
@@ -161,19 +179,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                     read(entry.second);
             }
         }
-        const std::size_t reads = m_inputs.size() - unitInputs;
-        int sorted = -1;
-        if (reads <= keys.size()) {
-            std::array<std::uint32_t, 4> ids{};
-            std::copy(m_inputs.begin() + static_cast<std::ptrdiff_t>(unitInputs), m_inputs.end(), ids.begin());
-            m_inputs.resize(unitInputs + keys.size());
-            sorted = sortFewByName(keys, ids, static_cast<int>(reads), m_inputs.data() + unitInputs);
-            m_inputs.resize(unitInputs + (sorted < 0 ? reads : static_cast<std::size_t>(sorted)));
-            if (sorted < 0)
-                std::copy(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(reads), m_inputs.begin() + static_cast<std::ptrdiff_t>(unitInputs));
-        }
-        if (sorted < 0)
-            sortAndDedupeFrom(unitInputs);
+        sortReadsFrom(unitInputs, keys);
         m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
         for (const auto &p : u.outputParams)
             m_outputs.push_back(intern(p));
