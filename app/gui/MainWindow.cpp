@@ -545,8 +545,12 @@ void MainWindow::showDock(const QString &objectName)
     dock->raise();
     // The run monitor and history come up with room for their charts and tables, the
     // comparison with room for its list of moved units (it had one and a half rows).
+    // The monitor takes up to half a short window: two fifths of 768 pixels left its
+    // charts a plot 90 pixels high.
+    constexpr int kMonitorRoom = 380;
+    const int monitorRoom = std::max(height() * 2 / 5, std::min(height() / 2, kMonitorRoom));
     const int room = objectName == QLatin1String("RunHistoryDock") ? height() / 2
-        : objectName == QLatin1String("RunMonitorDock")            ? height() * 2 / 5
+        : objectName == QLatin1String("RunMonitorDock")            ? monitorRoom
         : objectName == QLatin1String("CompareDock")               ? height() * 2 / 5
                                                                     : 0;
     if (dock->height() < room)

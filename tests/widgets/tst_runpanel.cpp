@@ -151,6 +151,7 @@ private Q_SLOTS:
     void narrowDockKeepsTheButtonsInView();
     void smallWindowRunPanelFitsOrScrolls();
     void chartTickLabelsAreDistinct();
+    void monitorFitsAShortWindow();
     void pipelineThatCannotRunRaisesItsTabs();
     void typingMovesNoField();
 };
@@ -1012,28 +1013,101 @@ void TestRunPanel::smallWindowRunPanelFitsOrScrolls()
     check("at its minimum");
 }
 
+void TestRunPanel::monitorFitsAShortWindow()
+{
+    // On a 1366x768 screen the monitor scrolled in its dock: the title, the stages and
+    // the figures were stacked beside the charts, wrapped to fifteen lines; the log
+    // showed a line or two, about 12 characters wide, and the loss axis read "... ... ...".
+    QTemporaryDir dir;
+    const QString worker = writeFakeWorker(dir.path());
+    QVERIFY(setFakeWorkerMode(dir.path(), "wait"));
+    MainWindow window(false);
+    window.resize(1366, 768);
+    window.show();
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunController *controller = window.runController();
+    controller->setWorkerProgram(worker);
+    const RunConfig c = tinyConfig(dir.path());
+    QVERIFY(writeDataset(c.settings.datasetPath, 3));
+    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
+    window.runPanel()->setSettings(c.settings);
+    QVERIFY(window.runPanel()->launch(RunKind::Baseline));
+    RunMonitor *monitor = window.runMonitor();
+    QTRY_VERIFY(monitor->progressBar()->value() > 0);
+    QTRY_VERIFY(monitor->lossChart()->rawPoints(0) > 0);
+    QApplication::processEvents();
+
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("RunMonitorDock"));
+    QVERIFY(dock && dock->isVisible());
+    auto *scroll = qobject_cast<QScrollArea *>(dock->widget());
+    QVERIFY(scroll);
+    QVERIFY2(!scroll->verticalScrollBar()->isVisible(),
+        qPrintable(QStringLiteral("the monitor needs %1 px, its dock has %2")
+                       .arg(monitor->minimumSizeHint().height())
+                       .arg(scroll->viewport()->height())));
+    // What the launch is and how far it got, across the monitor: a line or two each.
+    for (QLabel *label : {monitor->titleLabel(), monitor->stagesLabel(), monitor->detailsLabel()}) {
+        const int lines = label->height() / label->fontMetrics().lineSpacing();
+        QVERIFY2(!label->text().isEmpty() && lines <= 2,
+            qPrintable(QStringLiteral("%1 lines: %2").arg(lines).arg(plainTextOf(label->text()))));
+    }
+    QVERIFY(plainTextOf(monitor->detailsLabel()->text()).contains(QLatin1String("Elapsed")));
+    QPlainTextEdit *log = monitor->logView();
+    const int characters = log->viewport()->width() / log->fontMetrics().averageCharWidth();
+    const int lines = log->viewport()->height() / log->fontMetrics().lineSpacing();
+    QVERIFY2(characters >= 24 && lines >= 10, qPrintable(QStringLiteral("a log of %1 lines of %2 characters").arg(lines).arg(characters)));
+    // Qt Charts shortens a tick label to "..." when the axis has less height per tick
+    // than the label's height and 4 px above and below it.
+    int axes = 0;
+    for (QChartView *view : monitor->findChildren<QChartView *>()) {
+        const double plot = view->chart()->plotArea().height();
+        QVERIFY2(plot >= 100, qPrintable(QStringLiteral("%1: a plot %2 px high").arg(view->chart()->title()).arg(plot)));
+        for (QAbstractAxis *axis : view->chart()->axes(Qt::Vertical)) {
+            auto *value = qobject_cast<QValueAxis *>(axis);
+            QVERIFY(value);
+            const QStringList labels = axisTickLabels(value);
+            QVERIFY2(labels.size() >= 2, qPrintable(labels.join(QLatin1Char(' '))));
+            QVERIFY2(plot / labels.size() - 8 >= QFontMetricsF(value->labelsFont()).height(),
+                qPrintable(QStringLiteral("%1: %2 labels on %3 px").arg(view->chart()->title()).arg(labels.size()).arg(plot)));
+            ++axes;
+        }
+    }
+    QCOMPARE(axes, 2);
+    window.runPanel()->cancel();
+    QVERIFY(controller->waitForIdle(30000));
+}
+
 void TestRunPanel::chartTickLabelsAreDistinct()
 {
     // The run monitor's and the run history's charts before any run (0..10 steps,
     // 0..1 s): they read "0 2 5 7 10" and "0 0 1 1 1".
     MainWindow window(false);
     window.show();
-    window.showDock(QStringLiteral("RunHistoryDock"));
-    const auto check = [](const QValueAxis *axis) {
+    // At least 3 labels, or on a short vertical axis as many as its height can show whole.
+    const auto check = [](const QValueAxis *axis, int least) {
         const QStringList labels = axisTickLabels(axis);
-        QVERIFY2(labels.size() >= 3, qPrintable(labels.join(QLatin1Char(' '))));
+        QVERIFY2(labels.size() >= least, qPrintable(labels.join(QLatin1Char(' '))));
         QVERIFY2(QSet<QString>(labels.begin(), labels.end()).size() == labels.size(),
             qPrintable(labels.join(QLatin1Char(' '))));
         QCOMPARE(labels.front().toDouble(), axis->min());
     };
     int axes = 0;
-    for (QChartView *chart : window.findChildren<QChartView *>()) {
-        // Whole repaints (partial ones left stale bands after the axes changed).
-        QCOMPARE(chart->viewportUpdateMode(), QGraphicsView::FullViewportUpdate);
-        for (QAbstractAxis *axis : chart->chart()->axes()) {
-            if (auto *value = qobject_cast<QValueAxis *>(axis)) {
-                check(value);
-                ++axes;
+    // The charts on screen: a dock behind another one is laid out at its least size,
+    // and its charts take as many ticks as fit when it comes to the front.
+    for (const char *dock : {"RunHistoryDock", "RunMonitorDock"}) {
+        window.showDock(QLatin1String(dock));
+        QApplication::processEvents();
+        for (QChartView *chart : window.findChildren<QChartView *>()) {
+            if (!chart->isVisible())
+                continue;
+            // Whole repaints (partial ones left stale bands after the axes changed).
+            QCOMPARE(chart->viewportUpdateMode(), QGraphicsView::FullViewportUpdate);
+            for (QAbstractAxis *axis : chart->chart()->axes()) {
+                if (auto *value = qobject_cast<QValueAxis *>(axis)) {
+                    const bool vertical = value->orientation() == Qt::Vertical;
+                    check(value, vertical ? std::min(3, ticksThatFit(chart->chart()->plotArea().height(), value)) : 3);
+                    ++axes;
+                }
             }
         }
     }

@@ -34,6 +34,13 @@ LossChartView::LossChartView(QWidget *parent) : QChartView(parent), m_x(new QVal
     // Whole repaints: the axes change range and ticks as points arrive, and partial
     // updates left stale bands over the lines and half-erased tick labels.
     setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
+    connect(chart(), &QChart::plotAreaChanged, this, [this](const QRectF &area) {
+        const int ticks = area.height() > 0 ? ticksThatFit(area.height(), m_y) : m_yTicks; // 0: not laid out yet
+        if (ticks != m_yTicks) {
+            m_yTicks = ticks;
+            fitAxes();
+        }
+    });
     fitAxes();
 }
 
@@ -135,7 +142,7 @@ void LossChartView::fitAxes()
 {
     if (m_empty) {
         setAxisRange(m_x, 0, 10, true);
-        setAxisRange(m_y, 0, 1, false);
+        setAxisRange(m_y, 0, 1, false, m_yTicks);
         return;
     }
     // The x axis spans the stage's steps from the start (known from its first
@@ -148,7 +155,7 @@ void LossChartView::fitAxes()
     setAxisRange(m_x, 0, std::max(1.0, steps), true);
     const double span = std::max(m_yMax - m_yMin, 1e-6);
     setAxisRange(m_y, std::max(0.0, roundDownForAxis(m_yMin - kYPadding * span, span)),
-        roundUpForAxis(m_yMax + kYPadding * span, span), false);
+        roundUpForAxis(m_yMax + kYPadding * span, span), false, m_yTicks);
 }
 
 int LossChartView::rawPoints(int index) const

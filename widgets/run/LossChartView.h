@@ -53,6 +53,7 @@ private:
     std::vector<Trace> m_traces;
     QValueAxis *m_x;
     QValueAxis *m_y;
+    int m_yTicks = 6; // as many as the plot's height can label (ticksThatFit)
     double m_xMax = 0;
     double m_yMin = 0;
     double m_yMax = 0;

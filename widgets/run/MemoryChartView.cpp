@@ -45,6 +45,13 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     // Whole repaints: the axes change range and ticks as points arrive, and partial
     // updates left stale bands over the lines and half-erased tick labels.
     setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
+    connect(chart(), &QChart::plotAreaChanged, this, [this](const QRectF &area) {
+        const int ticks = area.height() > 0 ? ticksThatFit(area.height(), m_y) : m_yTicks; // 0: not laid out yet
+        if (ticks != m_yTicks) {
+            m_yTicks = ticks;
+            fitAxes();
+        }
+    });
     fitAxes();
     placeLegend();
 }
@@ -258,7 +265,7 @@ void MemoryChartView::fitAxes()
         }
     }
     setAxisRange(m_x, 0, xMax > 0 ? roundUpForAxis(xMax, xMax) : 1.0, false, kSecondTicks); // narrow: decimals need room
-    setAxisRange(m_y, 0, yMax > 0 ? roundUpForAxis(yMax * 1.05, yMax) : 100.0, false);
+    setAxisRange(m_y, 0, yMax > 0 ? roundUpForAxis(yMax * 1.05, yMax) : 100.0, false, m_yTicks);
 }
 
 int MemoryChartView::memoryPoints(int index) const

@@ -75,6 +75,7 @@ private:
     std::vector<Trace> m_traces;
     QValueAxis *m_x;
     QValueAxis *m_y;
+    int m_yTicks = 6; // as many as the plot's height can label (ticksThatFit)
     // Qt Charts lays its legend out on one row and elides what does not fit; this
     // one wraps between entries, under the plot (five entries in a narrow dock).
     QLabel *m_legend;

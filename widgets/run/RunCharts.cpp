@@ -4,6 +4,7 @@
 #include "widgets/common/ThemeColors.h"
 
 #include <QChart>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QSplitter>
@@ -96,6 +97,14 @@ void setAxisRange(QValueAxis *axis, double min, double max, bool integers, int m
     axis->setTickType(QValueAxis::TicksDynamic);
 }
 
+int ticksThatFit(double length, const QValueAxis *axis)
+{
+    constexpr double kPadding = 10; // Qt Charts: 4 px above and below each label, and rounding
+    constexpr int kMost = 6;
+    const double perTick = QFontMetricsF(axis->labelsFont()).height() + kPadding;
+    return std::clamp(static_cast<int>(length / perTick), 2, kMost);
+}
+
 QStringList axisTickLabels(const QValueAxis *axis)
 {
     QStringList labels;
@@ -109,7 +118,8 @@ QStringList axisTickLabels(const QValueAxis *axis)
     return labels;
 }
 
-QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch)
+QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch,
+    QWidget *header)
 {
     auto *splitter = new QSplitter(Qt::Horizontal, owner);
     splitter->addWidget(left);
@@ -121,7 +131,10 @@ QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidge
     splitter->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(owner);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layout->setSpacing(0);
+    if (header)
+        layout->addWidget(header);
+    layout->addWidget(splitter, 1);
     return splitter;
 }
 

@@ -29,11 +29,18 @@ double roundDownForAxis(double value, double span);
 // order that never leaves Qt Charts an old interval over a much larger new range.
 void setAxisRange(QValueAxis *axis, double min, double max, bool integers, int maxTicks = 6);
 
+// How many ticks a vertical axis of `length` pixels can label: Qt Charts shortens a
+// label to "..." when the axis height per tick is less than the label's height and
+// padding (a loss axis of 0.0 to 2.5 in a 1366x768 window's monitor read "... ... ...").
+int ticksThatFit(double length, const QValueAxis *axis);
+
 // The tick labels `axis` shows with its dynamic ticks (for tests).
 QStringList axisTickLabels(const QValueAxis *axis);
 
 // Gives `owner` one layout: `left`, then the loss and the memory chart, side by
-// side in a splitter (the monitor's and the history's arrangement).
-QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch);
+// side in a splitter (the monitor's and the history's arrangement), under `header`
+// (across the whole width) when one is given.
+QSplitter *layOutWithCharts(QWidget *owner, QWidget *left, QWidget *loss, QWidget *memory, int leftStretch,
+    QWidget *header = nullptr);
 
 } // namespace splitscope

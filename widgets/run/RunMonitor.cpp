@@ -93,27 +93,63 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(kLogBlocks);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wrapped: in the narrow column beside the charts, unwrapped lines showed their first
+    // dozen characters ("[ 0.2s] sta"), and an error had to be scrolled to sideways.
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_log->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     QScrollBar *logScroll = m_log->verticalScrollBar();
     connect(logScroll, &QAbstractSlider::actionTriggered, this,
         [this, logScroll](int) { m_followLog = logScroll->sliderPosition() >= logScroll->maximum() - 1; });
     m_log->setPlaceholderText(tr("The worker's log appears here: the command, its progress lines and how it ended."));
-    leftLayout->addWidget(m_title);
-    leftLayout->addWidget(m_stages);
-    leftLayout->addWidget(m_bar);
-    leftLayout->addWidget(m_details);
     leftLayout->addWidget(m_log, 1);
 
-    QSplitter *splitter = layOutWithCharts(this, left, m_loss, m_memory, 2);
-    splitter->setObjectName(QStringLiteral("RunMonitorSplitter"));
-    // The text needs less room than the charts' legends (five entries on the memory chart):
-    // proportions, scaled to the splitter's width.
-    splitter->setSizes({5, 6, 7});
+    // What the launch is and how far it got, across the whole monitor. Stacked in the
+    // column beside the charts, the title, the stages and the figures (one to a row)
+    // wrapped to fifteen lines or more there: in a bottom dock of a 1366x768 screen the
+    // monitor scrolled, its log showed one line and the charts lost their legends.
+    auto *header = new QWidget(this);
+    auto *headerLayout = new QGridLayout(header);
+    headerLayout->setContentsMargins(4, 4, 4, 2);
+    headerLayout->setVerticalSpacing(2);
+    headerLayout->addWidget(m_title, 0, 0, 1, 2);
+    headerLayout->addWidget(m_bar, 1, 0);
+    headerLayout->addWidget(m_stages, 1, 1);
+    headerLayout->addWidget(m_details, 2, 0, 1, 2);
+    headerLayout->setColumnStretch(0, 2);
+    headerLayout->setColumnStretch(1, 3);
+
+    m_columns = layOutWithCharts(this, left, m_loss, m_memory, 2, header);
+    m_columns->setObjectName(QStringLiteral("RunMonitorSplitter"));
+    connect(m_columns, &QSplitter::splitterMoved, this, [this]() { m_columnsSizedByHand = true; });
 
     connect(controller, &RunController::launchStarted, this, &RunMonitor::launchStarted);
     connect(controller, &RunController::updated, this, &RunMonitor::refresh);
     connect(controller, &RunController::stateChanged, this, &RunMonitor::refresh);
     refresh();
+}
+
+void RunMonitor::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    sizeColumns();
+}
+
+void RunMonitor::sizeColumns()
+{
+    if (m_columnsSizedByHand)
+        return;
+    // The log a quarter of the width, and room for a progress line ("[ 0.7s] epoch 3
+    // done, mean loss 1.27") where the charts keep their least width; the charts share
+    // the rest. (Left to the splitter's stretch, the log kept the few pixels it had
+    // while the dock was first laid out: about 12 characters.)
+    constexpr int kLogCharacters = 26;
+    const int room = std::max(0, width() - 2 * m_columns->handleWidth());
+    const int charts = m_loss->minimumWidth() + m_memory->minimumWidth();
+    const int line = kLogCharacters * m_log->fontMetrics().averageCharWidth() + m_log->verticalScrollBar()->sizeHint().width()
+        + 2 * m_log->frameWidth() + 8; // and the left and right margins of the columns and of the text
+    const int log = std::max(room / 4, std::min(line, room - charts));
+    const int loss = (room - log) / 2;
+    m_columns->setSizes({log, loss, room - log - loss});
 }
 
 void RunMonitor::setHistory(RunHistory *history)
@@ -249,10 +285,12 @@ void RunMonitor::refresh()
         setBarText(stateWord(run->outcome));
     }
 
+    // The figures flow as "Name value · Name value", each kept whole on its line.
     QStringList rows;
     const QString muted = theme::css(theme::Tone::Muted, palette());
     auto row = [&rows, &muted](const QString &name, const QString &value) {
-        rows << QStringLiteral("<tr><td style='color:%1;padding-right:10px'>%2</td><td>%3</td></tr>").arg(muted, name, value);
+        rows << QStringLiteral("<span style='white-space:nowrap'><span style='color:%1'>%2</span>&nbsp;%3</span>")
+                    .arg(muted, name, value);
     };
     const double elapsed = run->isRunning() ? run->priorSeconds + std::max(0.0, run->lastTime) : run->processSeconds;
     if (run->isTraining() && run->epochs > 0)
@@ -281,7 +319,7 @@ void RunMonitor::refresh()
     // A run that stopped early has a last loss, not a final one.
     if (run->isTraining() && std::isfinite(run->finalLoss) && !run->isRunning())
         row(run->outcome == StageRun::Outcome::Finished ? tr("Final loss") : tr("Last loss"), formatLoss(run->finalLoss));
-    QString details = QStringLiteral("<table cellspacing=0>%1</table>").arg(rows.join(QString()));
+    QString details = rows.join(QStringLiteral(" &nbsp;· "));
     if (!run->failure.isEmpty() && !run->isRunning()) {
         const bool cancelled = run->outcome == StageRun::Outcome::Cancelled;
         details += QStringLiteral("<p style='color:%1'>%2</p>")

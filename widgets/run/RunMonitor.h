@@ -45,7 +45,11 @@ public:
     QLabel *detailsLabel() const { return m_details; }
     QLabel *stagesLabel() const { return m_stages; }
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    void sizeColumns();
     void launchStarted();
     void refresh();
     void showSession(const std::shared_ptr<const RunSession> &session);
@@ -61,6 +65,8 @@ private:
     QPlainTextEdit *m_log;
     LossChartView *m_loss;
     MemoryChartView *m_memory;
+    QSplitter *m_columns; // the log, the loss chart and the memory chart
+    bool m_columnsSizedByHand = false; // the user moved the splitter
     qint64 m_logShown = 0; // session log lines already in the view
     bool m_followLog = true; // the log scrolls to its end until the user scrolls up
     QElapsedTimer m_chartClock; // since the charts last redrew
