@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kRawAlpha = 70;        // the per-step loss is noisy: drawn light under the smoothed curve
 constexpr double kYPadding = 0.06;   // free room above and below the curves, as a fraction of their span
+constexpr double kLeastRelativeSpan = 0.01; // of the loss axis, as a fraction of the largest loss
 constexpr int kMaxEpochDots = 60;    // a scatter series costs a graphics item per dot
 constexpr double kSmoothWidth = 2.2; // pen of the smoothed curve
 
@@ -153,7 +154,9 @@ void LossChartView::fitAxes()
             steps = std::max(steps, static_cast<double>(stage->total));
     }
     setAxisRange(m_x, 0, std::max(1.0, steps), true);
-    const double span = std::max(m_yMax - m_yMin, 1e-6);
+    // A flat curve (one step, or a loss that has not moved yet) spans at least 1 % of its
+    // value: its range was 1e-6 wide and read "1.4999..." and "1.5000...".
+    const double span = std::max({m_yMax - m_yMin, kLeastRelativeSpan * std::abs(m_yMax), 1e-6});
     setAxisRange(m_y, std::max(0.0, roundDownForAxis(m_yMin - kYPadding * span, span)),
         roundUpForAxis(m_yMax + kYPadding * span, span), false, m_yTicks);
 }
