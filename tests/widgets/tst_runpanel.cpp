@@ -41,6 +41,7 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -647,8 +648,12 @@ void TestRunPanel::resumedLaunchIsOneLaunch()
     QVERIFY2(plainTextOf(monitor.titleLabel()->text()).startsWith(QLatin1String("Last launch (")),
         qPrintable(monitor.titleLabel()->text()));
     QCOMPARE(monitor.lossChart()->rawPoints(0), 3);
+    // Its log is not kept, and the empty log says so (it read "The worker's log appears here").
+    QVERIFY2(monitor.logView()->toPlainText().isEmpty() && monitor.logView()->placeholderText().contains(QLatin1String("not kept")),
+        qPrintable(monitor.logView()->placeholderText()));
     QVERIFY(app.panel->resume());
     QVERIFY(app.controller.waitForIdle(30000));
+    QVERIFY(!monitor.logView()->placeholderText().contains(QLatin1String("not kept")));
     const auto resumed = app.controller.session();
     QCOMPARE(resumed->id(), launchId);
     QCOMPARE(resumed->kind(), RunKind::Both);
@@ -1077,6 +1082,13 @@ void TestRunPanel::monitorFitsAShortWindow()
         }
     }
     QCOMPARE(axes, 2);
+    // One step so far: its smoothed loss is a dot (a line through one point drew nothing).
+    int dots = 0;
+    for (QAbstractSeries *series : monitor->lossChart()->chart()->series()) {
+        const auto *line = qobject_cast<QLineSeries *>(series);
+        dots += line && !line->name().isEmpty() && line->count() == 1 && line->pointsVisible();
+    }
+    QCOMPARE(dots, 1);
     window.runPanel()->cancel();
     QVERIFY(controller->waitForIdle(30000));
 }

@@ -136,6 +136,11 @@ void LossChartView::refresh()
         t.rawFeed.feed(stage ? stage->loss : none);
         t.smoothedFeed.feed(stage ? stage->smoothedLoss : none);
         t.epochFeed.feed(stage ? stage->epochLoss : none);
+        // A line through one point draws nothing: after the first step (or a launch that
+        // stopped there) the chart looked empty. That point is drawn as a dot.
+        const bool lone = t.smoothed->count() == 1;
+        if (t.smoothed->pointsVisible() != lone)
+            t.smoothed->setPointsVisible(lone);
     }
 }
 

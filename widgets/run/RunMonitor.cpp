@@ -97,10 +97,10 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     // dozen characters ("[ 0.2s] sta"), and an error had to be scrolled to sideways.
     m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_log->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    m_log->setPlaceholderText(tr("The worker's log appears here: the command, its progress lines and how it ended."));
     QScrollBar *logScroll = m_log->verticalScrollBar();
     connect(logScroll, &QAbstractSlider::actionTriggered, this,
         [this, logScroll](int) { m_followLog = logScroll->sliderPosition() >= logScroll->maximum() - 1; });
-    m_log->setPlaceholderText(tr("The worker's log appears here: the command, its progress lines and how it ended."));
     leftLayout->addWidget(m_log, 1);
 
     // What the launch is and how far it got, across the whole monitor. Stacked in the
@@ -190,6 +190,12 @@ void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)
     m_log->clear();
     m_logShown = 0;
     m_chartClock.invalidate();
+    // A launch from the history (an earlier session) comes without its log, which is
+    // not kept: the placeholder said the log "appears here".
+    m_log->setPlaceholderText(session && session != m_controller->session()
+            ? tr("The log of a launch from an earlier session is not kept; its files are in its output folder "
+                 "(Run history, Open output folder).")
+            : tr("The worker's log appears here: the command, its progress lines and how it ended."));
     if (!session)
         return;
     const bool trains = session->kind() != RunKind::StageOne;
