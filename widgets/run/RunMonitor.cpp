@@ -51,6 +51,12 @@ QString stateWord(StageRun::Outcome outcome)
     return RunMonitor::tr("crashed");
 }
 
+// The empty log's text while the monitor follows a launch of this session (or none).
+QString livePlaceholder()
+{
+    return RunMonitor::tr("The worker's log appears here: the command, its progress lines and how it ended.");
+}
+
 QString levelColor(RunSession::LogLine::Level level)
 {
     switch (level) {
@@ -97,7 +103,7 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     // dozen characters ("[ 0.2s] sta"), and an error had to be scrolled to sideways.
     m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_log->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
-    m_log->setPlaceholderText(tr("The worker's log appears here: the command, its progress lines and how it ended."));
+    m_log->setPlaceholderText(livePlaceholder());
     QScrollBar *logScroll = m_log->verticalScrollBar();
     connect(logScroll, &QAbstractSlider::actionTriggered, this,
         [this, logScroll](int) { m_followLog = logScroll->sliderPosition() >= logScroll->maximum() - 1; });
@@ -195,7 +201,7 @@ void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)
     m_log->setPlaceholderText(session && session != m_controller->session()
             ? tr("The log of a launch from an earlier session is not kept; its files are in its output folder "
                  "(Run history, Open output folder).")
-            : tr("The worker's log appears here: the command, its progress lines and how it ended."));
+            : livePlaceholder());
     if (!session)
         return;
     const bool trains = session->kind() != RunKind::StageOne;
