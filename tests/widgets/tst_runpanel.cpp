@@ -127,6 +127,22 @@ struct RunApp {
     ~RunApp() { panel.reset(); } // before what it observes
 };
 
+// Opens tiny-qwen-image in `window` with the fake worker of `dir` in "wait" mode (step 896
+// of 1600, then waits for SIGTERM), writes its dataset and models, and puts their paths
+// in the Run panel: ready to launch. False when a file could not be written.
+bool prepareWaitingWorker(MainWindow &window, const QString &dir)
+{
+    const QString worker = writeFakeWorker(dir);
+    if (worker.isEmpty() || !setFakeWorkerMode(dir, "wait") || !window.openSource(QStringLiteral("tiny-qwen-image")))
+        return false;
+    window.runController()->setWorkerProgram(worker);
+    const RunConfig c = tinyConfig(dir);
+    if (!writeDataset(c.settings.datasetPath, 3) || !writeModelFiles(c.settings.modelsRoot, tiny()))
+        return false;
+    window.runPanel()->setSettings(c.settings);
+    return true;
+}
+
 } // namespace
 
 class TestRunPanel : public QObject {
@@ -790,19 +806,12 @@ void TestRunPanel::aRunningLaunchSaysSo()
 {
     // While a launch ran, the panel read "Last launch: Stage two, failed after 0:00".
     QTemporaryDir dir;
-    const QString worker = writeFakeWorker(dir.path());
-    QVERIFY(setFakeWorkerMode(dir.path(), "wait"));
     MainWindow window(false);
     window.resize(1400, 900);
     window.show();
-    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(prepareWaitingWorker(window, dir.path()));
     RunPanel *panel = window.runPanel();
     RunController *controller = window.runController();
-    controller->setWorkerProgram(worker);
-    const RunConfig c = tinyConfig(dir.path());
-    QVERIFY(writeDataset(c.settings.datasetPath, 3));
-    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
-    panel->setSettings(c.settings);
     QVERIFY(panel->launch(RunKind::Baseline));
     QString status = plainTextOf(panel->statusLabel()->text());
     QCOMPARE(status, QString::fromUtf8("One-stage baseline running…"));
@@ -1024,18 +1033,11 @@ void TestRunPanel::monitorFitsAShortWindow()
     // the figures were stacked beside the charts, wrapped to fifteen lines; the log
     // showed a line or two, about 12 characters wide, and the loss axis read "... ... ...".
     QTemporaryDir dir;
-    const QString worker = writeFakeWorker(dir.path());
-    QVERIFY(setFakeWorkerMode(dir.path(), "wait"));
     MainWindow window(false);
     window.resize(1366, 768);
     window.show();
-    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(prepareWaitingWorker(window, dir.path()));
     RunController *controller = window.runController();
-    controller->setWorkerProgram(worker);
-    const RunConfig c = tinyConfig(dir.path());
-    QVERIFY(writeDataset(c.settings.datasetPath, 3));
-    QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
-    window.runPanel()->setSettings(c.settings);
     QVERIFY(window.runPanel()->launch(RunKind::Baseline));
     RunMonitor *monitor = window.runMonitor();
     QTRY_VERIFY(monitor->progressBar()->value() > 0);

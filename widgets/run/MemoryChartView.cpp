@@ -45,13 +45,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     // Whole repaints: the axes change range and ticks as points arrive, and partial
     // updates left stale bands over the lines and half-erased tick labels.
     setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
-    connect(chart(), &QChart::plotAreaChanged, this, [this](const QRectF &area) {
-        const int ticks = area.height() > 0 ? ticksThatFit(area.height(), m_y) : m_yTicks; // 0: not laid out yet
-        if (ticks != m_yTicks) {
-            m_yTicks = ticks;
-            fitAxes();
-        }
-    });
+    keepTicksFitting(chart(), m_y, &m_yTicks, [this] { fitAxes(); });
     fitAxes();
     placeLegend();
 }

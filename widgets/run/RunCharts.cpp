@@ -105,6 +105,17 @@ int ticksThatFit(double length, const QValueAxis *axis)
     return std::clamp(static_cast<int>(length / perTick), 2, kMost);
 }
 
+void keepTicksFitting(QChart *chart, const QValueAxis *axis, int *ticks, std::function<void()> refit)
+{
+    QObject::connect(chart, &QChart::plotAreaChanged, chart, [axis, ticks, refit = std::move(refit)](const QRectF &area) {
+        const int fit = area.height() > 0 ? ticksThatFit(area.height(), axis) : *ticks; // 0: not laid out yet
+        if (fit != *ticks) {
+            *ticks = fit;
+            refit();
+        }
+    });
+}
+
 QStringList axisTickLabels(const QValueAxis *axis)
 {
     QStringList labels;

@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <Qt>
 
+#include <functional>
+
 class QChart;
 class QSplitter;
 class QValueAxis;
@@ -33,6 +35,9 @@ void setAxisRange(QValueAxis *axis, double min, double max, bool integers, int m
 // label to "..." when the axis height per tick is less than the label's height and
 // padding (a loss axis of 0.0 to 2.5 in a 1366x768 window's monitor read "... ... ...").
 int ticksThatFit(double length, const QValueAxis *axis);
+// Keeps `*ticks` at what fits `axis` (vertical) as `chart`'s plot changes height, and
+// calls `refit` when that number changes.
+void keepTicksFitting(QChart *chart, const QValueAxis *axis, int *ticks, std::function<void()> refit);
 
 // The tick labels `axis` shows with its dynamic ticks (for tests).
 QStringList axisTickLabels(const QValueAxis *axis);
