@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Properties of the split on 10,000 seeded random pipelines per run:
-//  - the seed split equals the literal pseudocode (X0, every iteration's F and U, V1);
+//  - the seed split equals the literal pseudocode (X0, every iteration's F and U, V1),
+//    and F's reasons give the shortest chains (forwardReasonProblem());
 //  - C1 and C2 hold for it;
 //  - minimality by brute force (up to 10 units), see seedIsForced() for the exact statement;
 //  - the safe split contains the seed split, is the least set closed under its rules,
@@ -242,6 +243,54 @@ Simulation simulate(const Pipeline &p, const std::vector<char> &trained)
     return sim;
 }
 
+// The reasons F gives (explanations follow them back to X0): in each iteration, every
+// unit F adds names an edge from a unit that is one step closer to that iteration's
+// starting units (X0, or what the previous U added), so each chain of reasons takes the
+// fewest steps; among such edges, the one from the first unit in pipeline order, and of
+// its edges the first in the added unit's input order. Distances come from a plain
+// breadth-first search here. Returns what is wrong, or an empty string.
+QString forwardReasonProblem(const PipelineGraph &g, const Split &s)
+{
+    std::vector<UnitId> starts = s.x0;
+    for (std::size_t i = 0; i < s.iterations.size(); ++i) {
+        const int iteration = static_cast<int>(i) + 1;
+        std::vector<int> distance(g.unitCount(), -1);
+        std::vector<UnitId> queue;
+        for (const UnitId u : starts) {
+            distance[u] = 0;
+            queue.push_back(u);
+        }
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            for (const auto &e : g.outEdges(queue[head])) {
+                if (distance[e.target] < 0) {
+                    distance[e.target] = distance[queue[head]] + 1;
+                    queue.push_back(e.target);
+                }
+            }
+        }
+        for (const UnitId t : s.iterations[i].forward) {
+            const Reason &r = s.reasons[t];
+            const PipelineGraph::Edge *expected = nullptr;
+            for (const auto &e : g.inEdges(t)) {
+                const bool closer = distance[e.source] >= 0 && distance[e.source] + 1 == distance[t];
+                if (closer && (!expected || e.source < expected->source))
+                    expected = &e;
+            }
+            if (r.rule != Reason::Rule::Forward || r.iteration != iteration || !expected || r.cause != expected->source
+                || r.param != expected->param)
+                return QString("iteration %1, unit %2: reason from unit %3 (param %4), expected from unit %5 (param %6)")
+                    .arg(iteration)
+                    .arg(t)
+                    .arg(r.cause)
+                    .arg(r.param)
+                    .arg(expected ? expected->source : -1)
+                    .arg(expected ? expected->param : -1);
+        }
+        starts = s.iterations[i].update;
+    }
+    return {};
+}
+
 void compareWithSimulation(const Pipeline &p, const PipelineGraph &g, const std::vector<char> &trained)
 {
     const Simulation sim = simulate(p, trained);
@@ -364,6 +413,8 @@ void TestSplitProperties::randomPipelines()
             QCOMPARE(seed.iterations[i].update, o.iterations[i].second);
         }
         QCOMPARE(seed.v1(), o.v1);
+        const QString reasonProblem = forwardReasonProblem(graph, seed);
+        QVERIFY2(reasonProblem.isEmpty(), qPrintable(QString("pipeline %1: %2").arg(index).arg(reasonProblem)));
 
         // C1 and C2 hold.
         const Verification vs = verifySplit(graph, seed);
