@@ -249,6 +249,19 @@ int main(int argc, char **argv)
         std::printf(" %ld units: %.1f%s", z.units, static_cast<double>(pageFaults() - before) / runs,
             &z == &sizes.back() ? "\n" : ";");
     }
+    // Loading allocates the whole pipeline again each time; freed, that much memory
+    // may go back to the system (glibc keeps up to tens of MB), to be faulted in again.
+    std::printf("Page faults per load + split (as timed above):");
+    for (const Size &z : sizes) {
+        const long runs = std::max(1L, 100000 / z.units);
+        const long before = pageFaults();
+        for (long r = 0; r < runs; ++r) {
+            const LoadResult loaded = parsePipeline(z.text);
+            sink = sink + computeSeedSplit(PipelineGraph(*loaded.pipeline), w).trainedCount();
+        }
+        std::printf(" %ld units: %.0f%s", z.units, static_cast<double>(pageFaults() - before) / runs,
+            &z == &sizes.back() ? "\n" : ";");
+    }
 
     std::printf("\nAgainst the literal pseudocode (repeated edge scans), same pipelines:\n");
     for (const Size &z : sizes) {
