@@ -1243,6 +1243,7 @@ void TestRunPanel::typingMovesNoField()
     QLineEdit *lr = panel->learningRateEdit();
     QVERIFY(lr->styleSheet().contains(QLatin1String("#c2255c")));
     QVERIFY(lr->toolTip().contains(QLatin1String("not a positive number")));
+    QVERIFY(lr->accessibleDescription().contains(QLatin1String("not a positive number")));
     bool icon = false;
     for (QAction *action : lr->actions())
         icon = icon || (action->isVisible() && action->toolTip().contains(QLatin1String("not a positive number")));
@@ -1259,6 +1260,9 @@ void TestRunPanel::typingMovesNoField()
     // One line, elided; the whole problem in its tooltip.
     QVERIFY(panel->fieldLine(RunField::LearningRate)->toolTip().contains(QLatin1String("not a positive number")));
     QVERIFY(panel->fieldLine(RunField::LearningRate)->text().startsWith(QLatin1String("The learn")));
+    // A screen reader gets the whole message, not the shortened line.
+    QCOMPARE(panel->fieldLine(RunField::LearningRate)->accessibleName(),
+        panel->fieldLine(RunField::LearningRate)->toolTip());
     const QPoint refusedRank = where(panel->rankSpin());
     QVERIFY(refusedRank.y() > rank.y());
     lr->setText(QStringLiteral("1e-3"));
@@ -1269,6 +1273,7 @@ void TestRunPanel::typingMovesNoField()
     QCOMPARE(where(panel->rankSpin()), refusedRank);
     QVERIFY(lr->styleSheet().isEmpty());
     QVERIFY(!lr->toolTip().contains(QLatin1String("not a positive number")));
+    QVERIFY(lr->accessibleDescription().isEmpty());
 }
 
 QTEST_MAIN(TestRunPanel)

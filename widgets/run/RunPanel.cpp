@@ -88,6 +88,8 @@ public:
     {
         m_full = text;
         setToolTip(text);
+        // A screen reader reads the whole message, not the shortened line.
+        setAccessibleName(text);
         elide();
     }
 
@@ -861,6 +863,8 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
         }
         edit->setToolTip(problem ? byField.value(key).join(QLatin1Char('\n'))
                                  : edit->property("fieldToolTip").toString());
+        // Read out with the field by a screen reader, which does not show tooltips.
+        edit->setAccessibleDescription(problem ? byField.value(key).join(QLatin1Char('\n')) : QString());
         edit->setStyleSheet(problem ? QStringLiteral("QLineEdit { border: 1px solid %1; }")
                                           .arg(theme::css(question ? theme::Tone::Warning : theme::Tone::Hazard))
                                     : QString());
