@@ -150,7 +150,9 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         if (i + 2 * kPrefetchDistance < n) {
             const Unit &further = pipeline.units[i + 2 * kPrefetchDistance];
             __builtin_prefetch(further.inputParams.data());
-            __builtin_prefetch(further.inputParams.data() + 2);
+            // The second cache line of the list, or its start again when the list is short
+            // (an empty list's data() may be null, and null + 2 is undefined).
+            __builtin_prefetch(further.inputParams.data() + std::min<std::size_t>(2, further.inputParams.size()));
             __builtin_prefetch(further.outputParams.data());
         }
         if (i + kPrefetchDistance < n) {
