@@ -73,6 +73,8 @@ inline bool writeManifest(const QString &cacheDir, bool complete, const QStringL
 //       training_args.json into its --output_path; exit 0 with final loss 1.99973;
 //   "cancel": a training stage writes resume.safetensors too; exit 4 (cancelled);
 //   "wait": step 896 of 1600, then waits for SIGTERM and exits 4;
+//   "crash": step 1 of 8, eight lines on standard error ("worker error line 1" to 8),
+//       then the worker kills itself with SIGKILL;
 //   "steps": stage one finishes; a training stage without --resume runs steps 1-3
 //       and is cancelled (exit 4, a resume state written), with --resume it runs
 //       steps 4-6 and finishes.
@@ -118,6 +120,10 @@ case "$mode" in
         echo '{"event":"stage","time":0,"stage":"train","total_steps":1600,"epochs":1}'
         echo '{"event":"step","time":0.1,"epoch":0,"step":896,"total_steps":1600,"loss":1.5}'
         while :; do sleep 0.05; done ;;
+  crash) echo '{"event":"stage","time":0,"stage":"train","total_steps":8,"epochs":1}'
+         echo '{"event":"step","time":0.1,"epoch":0,"step":1,"total_steps":8,"loss":1.5}'
+         for i in 1 2 3 4 5 6 7 8; do echo "worker error line $i" >&2; done
+         kill -9 $$ ;;
   *) echo '{"event":"done","time":0.1,"exit_status":0,"final_loss":1.99973,"steps":4}'; exit 0 ;;
 esac
 )sh";

@@ -127,13 +127,13 @@ struct RunApp {
     ~RunApp() { panel.reset(); } // before what it observes
 };
 
-// Opens tiny-qwen-image in `window` with the fake worker of `dir` in "wait" mode (step 896
-// of 1600, then waits for SIGTERM), writes its dataset and models, and puts their paths
-// in the Run panel: ready to launch. False when a file could not be written.
-bool prepareWaitingWorker(MainWindow &window, const QString &dir)
+// Opens tiny-qwen-image in `window` with the fake worker of `dir` in `mode` ("wait": step
+// 896 of 1600, then waits for SIGTERM), writes its dataset and models, and puts their
+// paths in the Run panel: ready to launch. False when a file could not be written.
+bool prepareFakeWorker(MainWindow &window, const QString &dir, const QByteArray &mode = "wait")
 {
     const QString worker = writeFakeWorker(dir);
-    if (worker.isEmpty() || !setFakeWorkerMode(dir, "wait") || !window.openSource(QStringLiteral("tiny-qwen-image")))
+    if (worker.isEmpty() || !setFakeWorkerMode(dir, mode) || !window.openSource(QStringLiteral("tiny-qwen-image")))
         return false;
     window.runController()->setWorkerProgram(worker);
     const RunConfig c = tinyConfig(dir);
@@ -169,6 +169,7 @@ private Q_SLOTS:
     void smallWindowRunPanelFitsOrScrolls();
     void chartTickLabelsAreDistinct();
     void monitorFitsAShortWindow();
+    void crashKeepsTheMonitorsHeaderShort();
     void pipelineThatCannotRunRaisesItsTabs();
     void typingMovesNoField();
 };
@@ -664,12 +665,15 @@ void TestRunPanel::resumedLaunchIsOneLaunch()
     QVERIFY2(plainTextOf(monitor.titleLabel()->text()).startsWith(QLatin1String("Last launch (")),
         qPrintable(monitor.titleLabel()->text()));
     QCOMPARE(monitor.lossChart()->rawPoints(0), 3);
-    // Its log is not kept, and the empty log says so (it read "The worker's log appears here").
-    QVERIFY2(monitor.logView()->toPlainText().isEmpty() && monitor.logView()->placeholderText().contains(QLatin1String("not kept")),
-        qPrintable(monitor.logView()->placeholderText()));
+    // Its log is not kept, and the log says so (it read "The worker's log appears here"),
+    // then how the launch ended.
+    const QString kept = monitor.logView()->toPlainText();
+    QVERIFY2(kept.contains(QLatin1String("not kept")) && kept.contains(QLatin1String("cancelled at step 3 of 6")),
+        qPrintable(kept));
     QVERIFY(app.panel->resume());
     QVERIFY(app.controller.waitForIdle(30000));
     QVERIFY(!monitor.logView()->placeholderText().contains(QLatin1String("not kept")));
+    QVERIFY(!monitor.logView()->toPlainText().contains(QLatin1String("not kept")));
     const auto resumed = app.controller.session();
     QCOMPARE(resumed->id(), launchId);
     QCOMPARE(resumed->kind(), RunKind::Both);
@@ -809,7 +813,7 @@ void TestRunPanel::aRunningLaunchSaysSo()
     MainWindow window(false);
     window.resize(1400, 900);
     window.show();
-    QVERIFY(prepareWaitingWorker(window, dir.path()));
+    QVERIFY(prepareFakeWorker(window, dir.path()));
     RunPanel *panel = window.runPanel();
     RunController *controller = window.runController();
     QVERIFY(panel->launch(RunKind::Baseline));
@@ -1036,7 +1040,7 @@ void TestRunPanel::monitorFitsAShortWindow()
     MainWindow window(false);
     window.resize(1366, 768);
     window.show();
-    QVERIFY(prepareWaitingWorker(window, dir.path()));
+    QVERIFY(prepareFakeWorker(window, dir.path()));
     RunController *controller = window.runController();
     QVERIFY(window.runPanel()->launch(RunKind::Baseline));
     RunMonitor *monitor = window.runMonitor();
@@ -1093,6 +1097,66 @@ void TestRunPanel::monitorFitsAShortWindow()
     QCOMPARE(dots, 1);
     window.runPanel()->cancel();
     QVERIFY(controller->waitForIdle(30000));
+}
+
+void TestRunPanel::crashKeepsTheMonitorsHeaderShort()
+{
+    // A crash's message (what happened, then the worker's last six lines of error
+    // output) filled the monitor's header, nine lines in all: at 1366x768 the charts
+    // lost that height. The header keeps two lines and says where the rest is.
+    QTemporaryDir dir;
+    MainWindow window(false);
+    window.resize(1366, 768);
+    window.show();
+    QVERIFY(prepareFakeWorker(window, dir.path(), "crash"));
+    QVERIFY(window.runPanel()->launch(RunKind::Baseline));
+    QVERIFY(window.runController()->waitForIdle(30000));
+    const auto session = window.runController()->session();
+    QCOMPARE(session->outcome(), StageRun::Outcome::Crashed);
+    const QString failure = session->current()->failure;
+    QVERIFY2(failure.count(QLatin1Char('\n')) == 7 && failure.endsWith(QLatin1String("worker error line 8")), qPrintable(failure));
+    QApplication::processEvents();
+
+    RunMonitor *monitor = window.runMonitor();
+    QLabel *details = monitor->detailsLabel();
+    const QString shown = plainTextOf(details->text());
+    QVERIFY2(shown.contains(QLatin1String("killed by signal 9")) && shown.contains(QLatin1String("6 more lines in the log"))
+            && !shown.contains(QLatin1String("worker error line")),
+        qPrintable(shown));
+    // Nothing is lost: the log and the tooltip have the whole message.
+    // Each on its line in the log (they ran into one paragraph there).
+    const QString log = monitor->logView()->toPlainText();
+    QVERIFY2(log.contains(QLatin1String("Last lines of its error output:\nworker error line 3\n"))
+            && log.contains(QLatin1String("worker error line 7\nworker error line 8")),
+        qPrintable(log));
+    QVERIFY2(details->toolTip().contains(QLatin1String("worker error line 3")) && details->toolTip().contains(QLatin1String("worker error line 8")),
+        qPrintable(details->toolTip()));
+    // The figures (a line) and the two lines of the message, wrapped at most once each.
+    const int lines = details->height() / details->fontMetrics().lineSpacing();
+    QVERIFY2(lines <= 6, qPrintable(QStringLiteral("%1 lines: %2").arg(lines).arg(shown)));
+    auto *scroll = qobject_cast<QScrollArea *>(window.findChild<QDockWidget *>(QStringLiteral("RunMonitorDock"))->widget());
+    QVERIFY(scroll && !scroll->verticalScrollBar()->isVisible());
+
+    // A launch from the history comes without its log: the message is shown in its place.
+    const QString historyPath = dir.filePath(QStringLiteral("history.json"));
+    {
+        RunHistory before;
+        QVERIFY(before.open(historyPath));
+        before.add(session);
+    }
+    RunHistory history; // after a restart
+    QVERIFY(history.open(historyPath));
+    RunController controller;
+    RunMonitor fromHistory(&controller);
+    fromHistory.setHistory(&history);
+    QCOMPARE(fromHistory.shownSession()->logTotal(), 0);
+    QCOMPARE(plainTextOf(fromHistory.detailsLabel()->text()), shown);
+    const QString kept = fromHistory.logView()->toPlainText();
+    QVERIFY2(kept.startsWith(QLatin1String("The log of a launch from an earlier session is not kept"))
+            && kept.contains(QLatin1String("killed by signal 9"))
+            && kept.contains(QLatin1String("Last lines of its error output:\nworker error line 3\n"))
+            && kept.endsWith(QLatin1String("worker error line 7\nworker error line 8")),
+        qPrintable(kept));
 }
 
 void TestRunPanel::chartTickLabelsAreDistinct()

@@ -24,6 +24,7 @@
 #include <QStyleOptionProgressBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace splitscope {
@@ -57,6 +58,38 @@ QString livePlaceholder()
     return RunMonitor::tr("The worker's log appears here: the command, its progress lines and how it ended.");
 }
 
+// `text` as HTML, each of its lines on a line of its own.
+QString htmlLines(const QString &text)
+{
+    return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+}
+
+// How a stage ended, as the header shows it. A crash's message runs to nine lines (the
+// worker's last error output) and a failure's to one line per error: in full, the header
+// took the charts' height and the monitor scrolled. The log has the whole message (a
+// launch of this session logs it; a launch from the history shows it there), so the
+// header keeps its first lines, shortened, and says how many more the log has.
+// `shortened` tells whether anything was left out.
+QString endingText(const QString &message, bool *shortened)
+{
+    constexpr int kLines = 2;       // the summary, and the first error or what follows
+    constexpr int kLineChars = 200; // about two rows of a 1366-pixel-wide monitor
+    const QStringList lines = message.split(QLatin1Char('\n'));
+    *shortened = lines.size() > kLines
+        || std::any_of(lines.cbegin(), lines.cend(), [](const QString &line) { return line.size() > kLineChars; });
+    if (!*shortened)
+        return htmlLines(message);
+    QStringList shown;
+    for (const QString &line : lines.mid(0, kLines))
+        shown << shortenedInTheMiddle(line, kLineChars).toHtmlEscaped();
+    const auto more = static_cast<int>(lines.size()) - kLines;
+    shown.last() += QStringLiteral(" <i>(%1)</i>")
+                        .arg(more > 0 ? countText(more, RunMonitor::tr("%n more line in the log"),
+                                            RunMonitor::tr("%n more lines in the log"))
+                                      : RunMonitor::tr("the whole message is in the log"));
+    return shown.join(QStringLiteral("<br>"));
+}
+
 QString levelColor(RunSession::LogLine::Level level)
 {
     switch (level) {
@@ -72,6 +105,15 @@ QString levelColor(RunSession::LogLine::Level level)
         break;
     }
     return theme::css(theme::Tone::Text);
+}
+
+// Appends one line of a launch's log to `view` in its level's color. A line may hold
+// several (how a stage ended, with the worker's last error output): as HTML their breaks
+// were spaces, and they ran into one paragraph.
+void appendLogLine(QPlainTextEdit *view, RunSession::LogLine::Level level, const QString &text)
+{
+    view->appendHtml(QStringLiteral("<span style='color:%1'>%2</span>")
+                         .arg(levelColor(level), htmlLines(text)));
 }
 
 } // namespace
@@ -197,13 +239,24 @@ void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)
     m_logShown = 0;
     m_chartClock.invalidate();
     // A launch from the history (an earlier session) comes without its log, which is
-    // not kept: the placeholder said the log "appears here".
-    m_log->setPlaceholderText(session && session != m_controller->session()
-            ? tr("The log of a launch from an earlier session is not kept; its files are in its output folder "
-                 "(Run history, Open output folder).")
-            : livePlaceholder());
+    // not kept: the placeholder said the log "appears here". How its stages ended is
+    // kept, and shown in the log's place (whole there, shortened in the header).
+    const bool fromHistory = session && session != m_controller->session();
+    const QString notKept = tr("The log of a launch from an earlier session is not kept; its files are in its "
+                               "output folder (Run history, Open output folder).");
+    m_log->setPlaceholderText(fromHistory ? notKept : livePlaceholder());
     if (!session)
         return;
+    if (fromHistory) {
+        using Level = RunSession::LogLine::Level;
+        for (const StageRun &stage : session->stages()) {
+            if (stage.failure.isEmpty())
+                continue;
+            if (m_log->document()->isEmpty())
+                appendLogLine(m_log, Level::Info, notKept + QLatin1Char(' ') + tr("How it ended:"));
+            appendLogLine(m_log, stage.outcome == StageRun::Outcome::Cancelled ? Level::Warning : Level::Error, stage.failure);
+        }
+    }
     const bool trains = session->kind() != RunKind::StageOne;
     m_loss->chart()->setTitle(trains ? tr("Loss") : tr("Loss (stage one trains nothing)"));
     m_loss->addRun(session, tr("smoothed"), stageLineColor(
@@ -332,21 +385,21 @@ void RunMonitor::refresh()
     if (run->isTraining() && std::isfinite(run->finalLoss) && !run->isRunning())
         row(run->outcome == StageRun::Outcome::Finished ? tr("Final loss") : tr("Last loss"), formatLoss(run->finalLoss));
     QString details = rows.join(QStringLiteral(" &nbsp;· "));
+    bool shortened = false;
     if (!run->failure.isEmpty() && !run->isRunning()) {
         const bool cancelled = run->outcome == StageRun::Outcome::Cancelled;
         details += QStringLiteral("<p style='color:%1'>%2</p>")
                        .arg(theme::css(cancelled ? theme::Tone::Warning : theme::Tone::Hazard, palette()),
-                           run->failure.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+                           endingText(run->failure, &shortened));
     }
     m_details->setText(details);
+    m_details->setToolTip(shortened ? QStringLiteral("<p>%1</p>").arg(htmlLines(run->failure)) : QString());
 
     // The log: only the lines that are new since the last refresh.
     const auto &log = session->log();
     const qint64 fresh = std::min<qint64>(session->logTotal() - m_logShown, static_cast<qint64>(log.size()));
-    for (auto it = log.end() - fresh; it != log.end(); ++it) {
-        m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2</span>")
-                              .arg(levelColor(it->level), it->text.toHtmlEscaped()));
-    }
+    for (auto it = log.end() - fresh; it != log.end(); ++it)
+        appendLogLine(m_log, it->level, it->text);
     // The log follows its end unless the user scrolled up to read (a resize of the
     // dock keeps the top line, so the end is kept by hand).
     if (m_followLog)
