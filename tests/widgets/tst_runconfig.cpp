@@ -714,6 +714,21 @@ void TestRunConfig::stageRoundTripsThroughJson()
     QCOMPARE(back.modelMemory.size(), 1);
     QCOMPARE(back.modelMemory[0].size(), 100);
     QCOMPARE(back.peakMemory(), 1000 + 4999);
+
+    // The epoch reached is kept (a launch from the history read "Epoch 1 of 20" after
+    // three epochs); an entry written before it was kept has it from the steps done.
+    run.epochs = 20;
+    run.total = 640;
+    run.done = 81;
+    run.epoch = 2;
+    QCOMPARE(StageRun::fromJson(run.toJson(100)).epoch, 2);
+    QJsonObject older = run.toJson(100);
+    older.remove(QStringLiteral("epoch"));
+    QCOMPARE(StageRun::fromJson(older).epoch, 2);
+    older.insert(QStringLiteral("done"), 64); // the last step of the second epoch
+    QCOMPARE(StageRun::fromJson(older).epoch, 1);
+    older.insert(QStringLiteral("done"), 0);
+    QCOMPARE(StageRun::fromJson(older).epoch, -1);
 }
 
 void TestRunConfig::historyPersistsAndRefusesToOverwrite()

@@ -268,7 +268,7 @@ QJsonObject StageRun::toJson(int maxPoints) const
         {QStringLiteral("stage_one_units"), QJsonArray::fromStringList(stageOneUnits)},
         {QStringLiteral("stage_two_units"), QJsonArray::fromStringList(stageTwoUnits)},
         {QStringLiteral("cache_set"), QJsonArray::fromStringList(cacheSet)}, {QStringLiteral("done"), done},
-        {QStringLiteral("total"), total}, {QStringLiteral("epochs"), epochs},
+        {QStringLiteral("total"), total}, {QStringLiteral("epoch"), epoch}, {QStringLiteral("epochs"), epochs},
         {QStringLiteral("samples_per_s"), numberOrNull(samplesPerSecond)},
         {QStringLiteral("cache_bytes_written"), cacheWritten}, {QStringLiteral("cache_bytes_read"), cacheRead},
         {QStringLiteral("peak_rss_bytes"), peakMemory()}, {QStringLiteral("outcome"), outcomeKey(outcome)},
@@ -318,6 +318,13 @@ StageRun StageRun::fromJson(const QJsonObject &json)
     s.done = json.value(QLatin1String("done")).toInteger();
     s.total = json.value(QLatin1String("total")).toInteger();
     s.epochs = json.value(QLatin1String("epochs")).toInt();
+    // The epoch reached; entries written before it was kept have it from the steps done,
+    // as every epoch takes the same number of steps (they showed "Epoch 1 of 20").
+    const QJsonValue epoch = json.value(QLatin1String("epoch"));
+    if (epoch.isDouble())
+        s.epoch = epoch.toInt();
+    else if (s.total > 0 && s.epochs > 0 && s.done > 0)
+        s.epoch = static_cast<int>(std::min<qint64>(s.epochs - 1, (s.done - 1) * s.epochs / s.total));
     s.samplesPerSecond = numberOrNaN(json.value(QLatin1String("samples_per_s")));
     s.cacheWritten = json.value(QLatin1String("cache_bytes_written")).toInteger();
     s.cacheRead = json.value(QLatin1String("cache_bytes_read")).toInteger();
