@@ -1157,6 +1157,13 @@ void TestRunPanel::crashKeepsTheMonitorsHeaderShort()
             && kept.contains(QLatin1String("Last lines of its error output:\nworker error line 3\n"))
             && kept.endsWith(QLatin1String("worker error line 7\nworker error line 8")),
         qPrintable(kept));
+    // Read from the top (appending had left the view at the end).
+    fromHistory.resize(700, 300);
+    fromHistory.show();
+    QApplication::processEvents();
+    const QScrollBar *logScroll = fromHistory.logView()->verticalScrollBar();
+    QVERIFY(logScroll->maximum() > 0);
+    QCOMPARE(logScroll->value(), 0);
 }
 
 void TestRunPanel::chartTickLabelsAreDistinct()

@@ -247,6 +247,9 @@ void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)
     m_log->setPlaceholderText(fromHistory ? notKept : livePlaceholder());
     if (!session)
         return;
+    // A launch from the history is read from the top (what the log holds, then how it
+    // ended); a running one's log follows its end.
+    m_followLog = !fromHistory;
     if (fromHistory) {
         using Level = RunSession::LogLine::Level;
         for (const StageRun &stage : session->stages()) {
@@ -256,6 +259,7 @@ void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)
                 appendLogLine(m_log, Level::Info, notKept + QLatin1Char(' ') + tr("How it ended:"));
             appendLogLine(m_log, stage.outcome == StageRun::Outcome::Cancelled ? Level::Warning : Level::Error, stage.failure);
         }
+        m_log->moveCursor(QTextCursor::Start); // appending kept the view at the end
     }
     const bool trains = session->kind() != RunKind::StageOne;
     m_loss->chart()->setTitle(trains ? tr("Loss") : tr("Loss (stage one trains nothing)"));
