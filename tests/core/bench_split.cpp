@@ -105,6 +105,12 @@ __attribute__((noinline)) std::size_t splitOnce(const Pipeline &pipeline, const 
     return computeSeedSplit(PipelineGraph(pipeline), w).trainedCount();
 }
 
+// Load + split: parse and check the JSON text, then split what it describes.
+std::size_t loadAndSplitOnce(const std::string &text, const std::vector<std::string> &w)
+{
+    return splitOnce(*parsePipeline(text).pipeline, w);
+}
+
 std::size_t splitEach(const std::vector<Pipeline> &pipelines, const std::vector<std::string> &w)
 {
     std::size_t sum = 0;
@@ -207,10 +213,7 @@ int main(int argc, char **argv)
             double cycle = 1e30; // one run = one split of each fresh pipeline, in turn
             keepFastest(cycle, [&] { sink = sink + splitOnce(z.pipeline, w) + splitEach(z.others, w); });
             z.freshBoth = std::min(z.freshBoth, cycle / static_cast<double>(1 + z.others.size()));
-            keepFastest(z.loadSplit, [&] {
-                const LoadResult r = parsePipeline(z.text);
-                sink = sink + computeSeedSplit(PipelineGraph(*r.pipeline), w).trainedCount();
-            });
+            keepFastest(z.loadSplit, [&] { sink = sink + loadAndSplitOnce(z.text, w); });
             keepFastest(z.safeTime, [&] { sink = sink + computeSafeSplit(graph, w).trainedCount(); });
             keepFastest(z.verifyTime, [&] { sink = sink + verifySplit(graph, z.seed).hazards.size(); });
             keepFastest(z.scanTime, [&] { sink = sink + scanNames(z.pipeline); });
@@ -239,29 +242,26 @@ int main(int argc, char **argv)
 
     // A split's time includes the kernel's when the memory it allocates has to be
     // faulted in afresh (memory the allocator gave back to the system): counted here
-    // so that a reader knows whether the figures above include that work.
-    std::printf("\nPage faults per graph+seed split (one pipeline repeated, as timed above):");
-    for (const Size &z : sizes) {
-        const long runs = std::max(1L, 1000000 / z.units);
-        const long before = pageFaults();
-        for (long r = 0; r < runs; ++r)
-            sink = sink + splitOnce(z.pipeline, w);
-        std::printf(" %ld units: %.1f%s", z.units, static_cast<double>(pageFaults() - before) / runs,
-            &z == &sizes.back() ? "\n" : ";");
-    }
+    // so that a reader knows whether the figures above include that work. Each line:
+    // page faults per run of `split` at each size, over about `units` units in all.
+    const auto printFaults = [&sizes, &sink](const char *title, long units, int decimals,
+                                 const std::function<std::size_t(const Size &)> &split) {
+        std::printf("%s", title);
+        for (const Size &z : sizes) {
+            const long runs = std::max(1L, units / z.units);
+            const long before = pageFaults();
+            for (long r = 0; r < runs; ++r)
+                sink = sink + split(z);
+            std::printf(" %ld units: %.*f%s", z.units, decimals, static_cast<double>(pageFaults() - before) / runs,
+                &z == &sizes.back() ? "\n" : ";");
+        }
+    };
+    printFaults("\nPage faults per graph+seed split (one pipeline repeated, as timed above):", 1000000, 1,
+        [&w](const Size &z) { return splitOnce(z.pipeline, w); });
     // Loading allocates the whole pipeline again each time; freed, that much memory
     // may go back to the system (glibc keeps up to tens of MB), to be faulted in again.
-    std::printf("Page faults per load + split (as timed above):");
-    for (const Size &z : sizes) {
-        const long runs = std::max(1L, 100000 / z.units);
-        const long before = pageFaults();
-        for (long r = 0; r < runs; ++r) {
-            const LoadResult loaded = parsePipeline(z.text);
-            sink = sink + computeSeedSplit(PipelineGraph(*loaded.pipeline), w).trainedCount();
-        }
-        std::printf(" %ld units: %.0f%s", z.units, static_cast<double>(pageFaults() - before) / runs,
-            &z == &sizes.back() ? "\n" : ";");
-    }
+    printFaults("Page faults per load + split (as timed above):", 100000, 0,
+        [&w](const Size &z) { return loadAndSplitOnce(z.text, w); });
 
     std::printf("\nAgainst the literal pseudocode (repeated edge scans), same pipelines:\n");
     for (const Size &z : sizes) {

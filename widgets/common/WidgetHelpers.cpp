@@ -115,6 +115,11 @@ QString breakableText(const QString &text)
     return out;
 }
 
+QString htmlLines(const QString &text)
+{
+    return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+}
+
 QString plainTextOf(const QString &html)
 {
     QTextDocument document;

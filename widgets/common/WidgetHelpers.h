@@ -46,6 +46,9 @@ QString shortenedInTheMiddle(const QString &text, int maxChars);
 // width (a 300-character unit name must not widen a dock or the window).
 QString breakableText(const QString &text);
 
+// `text` as rich text, each of its lines on a line of its own.
+QString htmlLines(const QString &text);
+
 // How wide fitColumnWidths lets a column be: at most `maxShare` percent of the
 // viewport's width, but never capped below `minimumChars` average characters.
 struct ColumnLimit {

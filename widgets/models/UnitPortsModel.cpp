@@ -190,9 +190,7 @@ QVariant UnitPortsModel::data(const QModelIndex &index, int role) const
         }
         // A hazard's tooltip says what it does (rich text: it wraps, and has paragraphs).
         if (role == Qt::ToolTipRole && hazard) {
-            const QString note = row.hazardNote.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
-            return QStringLiteral("<qt><p>%1</p><p>%2</p></qt>")
-                .arg(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), note);
+            return QStringLiteral("<qt><p>%1</p><p>%2</p></qt>").arg(htmlLines(text), htmlLines(row.hazardNote));
         }
         if (role == Qt::DisplayRole && index.column() != ParamColumn && !m_prefix.isEmpty())
             text.remove(m_prefix);

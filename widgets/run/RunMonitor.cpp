@@ -58,12 +58,6 @@ QString livePlaceholder()
     return RunMonitor::tr("The worker's log appears here: the command, its progress lines and how it ended.");
 }
 
-// `text` as HTML, each of its lines on a line of its own.
-QString htmlLines(const QString &text)
-{
-    return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
-}
-
 // How a stage ended, as the header shows it. A crash's message runs to nine lines (the
 // worker's last error output) and a failure's to one line per error: in full, the header
 // took the charts' height and the monitor scrolled. The log has the whole message (a
@@ -226,8 +220,7 @@ void RunMonitor::launchStarted()
 {
     m_charted.reset();
     m_bar->setMinimumWidth(0); // the new launch's text decides
-    m_followLog = true;
-    refresh();
+    refresh(); // shows the new launch, whose log follows its end
 }
 
 void RunMonitor::showSession(const std::shared_ptr<const RunSession> &session)

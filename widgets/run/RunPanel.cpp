@@ -853,18 +853,18 @@ void RunPanel::showIssues(const QList<RunIssue> &issues)
             edit->setFixedHeight(edit->sizeHint().height());
         }
         const bool problem = byField.contains(key);
+        const QString problems = byField.value(key).join(QLatin1Char('\n'));
         const bool question = confirmable.value(key);
         QAction *&icon = m_problemIcons[key];
         if (!icon && problem)
             icon = edit->addAction(style()->standardIcon(QStyle::SP_MessageBoxWarning), QLineEdit::TrailingPosition);
         if (icon) {
             icon->setVisible(problem);
-            icon->setToolTip(byField.value(key).join(QLatin1Char('\n')));
+            icon->setToolTip(problems);
         }
-        edit->setToolTip(problem ? byField.value(key).join(QLatin1Char('\n'))
-                                 : edit->property("fieldToolTip").toString());
+        edit->setToolTip(problem ? problems : edit->property("fieldToolTip").toString());
         // Read out with the field by a screen reader, which does not show tooltips.
-        edit->setAccessibleDescription(problem ? byField.value(key).join(QLatin1Char('\n')) : QString());
+        edit->setAccessibleDescription(problems);
         edit->setStyleSheet(problem ? QStringLiteral("QLineEdit { border: 1px solid %1; }")
                                           .arg(theme::css(question ? theme::Tone::Warning : theme::Tone::Hazard))
                                     : QString());
@@ -991,7 +991,7 @@ void RunPanel::updateStatus()
         const bool cancelled = run.outcome == StageRun::Outcome::Cancelled;
         text += QStringLiteral("<br><span style='%1'>%2</span>")
                     .arg(cancelled ? warningStyle() : errorStyle(),
-                        breakableText(run.failure).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+                        htmlLines(breakableText(run.failure)));
     }
     m_status->setText(text);
     updateCommand();
