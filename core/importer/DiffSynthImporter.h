@@ -11,8 +11,9 @@
 
 namespace splitscope::importer {
 
-// Reads DiffSynth-Studio pipeline sources (Python) statically, without a Python
-// interpreter, into `splitscope.pipeline/1` descriptions (DESIGN.md §2):
+// Reads DiffSynth-Studio pipeline sources (Python) into `splitscope.pipeline/1`
+// descriptions (DESIGN.md §2). CPython's own parser reads the files (PythonParser.h);
+// nothing of them is ever run:
 //
 //     const ImportResult r = importDiffSynthPath("DiffSynth-Studio/diffsynth/pipelines");
 //     for (const Diagnostic &d : r.diagnostics) log(d.toString());
@@ -30,9 +31,8 @@ namespace splitscope::importer {
 //
 // Diagnostics name the file, line and column, and in jsonPath the Python-side place
 // ("QwenImageUnit_NoiseInitializer.output_params"). Codes:
-//   errors   io, input-too-large, python-syntax, no-pipeline, unknown-pipeline-class,
-//            unreadable-statement (valid Python nested too deeply for the parser, where a
-//            declaration or the units are read: they are unknown, never taken as empty)
+//   errors   io, input-too-large, python-syntax (what CPython refuses, with its message),
+//            no-pipeline, unknown-pipeline-class
 //   warnings string-as-list, missing-comma, computed-argument, wrong-type, empty-name,
 //            unknown-keyword, positional-argument, unexpected-argument, missing-argument,
 //            conditional-init, no-super-init, unknown-base-class, unknown-unit-class,
@@ -44,9 +44,10 @@ namespace splitscope::importer {
 // without errors.
 //
 // Robustness: no input crashes, hangs or exhausts memory: source files above
-// kMaxSourceBytes are refused, the tokenizer and the parsers bound their nesting,
-// evaluation is memoized and size-limited, and the work is near-linear in the input.
-// Functions are reentrant (no shared state); they never throw.
+// kMaxSourceBytes are refused, CPython bounds the nesting it parses, the readers walk
+// its tree without recursion or with bounded depth, evaluation is memoized and
+// size-limited, and the work is near-linear in the input. Functions may be called from
+// any thread (parsing takes CPython's lock in turn); they never throw.
 
 struct ImportOptions {
     std::string pipelineClass;                 // empty: every pipeline class found

@@ -3,47 +3,45 @@
 
 namespace splitscope::importer {
 
-CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, int call,
+CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, NodeId call,
     const Locals *locals, std::size_t skip)
 {
+    const AstTree &t = module.tree();
     CallArguments out;
-    const Expr &e = module.arena().at(call);
-    for (std::size_t i = 1 + skip; i < e.items.size(); ++i) {
-        const Expr &argument = module.arena().at(e.items[i]);
-        if (argument.kind != ExprKind::Starred) {
-            out.positional.push_back(context.evaluator().evaluate(module, e.items[i], locals));
+    const Span<NodeId> args = t.children(call, "args");
+    // A spread's unknown contents are reported where the call spreads it.
+    const auto unknownSpread = [&](Value value, NodeId argument, const char *stars) {
+        if (!value.isUnresolved())
+            value = unresolved(module, argument, std::string("a ") + stars + "-argument that is " + value.typeName());
+        value.module = &module;
+        value.line = t.node(argument).line;
+        value.column = t.node(argument).column;
+        out.unknownSpreads.push_back(std::move(value));
+    };
+    for (std::size_t i = skip; i < args.size(); ++i) {
+        if (!t.is(args[i], "Starred")) {
+            out.positional.push_back(context.evaluator().evaluate(module, args[i], locals));
             continue;
         }
         // f(*ARGS): spliced in when ARGS is a known sequence.
-        Value spread = context.evaluator().evaluate(module, argument.items.at(0), locals);
+        Value spread = context.evaluator().evaluate(module, t.child(args[i], "value"), locals);
         if (spread.kind == Value::Kind::Sequence) {
             for (Value &v : spread.items)
                 out.positional.push_back(std::move(v));
         } else {
-            if (!spread.isUnresolved())
-                spread = unresolved(module, argument, "a *-argument that is " + spread.typeName());
-            // Reported where the call spreads it, not where the value was defined.
-            spread.module = &module;
-            spread.line = argument.line;
-            spread.column = argument.column;
-            out.unknownSpreads.push_back(std::move(spread));
+            unknownSpread(std::move(spread), args[i], "*");
         }
     }
-    for (const auto &[name, valueExpr] : e.keywords) {
-        Value value = context.evaluator().evaluate(module, valueExpr, locals);
-        if (name != "**") {
+    for (const NodeId k : t.children(call, "keywords")) {
+        Value value = context.evaluator().evaluate(module, t.child(k, "value"), locals);
+        const std::string &name = t.text(k, "arg");
+        if (!name.empty()) {
             out.keywords.emplace_back(name, std::move(value));
         } else if (value.kind == Value::Kind::Dict) {
             for (auto &entry : value.entries)
                 out.keywords.push_back(std::move(entry));
         } else {
-            const Expr &argument = module.arena().at(valueExpr);
-            if (!value.isUnresolved())
-                value = unresolved(module, argument, "a **-argument that is " + value.typeName());
-            value.module = &module;
-            value.line = argument.line;
-            value.column = argument.column;
-            out.unknownSpreads.push_back(std::move(value));
+            unknownSpread(std::move(value), k, "**");
         }
     }
     return out;
@@ -111,7 +109,7 @@ Locals bindParameters(ImportContext &context, const PythonModule &module, const 
             locals[p.name] = std::move(unknown);
             continue;
         }
-        if (p.defaultValue.empty()) {
+        if (p.defaultValue == kNoNode) {
             context.report(Severity::Warning, "missing-argument", module, p.line, p.column, where,
                 callee + " needs the argument '" + p.name + "', which the call does not pass");
             Value unknown;
@@ -129,51 +127,37 @@ Locals bindParameters(ImportContext &context, const PythonModule &module, const 
 
 std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls)
 {
+    const AstTree &t = module.tree();
     std::vector<BaseClass> out;
-    for (const int base : cls.bases) {
+    for (const NodeId base : cls.bases) {
         BaseClass b;
-        b.line = cls.line;
-        b.column = cls.column;
-        if (base < 0) {
-            out.push_back(std::move(b));
-            continue;
+        b.line = t.node(base).line;
+        b.column = t.node(base).column;
+        const std::string dotted = t.dottedName(base);
+        if (!dotted.empty()) { // not Generic[T], a call, ...
+            b.name = modules.originalName(module, dotted);
+            b.definition = modules.findClass(module, dotted);
+            if (b.definition.item == &cls)
+                b.definition = {}; // `class A(A)` names an earlier A, which this reader does not keep
         }
-        const Expr &e = module.arena().at(base);
-        b.line = e.line;
-        b.column = e.column;
-        const std::string dotted = module.arena().dottedName(base);
-        if (dotted.empty()) {
-            // Generic[T], a call, ...: not a plain class name.
-            out.push_back(std::move(b));
-            continue;
-        }
-        b.name = modules.originalName(module, dotted);
-        b.definition = modules.findClass(module, dotted);
-        if (b.definition.item == &cls)
-            b.definition = {}; // `class A(A)` names an earlier A, which this reader does not keep
         out.push_back(std::move(b));
     }
     return out;
 }
 
-std::optional<SuperInitCall> superInitCall(const PythonModule &module, int expression)
+std::optional<SuperInitCall> superInitCall(const AstTree &t, NodeId expression)
 {
-    if (expression < 0)
+    if (!t.is(expression, "Call"))
         return std::nullopt;
-    const ExprArena &arena = module.arena();
-    const Expr &call = arena.at(expression);
-    if (call.kind != ExprKind::Call)
+    const NodeId callee = t.child(expression, "func");
+    if (!t.is(callee, "Attribute") || t.text(callee, "attr") != "__init__")
         return std::nullopt;
-    const Expr &callee = arena.at(call.items.at(0));
-    if (callee.kind != ExprKind::Attribute || callee.text != "__init__")
-        return std::nullopt;
-    const Expr &object = arena.at(callee.items.at(0));
+    const NodeId object = t.child(callee, "value");
     SuperInitCall out;
     out.call = expression;
-    if (object.kind == ExprKind::Call && arena.at(object.items.at(0)).kind == ExprKind::Name
-        && arena.at(object.items.at(0)).text == "super")
+    if (t.is(object, "Call") && t.dottedName(t.child(object, "func")) == "super")
         return out;
-    const std::string base = arena.dottedName(callee.items.at(0));
+    const std::string base = t.dottedName(object);
     if (base.empty() || base == "self")
         return std::nullopt;
     out.explicitBase = base;
@@ -183,31 +167,41 @@ std::optional<SuperInitCall> superInitCall(const PythonModule &module, int expre
 
 namespace {
 
-void flattenInto(const PythonModule &module, const std::vector<Statement> &body, bool conditional, bool loop,
-    std::vector<BodyStatement> &out)
+void flattenInto(const AstTree &t, Span<NodeId> body, bool conditional, bool loop, std::vector<BodyStatement> &out)
 {
-    for (const Statement &s : body) {
-        const std::string &keyword = s.keyword(module.tokens());
-        if (keyword == "def" || keyword == "class" || (keyword == "async" && s.tokens.last - s.tokens.first > 1
-                && module.tokens()[s.tokens.first + 1].isName("def")))
+    for (const NodeId s : body) {
+        const std::string_view type = t.node(s).type;
+        if (type == "FunctionDef" || type == "AsyncFunctionDef" || type == "ClassDef")
             continue; // nested definitions do not run here
-        if (s.body.empty()) {
-            out.push_back({&s, conditional, loop});
-            continue;
+        if (type == "If") {
+            flattenInto(t, t.children(s, "body"), true, loop, out);
+            flattenInto(t, t.children(s, "orelse"), true, loop, out);
+        } else if (type == "For" || type == "AsyncFor" || type == "While") {
+            flattenInto(t, t.children(s, "body"), true, true, out);
+            flattenInto(t, t.children(s, "orelse"), true, loop, out);
+        } else if (type == "Try" || type == "TryStar") {
+            flattenInto(t, t.children(s, "body"), conditional, loop, out);
+            for (const NodeId handler : t.children(s, "handlers"))
+                flattenInto(t, t.children(handler, "body"), true, loop, out);
+            flattenInto(t, t.children(s, "orelse"), true, loop, out);
+            flattenInto(t, t.children(s, "finalbody"), conditional, loop, out);
+        } else if (type == "With" || type == "AsyncWith") {
+            flattenInto(t, t.children(s, "body"), conditional, loop, out);
+        } else if (type == "Match") {
+            for (const NodeId c : t.children(s, "cases"))
+                flattenInto(t, t.children(c, "body"), true, loop, out);
+        } else {
+            out.push_back({s, conditional, loop});
         }
-        const bool isLoop = keyword == "for" || keyword == "while" || keyword == "async";
-        const bool isConditional = keyword == "if" || keyword == "elif" || keyword == "else" || keyword == "except"
-            || keyword == "match" || keyword == "case" || isLoop;
-        flattenInto(module, s.body, conditional || isConditional, loop || isLoop, out);
     }
 }
 
 } // namespace
 
-std::vector<BodyStatement> flattenBody(const PythonModule &module, const std::vector<Statement> &body)
+std::vector<BodyStatement> flattenBody(const AstTree &tree, NodeId function)
 {
     std::vector<BodyStatement> out;
-    flattenInto(module, body, false, false, out);
+    flattenInto(tree, tree.children(function, "body"), false, false, out);
     return out;
 }
 

@@ -82,9 +82,9 @@ struct CallArguments {
     std::vector<Value> unknownSpreads;
 };
 
-// Evaluates the arguments of the Call expression `call`; `skip` leading positional
+// Evaluates the arguments of the Call node `call`; `skip` leading positional
 // arguments are dropped (the explicit `self` of `Base.__init__(self, ...)`).
-CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, int call,
+CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, NodeId call,
     const Locals *locals, std::size_t skip = 0);
 
 // Binds `arguments` to the parameters of `function` (defaults evaluated in the
@@ -104,20 +104,21 @@ struct BaseClass {
 std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls);
 
 // The call `super().__init__(...)`, `super(X, self).__init__(...)` or `Base.__init__(self, ...)`
-// that a statement consists of.
+// that an expression is.
 struct SuperInitCall {
-    int call = -1;                 // the Call expression in the module's arena
+    NodeId call = kNoNode;
     std::size_t skip = 0;          // 1 for Base.__init__(self, ...): `self` is not an argument of the base
     std::string explicitBase;      // "Base" for Base.__init__, empty for super()
 };
-std::optional<SuperInitCall> superInitCall(const PythonModule &module, int expression);
+std::optional<SuperInitCall> superInitCall(const AstTree &tree, NodeId expression);
 
-// Statements of a function body in order, with the block context they run in.
+// Statements of a function body in order, with the block context they run in;
+// nested function and class definitions are left out (they do not run there).
 struct BodyStatement {
-    const Statement *statement = nullptr;
-    bool conditional = false; // inside if/elif/else/except/while/match: may not run
-    bool loop = false;        // inside for/while or a comprehension: may run many times
+    NodeId statement = kNoNode;
+    bool conditional = false; // inside if/else/try/except/while/match/with: may not run
+    bool loop = false;        // inside for/while: may run many times
 };
-std::vector<BodyStatement> flattenBody(const PythonModule &module, const std::vector<Statement> &body);
+std::vector<BodyStatement> flattenBody(const AstTree &tree, NodeId function);
 
 } // namespace splitscope::importer

@@ -27,15 +27,6 @@ bool contains(const std::vector<std::string> &list, const std::string &item)
     return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-// `self.NAME` as the whole token range.
-std::string selfAttribute(const std::vector<Token> &tokens, TokenRange range)
-{
-    if (range.last - range.first == 3 && tokens[range.first].isName("self") && tokens[range.first + 1].isOperator(".")
-        && tokens[range.first + 2].kind == TokenKind::Name)
-        return tokens[range.first + 2].text;
-    return {};
-}
-
 // Why an annotated attribute is not a model, or empty when it is one (heuristic).
 std::string notAModelReason(const std::string &name, const std::string &type)
 {
@@ -80,10 +71,9 @@ bool PipelineReader::isPipelineClass(const PythonModule &module, const ClassDef 
     if (depth > kMaxClassDepth)
         return false;
     if (const FunctionDef *init = cls.method("__init__")) {
-        const std::vector<Token> &tokens = module.tokens();
-        const std::size_t end = std::min(init->statement->end, tokens.size());
-        for (std::size_t i = init->statement->tokens.first; i + 2 < end; ++i) {
-            if (tokens[i].isName("self") && tokens[i + 1].isOperator(".") && tokens[i + 2].isName("units"))
+        const AstTree &t = module.tree();
+        for (NodeId id = init->node; id < t.node(init->node).end; ++id) {
+            if (attributeOf(t, id) == "units")
                 return true;
         }
     }
@@ -112,153 +102,27 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
             readBase(bases.front());
         return;
     }
-    const std::vector<Token> &tokens = module.tokens();
+    const AstTree &t = module.tree();
     Scope scope;
     for (std::size_t i = 1; i < init->parameters.size(); ++i) {
         const Parameter &p = init->parameters[i];
-        Value v;
-        if (!p.defaultValue.empty() && p.kind != Parameter::Kind::VarKeyword && p.kind != Parameter::Kind::VarPositional) {
-            v = m_context.evaluator().evaluate(module, p.defaultValue);
-        } else {
-            v.text = "the constructor parameter '" + p.name + "'";
-            v.module = &module;
-            v.line = p.line;
-            v.column = p.column;
-        }
-        scope.values[p.name] = std::move(v);
+        if (p.defaultValue != kNoNode)
+            scope.values[p.name] = m_context.evaluator().evaluate(module, p.defaultValue);
+        else
+            scope.values[p.name] = unresolved(module, init->node, "the constructor parameter '" + p.name + "'");
     }
-    const std::string where = m_className + ".__init__";
-    for (const BodyStatement &b : flattenBody(module, init->statement->body)) {
-        const Statement &s = *b.statement;
+    for (const BodyStatement &b : flattenBody(t, init->node)) {
+        const NodeId s = b.statement;
         scope.conditional = b.conditional;
         scope.loop = b.loop;
-        if (const std::optional<Assignment> a = readAssignment(tokens, s)) {
-            if (a->targets.size() != 1)
-                continue;
-            const TokenRange target = a->targets.front();
-            const std::string attribute = selfAttribute(tokens, target);
-            if (attribute.empty()) {
-                if (target.last - target.first == 1 && tokens[target.first].kind == TokenKind::Name && !a->value.empty()
-                    && a->augmented.empty()) {
-                    const std::string &name = tokens[target.first].text;
-                    const int expr = module.parseExpression(a->value);
-                    const bool display = expr >= 0
-                        && (module.arena().at(expr).kind == ExprKind::List || module.arena().at(expr).kind == ExprKind::Tuple);
-                    if (display && !b.conditional && !b.loop)
-                        scope.lists[name] = expr;
-                    else
-                        scope.lists.erase(name);
-                    scope.values[name] = m_context.evaluator().evaluate(module, a->value, &scope.values);
-                }
-                continue;
-            }
-            if (!a->annotation.empty() && attribute != "units" && attribute != "in_iteration_models"
-                && attribute != "model_fn") {
-                const bool known = std::any_of(state.attributes.begin(), state.attributes.end(),
-                    [&](const ModelAttribute &m) { return m.name == attribute; });
-                if (!known)
-                    state.attributes.push_back(
-                        {attribute, module.describe(a->annotation), &module, s.line, tokens[target.first + 2].column});
-                continue;
-            }
-            if (a->value.empty())
-                continue;
-            if (attribute == "units") {
-                PythonModule::ParseError error;
-                const int expr = module.parseExpression(a->value, &error);
-                if (expr < 0) {
-                    m_context.report(Severity::Warning, "computed-argument", module, error.line, error.column,
-                        m_className + ".units", "self.units could not be read: " + error.message);
-                    continue;
-                }
-                if (a->augmented.empty()) {
-                    if (state.unitsSet && !state.units.empty() && (b.conditional || b.loop))
-                        m_context.report(Severity::Warning, "conditional-unit", module, s.line, s.column,
-                            m_className + ".units", "self.units is replaced under a condition; read as if it is");
-                    state.units.clear();
-                } else if (a->augmented != "+=") {
-                    m_context.report(Severity::Warning, "computed-argument", module, s.line, s.column,
-                        m_className + ".units", "self.units " + a->augmented + " ... cannot be read; ignored");
-                    continue;
-                }
-                state.unitsSet = true;
-                addUnits(module, expr, scope, state.units, 0);
-            } else if (attribute == "in_iteration_models") {
-                const Value v = m_context.evaluator().evaluate(module, a->value, &scope.values);
-                std::vector<std::string> names;
-                if (v.kind == Value::Kind::Sequence) {
-                    for (const Value &item : v.items) {
-                        if (item.kind == Value::Kind::String && item.text.empty())
-                            m_context.report(Severity::Warning, "empty-name", item, module,
-                                m_className + ".in_iteration_models", "an empty str names no model; left out");
-                        else if (item.kind == Value::Kind::String)
-                            names.push_back(item.text);
-                        else
-                            m_context.report(Severity::Warning, "computed-argument", item, module,
-                                m_className + ".in_iteration_models", "an element that is " + item.typeName() + "; left out");
-                    }
-                } else if (looksLikeMissingComma(v)) {
-                    std::string written, meant;
-                    constexpr std::size_t kMaxQuoted = 8; // literals quoted, then "..."
-                    for (std::size_t i = 0; i < v.literals.size() && i < kMaxQuoted; ++i) {
-                        written += (i == 0 ? "\"" : " \"") + v.literals[i] + "\"";
-                        meant += (i == 0 ? "\"" : ", \"") + v.literals[i] + "\"";
-                    }
-                    if (v.literals.size() > kMaxQuoted) {
-                        written += " ...";
-                        meant += ", ...";
-                    }
-                    m_context.report(Severity::Warning, "missing-comma", v, module, m_className + ".in_iteration_models",
-                        "in_iteration_models is " + (v.parenthesized ? "(" + written + ")" : written)
-                            + ", adjacent str literals that Python joins into the one str \"" + v.text
-                            + "\": most likely a comma is missing, as in (" + meant + "); read as one model name");
-                    names.push_back(v.text);
-                } else if (v.kind == Value::Kind::String && !v.text.empty()) {
-                    m_context.report(Severity::Warning, "string-as-list", v, module, m_className + ".in_iteration_models",
-                        "in_iteration_models is the str \"" + v.text + "\", not a tuple (write (\"" + v.text
-                            + "\",)); read as one model name");
-                    names.push_back(v.text);
-                } else {
-                    m_context.report(Severity::Warning, "computed-argument", v, module, m_className + ".in_iteration_models",
-                        "in_iteration_models is " + (v.isUnresolved() ? v.text : v.typeName()) + "; not read");
-                    continue;
-                }
-                state.inIterationModels = std::move(names);
-            } else if (attribute == "model_fn") {
-                const int expr = module.parseExpression(a->value);
-                const std::string name = expr >= 0 ? module.arena().dottedName(expr) : std::string();
-                if (name.empty()) {
-                    m_context.report(Severity::Warning, "no-model-fn", module, s.line, s.column, m_className + ".model_fn",
-                        "self.model_fn is set to " + module.describe(a->value)
-                            + ", not a function name; the loss is declared without input_params (it may read every param)");
-                    state.modelFn.clear();
-                    state.modelFnReported = true;
-                    continue;
-                }
-                state.modelFnReported = false;
-                state.modelFn = name;
-                state.modelFnModule = &module;
-                state.modelFnLine = s.line;
-                state.modelFnColumn = s.column;
-            }
+        if (const std::optional<Assignment> a = readAssignment(t, s)) {
+            if (a->targets.size() == 1)
+                readAssignmentInInit(module, s, *a, scope, state);
             continue;
         }
         // Expression statements: super().__init__(...) and self.units.append/extend/insert(...).
-        bool relevant = false;
-        for (std::size_t i = s.tokens.first; i < s.tokens.last; ++i)
-            relevant = relevant || tokens[i].isName("__init__") || tokens[i].isName("units");
-        if (!relevant)
-            continue;
-        PythonModule::ParseError error;
-        const int expr = module.parseExpression(s.tokens, &error);
-        if (expr < 0) {
-            // Valid Python past the parser's nesting limit: what it does to the units is unknown.
-            m_context.report(Severity::Error, "unreadable-statement", module, error.line, error.column, m_className,
-                "a statement that calls __init__ or uses self.units could not be read (" + error.message
-                    + "); the pipeline's units may be incomplete");
-            continue;
-        }
-        if (const std::optional<SuperInitCall> super = superInitCall(module, expr)) {
+        const NodeId call = t.is(s, "Expr") ? t.child(s, "value") : kNoNode;
+        if (const std::optional<SuperInitCall> super = superInitCall(t, call)) {
             if (super->explicitBase.empty()) {
                 if (!bases.empty())
                     readBase(bases.front());
@@ -267,115 +131,218 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
                 base.definition = m_context.modules().findClass(module, super->explicitBase);
                 readBase(base);
             }
-            continue;
-        }
-        const Expr &call = module.arena().at(expr);
-        if (call.kind != ExprKind::Call)
-            continue;
-        const std::string callee = module.arena().dottedName(call.items.at(0));
-        if (callee == "self.units.append" && call.items.size() == 2) {
-            state.unitsSet = true;
-            addUnit(module, call.items[1], scope, state.units, 0);
-        } else if (callee == "self.units.extend" && call.items.size() == 2) {
-            state.unitsSet = true;
-            addUnits(module, call.items[1], scope, state.units, 0);
-        } else if (callee == "self.units.insert" && call.items.size() == 3) {
-            const Value index = m_context.evaluator().evaluate(module, call.items[1], &scope.values);
-            std::vector<UnitEntry> inserted;
-            addUnit(module, call.items[2], scope, inserted, 0);
-            std::size_t at = state.units.size();
-            if (index.kind == Value::Kind::Number && !index.text.empty()
-                && index.text.find_first_not_of("0123456789") == std::string::npos && index.text.size() < 9)
-                at = std::min(at, static_cast<std::size_t>(std::stoul(index.text)));
-            else
-                m_context.report(Severity::Warning, "computed-argument", index, module, m_className + ".units",
-                    "self.units.insert at a position this reader cannot read; appended at the end");
-            state.units.insert(state.units.begin() + static_cast<std::ptrdiff_t>(at), inserted.begin(), inserted.end());
-            state.unitsSet = true;
-        } else if (callee.rfind("self.units.", 0) == 0) {
-            m_context.report(Severity::Warning, "computed-argument", module, s.line, s.column, m_className + ".units",
-                callee + "(...) changes the units in a way this reader does not follow; ignored");
+        } else if (t.is(call, "Call")) {
+            readUnitsCall(module, call, scope, state);
         }
     }
 }
 
-void PipelineReader::addUnits(const PythonModule &module, int expr, const Scope &scope, std::vector<UnitEntry> &out,
+void PipelineReader::readAssignmentInInit(const PythonModule &module, NodeId s, const Assignment &a, Scope &scope,
+    State &state)
+{
+    const AstTree &t = module.tree();
+    const NodeId target = a.targets.front();
+    const std::string attribute = attributeOf(t, target);
+    const int line = t.node(s).line;
+    const int column = t.node(s).column;
+    if (attribute.empty()) {
+        if (t.is(target, "Name") && a.value != kNoNode && a.augmented.empty()) {
+            const std::string &name = t.text(target, "id");
+            const bool display = t.is(a.value, "List") || t.is(a.value, "Tuple");
+            if (display && !scope.conditional && !scope.loop)
+                scope.lists[name] = a.value;
+            else
+                scope.lists.erase(name);
+            scope.values[name] = m_context.evaluator().evaluate(module, a.value, &scope.values);
+        }
+        return;
+    }
+    if (a.annotation != kNoNode && attribute != "units" && attribute != "in_iteration_models" && attribute != "model_fn") {
+        const bool known = std::any_of(state.attributes.begin(), state.attributes.end(),
+            [&](const ModelAttribute &m) { return m.name == attribute; });
+        if (!known)
+            state.attributes.push_back({attribute, module.describe(a.annotation), &module, line, t.node(target).column});
+        return;
+    }
+    if (a.value == kNoNode)
+        return;
+    if (attribute == "units") {
+        if (a.augmented.empty()) {
+            if (state.unitsSet && !state.units.empty() && (scope.conditional || scope.loop))
+                m_context.report(Severity::Warning, "conditional-unit", module, line, column, m_className + ".units",
+                    "self.units is replaced under a condition; read as if it is");
+            state.units.clear();
+        } else if (a.augmented != "+=") {
+            m_context.report(Severity::Warning, "computed-argument", module, line, column, m_className + ".units",
+                "self.units " + a.augmented + " ... cannot be read; ignored");
+            return;
+        }
+        state.unitsSet = true;
+        addUnits(module, a.value, scope, state.units, 0);
+    } else if (attribute == "in_iteration_models") {
+        readInIterationModels(module, m_context.evaluator().evaluate(module, a.value, &scope.values), state);
+    } else if (attribute == "model_fn") {
+        const std::string name = t.dottedName(a.value);
+        if (name.empty()) {
+            m_context.report(Severity::Warning, "no-model-fn", module, line, column, m_className + ".model_fn",
+                "self.model_fn is set to " + module.describe(a.value)
+                    + ", not a function name; the loss is declared without input_params (it may read every param)");
+            state.modelFn.clear();
+            state.modelFnReported = true;
+            return;
+        }
+        state.modelFnReported = false;
+        state.modelFn = name;
+        state.modelFnModule = &module;
+        state.modelFnLine = line;
+        state.modelFnColumn = column;
+    }
+}
+
+void PipelineReader::readInIterationModels(const PythonModule &module, const Value &v, State &state)
+{
+    const std::string where = m_className + ".in_iteration_models";
+    std::vector<std::string> names;
+    if (v.kind == Value::Kind::Sequence) {
+        for (const Value &item : v.items) {
+            if (item.kind == Value::Kind::String && item.text.empty())
+                m_context.report(Severity::Warning, "empty-name", item, module, where, "an empty str names no model; left out");
+            else if (item.kind == Value::Kind::String)
+                names.push_back(item.text);
+            else
+                m_context.report(Severity::Warning, "computed-argument", item, module, where,
+                    "an element that is " + item.typeName() + "; left out");
+        }
+    } else if (looksLikeMissingComma(v)) {
+        std::string written, meant;
+        constexpr std::size_t kMaxQuoted = 8; // literals quoted, then "..."
+        for (std::size_t i = 0; i < v.literals.size() && i < kMaxQuoted; ++i) {
+            written += (i == 0 ? "\"" : " \"") + v.literals[i] + "\"";
+            meant += (i == 0 ? "\"" : ", \"") + v.literals[i] + "\"";
+        }
+        if (v.literals.size() > kMaxQuoted) {
+            written += " ...";
+            meant += ", ...";
+        }
+        m_context.report(Severity::Warning, "missing-comma", v, module, where,
+            "in_iteration_models is " + (v.parenthesized ? "(" + written + ")" : written)
+                + ", adjacent str literals that Python joins into the one str \"" + v.text
+                + "\": most likely a comma is missing, as in (" + meant + "); read as one model name");
+        names.push_back(v.text);
+    } else if (v.kind == Value::Kind::String && !v.text.empty()) {
+        m_context.report(Severity::Warning, "string-as-list", v, module, where,
+            "in_iteration_models is the str \"" + v.text + "\", not a tuple (write (\"" + v.text
+                + "\",)); read as one model name");
+        names.push_back(v.text);
+    } else {
+        m_context.report(Severity::Warning, "computed-argument", v, module, where,
+            "in_iteration_models is " + (v.isUnresolved() ? v.text : v.typeName()) + "; not read");
+        return;
+    }
+    state.inIterationModels = std::move(names);
+}
+
+void PipelineReader::readUnitsCall(const PythonModule &module, NodeId expr, const Scope &scope, State &state)
+{
+    const AstTree &t = module.tree();
+    const std::string callee = t.dottedName(t.child(expr, "func"));
+    const Span<NodeId> args = t.children(expr, "args");
+    const bool plain = t.children(expr, "keywords").empty();
+    if (callee == "self.units.append" && args.size() == 1 && plain) {
+        state.unitsSet = true;
+        addUnit(module, args[0], scope, state.units, 0);
+    } else if (callee == "self.units.extend" && args.size() == 1 && plain) {
+        state.unitsSet = true;
+        addUnits(module, args[0], scope, state.units, 0);
+    } else if (callee == "self.units.insert" && args.size() == 2 && plain) {
+        const Value index = m_context.evaluator().evaluate(module, args[0], &scope.values);
+        std::vector<UnitEntry> inserted;
+        addUnit(module, args[1], scope, inserted, 0);
+        std::size_t at = state.units.size();
+        if (index.kind == Value::Kind::Number && !index.text.empty()
+            && index.text.find_first_not_of("0123456789") == std::string::npos && index.text.size() < 9)
+            at = std::min(at, static_cast<std::size_t>(std::stoul(index.text)));
+        else
+            m_context.report(Severity::Warning, "computed-argument", index, module, m_className + ".units",
+                "self.units.insert at a position this reader cannot read; appended at the end");
+        state.units.insert(state.units.begin() + static_cast<std::ptrdiff_t>(at), inserted.begin(), inserted.end());
+        state.unitsSet = true;
+    } else if (callee.rfind("self.units.", 0) == 0) {
+        m_context.report(Severity::Warning, "computed-argument", module, t.node(expr).line, t.node(expr).column,
+            m_className + ".units", callee + "(...) changes the units in a way this reader does not follow; ignored");
+    }
+}
+
+void PipelineReader::addUnits(const PythonModule &module, NodeId e, const Scope &scope, std::vector<UnitEntry> &out,
     int depth)
 {
-    const Expr &e = module.arena().at(expr);
+    const AstTree &t = module.tree();
+    const int line = t.node(e).line;
+    const int column = t.node(e).column;
     const std::string where = m_className + ".units";
     if (depth > kMaxUnitListDepth) {
-        m_context.report(Severity::Warning, "computed-argument", module, e.line, e.column, where,
+        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
             "the list of units is built too indirectly to follow");
         return;
     }
-    switch (e.kind) {
-    case ExprKind::List:
-    case ExprKind::Tuple:
-        for (const int item : e.items)
+    if (t.is(e, "List") || t.is(e, "Tuple")) {
+        for (const NodeId item : t.children(e, "elts"))
             addUnit(module, item, scope, out, depth + 1);
-        return;
-    case ExprKind::Comprehension:
-        m_context.report(Severity::Warning, "unit-in-loop", module, e.line, e.column, where,
+    } else if (t.is(e, "ListComp") || t.is(e, "GeneratorExp")) {
+        m_context.report(Severity::Warning, "unit-in-loop", module, line, column, where,
             "units built by a comprehension are not imported: how many there are, and which, is decided at run time");
-        return;
-    case ExprKind::Operation:
-        if (e.text == "+" && e.items.size() == 2) {
-            addUnits(module, e.items[0], scope, out, depth + 1);
-            addUnits(module, e.items[1], scope, out, depth + 1);
-            return;
-        }
-        break;
-    case ExprKind::Name: {
-        const auto it = scope.lists.find(e.text);
+    } else if (t.is(e, "BinOp") && t.is(t.child(e, "op"), "Add")) {
+        addUnits(module, t.child(e, "left"), scope, out, depth + 1);
+        addUnits(module, t.child(e, "right"), scope, out, depth + 1);
+    } else if (t.is(e, "Name")) {
+        const auto it = scope.lists.find(t.text(e, "id"));
         if (it != scope.lists.end()) {
             addUnits(module, it->second, scope, out, depth + 1);
             return;
         }
-        m_context.report(Severity::Warning, "computed-argument", module, e.line, e.column, where,
-            "'" + e.text + "' is not a list of units written in __init__ (a parameter, or built at run time); "
+        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
+            "'" + t.text(e, "id") + "' is not a list of units written in __init__ (a parameter, or built at run time); "
                 "none of its units is imported");
-        return;
+    } else {
+        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
+            "the units are given by an expression this reader cannot list; none of them is imported");
     }
-    default:
-        break;
-    }
-    m_context.report(Severity::Warning, "computed-argument", module, e.line, e.column, where,
-        "the units are given by an expression this reader cannot list; none of them is imported");
 }
 
-void PipelineReader::addUnit(const PythonModule &module, int expr, const Scope &scope, std::vector<UnitEntry> &out,
+void PipelineReader::addUnit(const PythonModule &module, NodeId e, const Scope &scope, std::vector<UnitEntry> &out,
     int depth)
 {
-    const Expr &e = module.arena().at(expr);
+    const AstTree &t = module.tree();
+    const int line = t.node(e).line;
+    const int column = t.node(e).column;
     const std::string where = m_className + ".units[" + std::to_string(out.size()) + "]";
     if (scope.loop) {
-        m_context.report(Severity::Warning, "unit-in-loop", module, e.line, e.column, where,
+        m_context.report(Severity::Warning, "unit-in-loop", module, line, column, where,
             "a unit added in a loop is not imported: how many times it is added is decided at run time");
         return;
     }
-    if (e.kind == ExprKind::Starred) {
-        addUnits(module, e.items.at(0), scope, out, depth + 1);
+    if (t.is(e, "Starred")) {
+        addUnits(module, t.child(e, "value"), scope, out, depth + 1);
         return;
     }
-    if (e.kind == ExprKind::Operation && e.text == "if") {
-        m_context.report(Severity::Warning, "conditional-unit", module, e.line, e.column, where,
+    if (t.is(e, "IfExp")) {
+        m_context.report(Severity::Warning, "conditional-unit", module, line, column, where,
             "which unit this is (A() if ... else B()) is decided at run time; not imported");
         return;
     }
-    const std::string callee = e.kind == ExprKind::Call ? module.arena().dottedName(e.items.at(0)) : std::string();
+    const std::string callee = t.is(e, "Call") ? t.dottedName(t.child(e, "func")) : std::string();
     if (callee.empty()) {
-        m_context.report(Severity::Warning, "computed-argument", module, e.line, e.column, where,
+        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
             "an element of self.units that is not a unit constructor call (UnitClass(...)); not imported");
         return;
     }
     UnitEntry entry;
     entry.className = callee.substr(callee.find_last_of('.') == std::string::npos ? 0 : callee.find_last_of('.') + 1);
     entry.definition = m_context.modules().findClass(module, callee);
-    entry.arguments = evaluateCallArguments(m_context, module, expr, &scope.values);
+    entry.arguments = evaluateCallArguments(m_context, module, e, &scope.values);
     entry.module = &module;
-    entry.line = e.line;
-    entry.column = e.column;
+    entry.line = line;
+    entry.column = column;
     entry.conditional = scope.conditional;
     out.push_back(std::move(entry));
 }

@@ -93,15 +93,19 @@ private:
     };
     struct Scope {
         Locals values;
-        std::map<std::string, int> lists; // locals assigned a list/tuple display: `units = [...]`
+        std::map<std::string, NodeId> lists; // locals assigned a list/tuple display: `units = [...]`
         bool conditional = false;
         bool loop = false;
     };
 
     bool isPipelineClass(const PythonModule &module, const ClassDef &cls, int depth) const;
     void readState(const PythonModule &module, const ClassDef &cls, State &state, int depth);
-    void addUnits(const PythonModule &module, int expr, const Scope &scope, std::vector<UnitEntry> &out, int depth);
-    void addUnit(const PythonModule &module, int expr, const Scope &scope, std::vector<UnitEntry> &out, int depth);
+    void readAssignmentInInit(const PythonModule &module, NodeId statement, const Assignment &a, Scope &scope,
+        State &state);
+    void readInIterationModels(const PythonModule &module, const Value &value, State &state);
+    void readUnitsCall(const PythonModule &module, NodeId call, const Scope &scope, State &state);
+    void addUnits(const PythonModule &module, NodeId expr, const Scope &scope, std::vector<UnitEntry> &out, int depth);
+    void addUnit(const PythonModule &module, NodeId expr, const Scope &scope, std::vector<UnitEntry> &out, int depth);
     std::vector<ModelSpec> models(const State &state, const std::vector<Unit> &units);
     LossSpec loss(const State &state, const std::vector<ModelSpec> &models);
 

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "PythonValue.h"
 
-#include <cctype>
+#include <algorithm>
 
 namespace splitscope::importer {
 
 namespace {
 
-Value located(Value v, const PythonModule &module, const Expr &e)
+Value located(Value v, const PythonModule &module, NodeId e)
 {
     v.module = &module;
-    v.line = e.line;
-    v.column = e.column;
+    v.line = module.tree().node(e).line;
+    v.column = module.tree().node(e).column;
     return v;
 }
 
@@ -36,24 +36,21 @@ std::vector<Value> characters(const Value &s)
     return out;
 }
 
-const char *exprDescription(const Expr &e)
+std::string description(const AstTree &t, NodeId e)
 {
-    switch (e.kind) {
-    case ExprKind::Attribute: return "an attribute";
-    case ExprKind::Call: return "a call";
-    case ExprKind::Comprehension: return "a comprehension (built in a loop)";
-    case ExprKind::Starred: return "a starred expression";
-    case ExprKind::Slice: return "a slice";
-    case ExprKind::Operation:
-        if (e.text == "if")
-            return "a conditional expression";
-        if (e.text == "and" || e.text == "or" || e.text == "not")
-            return "a boolean expression";
-        if (e.text == "lambda")
-            return "a lambda";
-        return "an operator expression";
-    default: return "an expression";
+    static const std::pair<const char *, const char *> kDescriptions[] = {{"Attribute", "an attribute"},
+        {"Call", "a call"}, {"ListComp", "a comprehension (built in a loop)"},
+        {"SetComp", "a comprehension (built in a loop)"}, {"DictComp", "a comprehension (built in a loop)"},
+        {"GeneratorExp", "a generator expression (built in a loop)"}, {"Starred", "a starred expression"},
+        {"Slice", "a slice"}, {"IfExp", "a conditional expression"}, {"BoolOp", "a boolean expression"},
+        {"Lambda", "a lambda"}, {"BinOp", "an operator expression"}, {"UnaryOp", "an operator expression"},
+        {"Compare", "a comparison"}, {"JoinedStr", "an f-string (its text is built at run time)"},
+        {"NamedExpr", "an assignment expression"}, {"Await", "an await expression"}};
+    for (const auto &[type, text] : kDescriptions) {
+        if (t.is(e, type))
+            return text;
     }
+    return "an expression";
 }
 
 } // namespace
@@ -62,14 +59,8 @@ bool truthValue(const Value &v)
 {
     switch (v.kind) {
     case Value::Kind::Bool: return v.boolean;
-    case Value::Kind::Number: {
-        // 0, 0.0, 0e5, 0x0, 0j are false; any other literal is true.
-        const std::string &t = v.text;
-        const bool prefixed = t.size() > 2 && t[0] == '0' && std::isalpha(static_cast<unsigned char>(t[1]));
-        if (prefixed)
-            return t.find_first_of("123456789abcdefABCDEF", 2) != std::string::npos;
-        return t.substr(0, t.find_first_of("eEjJ")).find_first_of("123456789") != std::string::npos;
-    }
+    case Value::Kind::Number: // CPython's repr: 0, 0.0, -0.0, 0j are false
+        return v.text.find_first_of("123456789") != std::string::npos || v.text.find_first_of("ni") != std::string::npos;
     case Value::Kind::String: return !v.text.empty();
     case Value::Kind::Sequence: return !v.items.empty();
     case Value::Kind::Dict: return !v.entries.empty();
@@ -105,7 +96,7 @@ std::string Value::typeName() const
     return "a value";
 }
 
-Value unresolved(const PythonModule &module, const Expr &e, std::string why)
+Value unresolved(const PythonModule &module, NodeId e, std::string why)
 {
     Value v;
     v.kind = Value::Kind::Unresolved;
@@ -113,69 +104,48 @@ Value unresolved(const PythonModule &module, const Expr &e, std::string why)
     return located(std::move(v), module, e);
 }
 
-Value ValueEvaluator::evaluate(const PythonModule &module, int expr, const Locals *locals)
+Value ValueEvaluator::evaluate(const PythonModule &module, NodeId expr, const Locals *locals)
 {
     return eval(module, expr, locals, 0);
 }
 
-Value ValueEvaluator::evaluate(const PythonModule &module, TokenRange range, const Locals *locals)
+Value ValueEvaluator::eval(const PythonModule &module, NodeId e, const Locals *locals, int depth)
 {
-    PythonModule::ParseError error;
-    const int expr = module.parseExpression(range, &error);
-    if (expr < 0) {
-        Value v;
-        v.text = "an expression this reader cannot parse (" + error.message + ")";
-        v.module = &module;
-        v.line = error.line;
-        v.column = error.column;
-        return v;
-    }
-    return eval(module, expr, locals, 0);
-}
-
-Value ValueEvaluator::eval(const PythonModule &module, int expr, const Locals *locals, int depth)
-{
-    const Expr &e = module.arena().at(expr);
+    const AstTree &t = module.tree();
     if (depth > kMaxDepth)
         return unresolved(module, e, "an expression nested too deeply");
     Value v;
-    switch (e.kind) {
-    case ExprKind::Constant:
-        if (e.text == "None") {
+    const std::string_view type = t.node(e).type;
+    if (type == "Constant") {
+        const NodeId c = t.child(e, "value");
+        const std::string_view leaf = c == kNoNode ? std::string_view("None") : t.node(c).type;
+        if (leaf == "None") {
             v.kind = Value::Kind::None;
-        } else if (e.text == "True" || e.text == "False") {
+        } else if (leaf == "bool") {
             v.kind = Value::Kind::Bool;
-            v.boolean = e.text == "True";
+            v.boolean = t.node(c).text == "True";
+        } else if (leaf == "int" || leaf == "float" || leaf == "complex") {
+            v.kind = Value::Kind::Number;
+            v.text = t.node(c).text;
+        } else if (leaf == "str") {
+            v.kind = Value::Kind::String;
+            v.text = t.node(c).text;
+            v.parenthesized = t.parenthesized(e);
+            v.literals = t.adjacentLiterals(e);
+        } else if (leaf == "bytes") {
+            return unresolved(module, e, "a bytes literal, not a str");
         } else {
             return unresolved(module, e, "the Ellipsis constant");
         }
-        break;
-    case ExprKind::Number:
-        v.kind = Value::Kind::Number;
-        v.text = e.text;
-        break;
-    case ExprKind::String:
-        if (e.fString)
-            return unresolved(module, e, "an f-string (its text is built at run time)");
-        if (e.bytes)
-            return unresolved(module, e, "a bytes literal, not a str");
-        v.kind = Value::Kind::String;
-        v.text = e.text;
-        v.parenthesized = e.parenthesized;
-        v.literals = e.literals;
-        break;
-    case ExprKind::Tuple:
-    case ExprKind::List:
-    case ExprKind::Set:
+    } else if (type == "Tuple" || type == "List" || type == "Set") {
         v.kind = Value::Kind::Sequence;
-        v.tuple = e.kind == ExprKind::Tuple;
-        for (const int item : e.items) {
-            const Expr &element = module.arena().at(item);
-            if (element.kind == ExprKind::Starred) {
+        v.tuple = type == "Tuple";
+        for (const NodeId item : t.children(e, "elts")) {
+            if (t.is(item, "Starred")) {
                 // (*A, "x"): splice a known sequence in.
-                Value inner = eval(module, element.items.at(0), locals, depth + 1);
+                Value inner = eval(module, t.child(item, "value"), locals, depth + 1);
                 if (inner.kind != Value::Kind::Sequence)
-                    return inner.isUnresolved() ? inner : unresolved(module, element, "a starred " + inner.typeName());
+                    return inner.isUnresolved() ? inner : unresolved(module, item, "a starred " + inner.typeName());
                 for (Value &x : inner.items)
                     v.items.push_back(std::move(x));
             } else {
@@ -184,103 +154,83 @@ Value ValueEvaluator::eval(const PythonModule &module, int expr, const Locals *l
             if (v.items.size() > kMaxItems)
                 return unresolved(module, e, "a sequence too long to read");
         }
-        break;
-    case ExprKind::Dict:
+    } else if (type == "Dict") {
         v.kind = Value::Kind::Dict;
-        for (std::size_t i = 0; i + 1 < e.items.size(); i += 2) {
-            Value key;
-            if (e.items[i] < 0) {
-                Value spread = eval(module, e.items[i + 1], locals, depth + 1);
+        const Span<NodeId> keys = t.children(e, "keys");
+        const Span<NodeId> values = t.children(e, "values");
+        for (std::size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+            if (keys[i] == kNoNode) { // {**mapping}
+                Value spread = eval(module, values[i], locals, depth + 1);
                 if (spread.kind != Value::Kind::Dict)
                     return spread.isUnresolved() ? spread : unresolved(module, e, "a ** of " + spread.typeName());
                 for (auto &entry : spread.entries)
                     v.entries.push_back(std::move(entry));
                 continue;
             }
-            key = eval(module, e.items[i], locals, depth + 1);
+            const Value key = eval(module, keys[i], locals, depth + 1);
             if (key.kind != Value::Kind::String)
                 return key.isUnresolved() ? key
-                                          : unresolved(module, module.arena().at(e.items[i]), "a dict key that is " + key.typeName() + ", not a str");
-            Value value = eval(module, e.items[i + 1], locals, depth + 1);
-            bool replaced = false;
-            for (auto &entry : v.entries) {
-                if (entry.first == key.text) {
-                    entry.second = value; // a repeated key keeps its first position and its last value, as in Python
-                    replaced = true;
-                }
-            }
-            if (!replaced)
+                                          : unresolved(module, keys[i], "a dict key that is " + key.typeName() + ", not a str");
+            Value value = eval(module, values[i], locals, depth + 1);
+            const auto same = std::find_if(v.entries.begin(), v.entries.end(), [&](const auto &entry) { return entry.first == key.text; });
+            if (same != v.entries.end())
+                same->second = std::move(value); // a repeated key keeps its first position and its last value
+            else
                 v.entries.emplace_back(key.text, std::move(value));
             if (v.entries.size() > kMaxItems)
                 return unresolved(module, e, "a dict too large to read");
         }
-        break;
-    case ExprKind::Name:
+    } else if (type == "Name") {
         return name(module, e, locals, depth);
-    case ExprKind::Call:
+    } else if (type == "Call") {
         return call(module, e, locals, depth);
-    case ExprKind::Subscript:
+    } else if (type == "Subscript") {
         return subscript(module, e, locals, depth);
-    case ExprKind::Operation:
-        if (e.text == "+" && e.items.size() == 2) {
-            const Value left = eval(module, e.items[0], locals, depth + 1);
-            if (left.isUnresolved())
-                return left;
-            const Value right = eval(module, e.items[1], locals, depth + 1);
-            if (right.isUnresolved())
-                return right;
-            return add(left, right, module, e);
-        }
-        if (e.text == "if" && e.items.size() == 3) {
-            // BODY if CONDITION else OTHER: known when the condition is.
-            const Value condition = eval(module, e.items[1], locals, depth + 1);
-            if (condition.isUnresolved())
-                return condition;
-            return eval(module, truthValue(condition) ? e.items[0] : e.items[2], locals, depth + 1);
-        }
-        if (e.text == "not" && e.items.size() == 1) {
-            const Value operand = eval(module, e.items[0], locals, depth + 1);
-            if (operand.isUnresolved())
-                return operand;
-            v.kind = Value::Kind::Bool;
-            v.boolean = !truthValue(operand);
-            break;
-        }
-        return unresolved(module, e, std::string(exprDescription(e)) + " ('" + e.text + "')");
-    default:
-        return unresolved(module, e, exprDescription(e));
+    } else if (type == "BinOp" && t.is(t.child(e, "op"), "Add")) {
+        const Value left = eval(module, t.child(e, "left"), locals, depth + 1);
+        if (left.isUnresolved())
+            return left;
+        const Value right = eval(module, t.child(e, "right"), locals, depth + 1);
+        if (right.isUnresolved())
+            return right;
+        return add(left, right, module, e);
+    } else if (type == "IfExp") {
+        // BODY if CONDITION else OTHER: known when the condition is.
+        const Value condition = eval(module, t.child(e, "test"), locals, depth + 1);
+        if (condition.isUnresolved())
+            return condition;
+        return eval(module, t.child(e, truthValue(condition) ? "body" : "orelse"), locals, depth + 1);
+    } else if (type == "UnaryOp" && t.is(t.child(e, "op"), "Not")) {
+        const Value operand = eval(module, t.child(e, "operand"), locals, depth + 1);
+        if (operand.isUnresolved())
+            return operand;
+        v.kind = Value::Kind::Bool;
+        v.boolean = !truthValue(operand);
+    } else {
+        return unresolved(module, e, description(t, e));
     }
     return located(std::move(v), module, e);
 }
 
-Value ValueEvaluator::name(const PythonModule &module, const Expr &e, const Locals *locals, int depth)
+Value ValueEvaluator::name(const PythonModule &module, NodeId e, const Locals *locals, int depth)
 {
+    const std::string &id = module.tree().text(e, "id");
     if (locals) {
-        const auto it = locals->find(e.text);
+        const auto it = locals->find(id);
         if (it != locals->end())
             return it->second;
     }
-    const ModuleSet::Found<Constant> found = m_modules.findConstant(module, e.text);
+    const ModuleSet::Found<Constant> found = m_modules.findConstant(module, id);
     if (!found)
-        return unresolved(module, e, "the name '" + e.text + "', which is not a constant this reader can see");
+        return unresolved(module, e, "the name '" + id + "', which is not a constant this reader can see");
     if (found.item->assignments > 1)
-        return unresolved(module, e, "the name '" + e.text + "', assigned more than once at module level");
+        return unresolved(module, e, "the name '" + id + "', assigned more than once at module level");
     Memo &memo = m_constants[found.item];
     if (memo.inProgress)
-        return unresolved(module, e, "the name '" + e.text + "', whose value refers to itself");
+        return unresolved(module, e, "the name '" + id + "', whose value refers to itself");
     if (memo.value.module == nullptr) {
         memo.inProgress = true;
-        Value computed;
-        PythonModule::ParseError error;
-        const int expr = found.module->parseExpression(found.item->value, &error);
-        if (expr < 0) {
-            computed.text = "the constant '" + e.text + "', whose value this reader cannot parse (" + error.message + ")";
-            computed.module = found.module;
-            computed.line = error.line;
-            computed.column = error.column;
-        } else {
-            computed = eval(*found.module, expr, nullptr, depth + 1);
-        }
+        Value computed = eval(*found.module, found.item->value, nullptr, depth + 1);
         // m_constants may have grown while evaluating; look the entry up again.
         Memo &done = m_constants[found.item];
         done.value = std::move(computed);
@@ -292,21 +242,24 @@ Value ValueEvaluator::name(const PythonModule &module, const Expr &e, const Loca
     return memo.value;
 }
 
-Value ValueEvaluator::call(const PythonModule &module, const Expr &e, const Locals *locals, int depth)
+Value ValueEvaluator::call(const PythonModule &module, NodeId e, const Locals *locals, int depth)
 {
-    const std::string callee = module.arena().dottedName(e.items.at(0));
-    const std::size_t positional = e.items.size() - 1;
-    if ((callee == "tuple" || callee == "list" || callee == "set") && positional <= 1 && e.keywords.empty()) {
+    const AstTree &t = module.tree();
+    const std::string callee = t.dottedName(t.child(e, "func"));
+    const Span<NodeId> args = t.children(e, "args");
+    const Span<NodeId> keywords = t.children(e, "keywords");
+    const bool starred = std::any_of(args.begin(), args.end(), [&](NodeId a) { return t.is(a, "Starred"); });
+    if ((callee == "tuple" || callee == "list" || callee == "set") && args.size() <= 1 && keywords.empty() && !starred) {
         Value v;
         v.kind = Value::Kind::Sequence;
         v.tuple = callee == "tuple";
-        if (positional == 1) {
-            Value source = eval(module, e.items[1], locals, depth + 1);
-            if (source.kind == Value::Kind::String)
+        if (args.size() == 1) {
+            Value source = eval(module, args[0], locals, depth + 1);
+            if (source.kind == Value::Kind::String) {
                 v.items = characters(source);
-            else if (source.kind == Value::Kind::Sequence)
+            } else if (source.kind == Value::Kind::Sequence) {
                 v.items = std::move(source.items);
-            else if (source.kind == Value::Kind::Dict)
+            } else if (source.kind == Value::Kind::Dict) {
                 for (auto &entry : source.entries) {
                     Value key = entry.second;
                     key.kind = Value::Kind::String;
@@ -316,38 +269,39 @@ Value ValueEvaluator::call(const PythonModule &module, const Expr &e, const Loca
                     key.literals.clear();
                     v.items.push_back(std::move(key));
                 }
-            else
+            } else {
                 return source.isUnresolved() ? source : unresolved(module, e, callee + "() of " + source.typeName());
+            }
         }
         return located(std::move(v), module, e);
     }
-    if (callee == "dict" && positional <= 1) {
+    if (callee == "dict" && args.size() <= 1 && !starred) {
         Value v;
         v.kind = Value::Kind::Dict;
-        if (positional == 1) {
-            Value source = eval(module, e.items[1], locals, depth + 1);
+        if (args.size() == 1) {
+            Value source = eval(module, args[0], locals, depth + 1);
             if (source.kind != Value::Kind::Dict)
                 return source.isUnresolved() ? source : unresolved(module, e, "dict() of " + source.typeName());
             v.entries = std::move(source.entries);
         }
-        for (const auto &[key, valueExpr] : e.keywords) {
-            if (key == "**")
+        for (const NodeId k : keywords) {
+            if (t.text(k, "arg").empty())
                 return unresolved(module, e, "dict(**...)");
-            v.entries.emplace_back(key, eval(module, valueExpr, locals, depth + 1));
+            v.entries.emplace_back(t.text(k, "arg"), eval(module, t.child(k, "value"), locals, depth + 1));
         }
         return located(std::move(v), module, e);
     }
     return unresolved(module, e, "the call " + (callee.empty() ? std::string("of an expression") : callee + "()"));
 }
 
-Value ValueEvaluator::add(const Value &left, const Value &right, const PythonModule &module, const Expr &e)
+Value ValueEvaluator::add(const Value &left, const Value &right, const PythonModule &module, NodeId e)
 {
     if (left.kind == Value::Kind::String && right.kind == Value::Kind::String) {
         if (left.text.size() + right.text.size() > kMaxStringBytes)
             return unresolved(module, e, "a str too long to read");
         Value v = left;
         v.text += right.text;
-        v.parenthesized = e.parenthesized;
+        v.parenthesized = module.tree().parenthesized(e);
         v.literals.clear(); // joined on purpose, with +
         return located(std::move(v), module, e);
     }
@@ -361,15 +315,16 @@ Value ValueEvaluator::add(const Value &left, const Value &right, const PythonMod
     return unresolved(module, e, left.typeName() + " + " + right.typeName() + " (Python raises TypeError)");
 }
 
-Value ValueEvaluator::subscript(const PythonModule &module, const Expr &e, const Locals *locals, int depth)
+Value ValueEvaluator::subscript(const PythonModule &module, NodeId e, const Locals *locals, int depth)
 {
-    const Value object = eval(module, e.items.at(0), locals, depth + 1);
+    const AstTree &t = module.tree();
+    const Value object = eval(module, t.child(e, "value"), locals, depth + 1);
     if (object.isUnresolved())
         return object;
-    const Expr &indexExpr = module.arena().at(e.items.at(1));
-    if (indexExpr.kind == ExprKind::Slice)
+    const NodeId slice = t.child(e, "slice");
+    if (t.is(slice, "Slice"))
         return unresolved(module, e, "a slice");
-    const Value index = eval(module, e.items.at(1), locals, depth + 1);
+    const Value index = eval(module, slice, locals, depth + 1);
     if (index.isUnresolved())
         return index;
     if (object.kind == Value::Kind::Dict && index.kind == Value::Kind::String) {
@@ -379,15 +334,11 @@ Value ValueEvaluator::subscript(const PythonModule &module, const Expr &e, const
         }
         return unresolved(module, e, "the key '" + index.text + "', which the dict does not have");
     }
-    if (object.kind == Value::Kind::Sequence && index.kind == Value::Kind::Number) {
-        long long i = 0;
-        bool digits = !index.text.empty() && index.text.size() < 10;
-        for (const char c : index.text) {
-            digits = digits && c >= '0' && c <= '9';
-            i = i * 10 + (c - '0');
-        }
-        if (digits && i < static_cast<long long>(object.items.size()))
-            return object.items[static_cast<std::size_t>(i)];
+    if (object.kind == Value::Kind::Sequence && index.kind == Value::Kind::Number && !index.text.empty()
+        && index.text.size() < 10 && index.text.find_first_not_of("0123456789") == std::string::npos) {
+        const std::size_t i = std::stoul(index.text);
+        if (i < object.items.size())
+            return object.items[i];
     }
     return unresolved(module, e, "a subscript of " + object.typeName());
 }

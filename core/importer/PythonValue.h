@@ -42,12 +42,13 @@ bool truthValue(const Value &value);
 // splits one long name on purpose).
 bool looksLikeMissingComma(const Value &value);
 
-// Evaluates the literal subset of Python: None/True/False, numbers, str (implicit
-// concatenation included), tuples, lists, sets, dicts with str keys, names bound
-// in `locals` or to module-level constants (also imported ones), `+` on str and
-// sequences, `tuple()/list()/set()/dict()` of those, subscripts of them with a
-// literal key, `not`, and `A if COND else B` when COND is known. f-strings, bytes, calls to anything else, attributes,
-// comprehensions and operators are Unresolved.
+// Evaluates the literal subset of Python on CPython's syntax tree: None/True/False,
+// numbers, str (adjacent literals, which CPython joins, remembered in `literals`),
+// tuples, lists, sets, dicts with str keys, names bound in `locals` or to
+// module-level constants (also imported ones), `+` on str and sequences,
+// `tuple()/list()/set()/dict()` of those, subscripts of them with a literal key,
+// `not`, and `A if COND else B` when COND is known. f-strings, bytes, calls to
+// anything else, attributes, comprehensions and operators are Unresolved.
 //
 // Constants are evaluated once each (memoized per evaluator), a constant that
 // refers to itself is Unresolved, nesting is bounded by kMaxDepth and sizes by
@@ -60,16 +61,14 @@ public:
 
     explicit ValueEvaluator(const ModuleSet &modules) : m_modules(modules) {}
 
-    Value evaluate(const PythonModule &module, int expr, const Locals *locals = nullptr);
-    // Parses `range` first; a parse error is an Unresolved value naming it.
-    Value evaluate(const PythonModule &module, TokenRange range, const Locals *locals = nullptr);
+    Value evaluate(const PythonModule &module, NodeId expr, const Locals *locals = nullptr);
 
 private:
-    Value eval(const PythonModule &module, int expr, const Locals *locals, int depth);
-    Value name(const PythonModule &module, const Expr &e, const Locals *locals, int depth);
-    Value call(const PythonModule &module, const Expr &e, const Locals *locals, int depth);
-    Value add(const Value &left, const Value &right, const PythonModule &module, const Expr &e);
-    Value subscript(const PythonModule &module, const Expr &e, const Locals *locals, int depth);
+    Value eval(const PythonModule &module, NodeId expr, const Locals *locals, int depth);
+    Value name(const PythonModule &module, NodeId e, const Locals *locals, int depth);
+    Value call(const PythonModule &module, NodeId e, const Locals *locals, int depth);
+    Value add(const Value &left, const Value &right, const PythonModule &module, NodeId e);
+    Value subscript(const PythonModule &module, NodeId e, const Locals *locals, int depth);
 
     const ModuleSet &m_modules;
     // Memoized module constants; an entry with `inProgress` marks a cycle.
@@ -80,7 +79,7 @@ private:
     std::map<const Constant *, Memo> m_constants;
 };
 
-// Sets `value` to Unresolved with `why` at the position of `e` in `module`.
-Value unresolved(const PythonModule &module, const Expr &e, std::string why);
+// An Unresolved value saying `why`, at the position of `e` in `module`.
+Value unresolved(const PythonModule &module, NodeId e, std::string why);
 
 } // namespace splitscope::importer

@@ -17,7 +17,7 @@ constexpr const char *kRootClass = "PipelineUnit";
 
 // Names of functions that draw random numbers (torch, numpy, random, DiffSynth's
 // BasePipeline.generate_noise, distributions' sample/rsample).
-constexpr std::array<std::string_view, 22> kRandomFunctions = {
+const std::array<std::string, 22> kRandomFunctions = {
     "generate_noise", "randn", "randn_like", "rand", "rand_like", "randint", "randint_like", "randperm",
     "normal", "normal_", "uniform_", "bernoulli", "bernoulli_", "multinomial", "poisson", "exponential_",
     "geometric_", "cauchy_", "log_normal_", "random_", "sample", "rsample",
@@ -131,73 +131,54 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
         passToBase(module, bases.front(), arguments, unit, depth);
         return;
     }
+    const AstTree &t = module.tree();
     const std::string where = m_unitName + ".__init__";
     Locals locals = bindParameters(m_context, module, *init, arguments, true, where);
     bool called = false;
-    bool unreadable = false; // a statement that may be the call could not be parsed
-    for (const BodyStatement &b : flattenBody(module, init->statement->body)) {
-        const Statement &s = *b.statement;
-        const std::vector<Token> &tokens = module.tokens();
-        if (const std::optional<Assignment> a = readAssignment(tokens, s)) {
-            if (a->value.empty() || a->targets.size() != 1)
+    for (const BodyStatement &b : flattenBody(t, init->node)) {
+        const NodeId s = b.statement;
+        const int line = t.node(s).line;
+        const int column = t.node(s).column;
+        if (const std::optional<Assignment> a = readAssignment(t, s)) {
+            if (a->value == kNoNode || a->targets.size() != 1)
                 continue;
-            const TokenRange target = a->targets.front();
-            const std::size_t length = target.last - target.first;
-            if (length == 1 && tokens[target.first].kind == TokenKind::Name && a->augmented.empty()) {
+            const NodeId target = a->targets.front();
+            const std::string field = attributeOf(t, target);
+            if (t.is(target, "Name") && a->augmented.empty()) {
                 // A local used later in the call; under a condition its value is not known.
+                const std::string &name = t.text(target, "id");
                 Value v = m_context.evaluator().evaluate(module, a->value, &locals);
                 if (b.conditional || b.loop) {
-                    v = Value();
-                    v.text = "the local '" + tokens[target.first].text + "', assigned under a condition at line "
-                        + std::to_string(s.line);
-                    v.module = &module;
-                    v.line = s.line;
-                    v.column = s.column;
+                    v = unresolved(module, s, "the local '" + name + "', assigned under a condition at line "
+                        + std::to_string(line));
                 }
-                locals[tokens[target.first].text] = std::move(v);
-            } else if (length == 3 && tokens[target.first].isName("self") && tokens[target.first + 1].isOperator(".")) {
-                const std::string &field = tokens[target.first + 2].text;
+                locals[name] = std::move(v);
+            } else if (!field.empty()) {
                 const auto &fields = fieldNames();
                 if (std::find(fields.begin(), fields.end(), field) == fields.end())
                     continue;
                 if (!a->augmented.empty()) {
-                    m_context.report(Severity::Warning, "computed-argument", module, s.line, s.column,
+                    m_context.report(Severity::Warning, "computed-argument", module, line, column,
                         m_unitName + "." + field, "self." + field + " " + a->augmented + " ... changes the field at run time; ignored");
                     continue;
                 }
                 if (b.conditional || b.loop)
-                    m_context.report(Severity::Warning, "conditional-init", module, s.line, s.column,
+                    m_context.report(Severity::Warning, "conditional-init", module, line, column,
                         m_unitName + "." + field, "self." + field + " is set under a condition; read as if it always is");
                 applyField(module, field, m_context.evaluator().evaluate(module, a->value, &locals), unit);
             }
             continue;
         }
         // An expression statement: is it the call to the base's __init__?
-        bool mentionsInit = false;
-        for (std::size_t i = s.tokens.first; i < s.tokens.last; ++i)
-            mentionsInit = mentionsInit || tokens[i].isName("__init__");
-        if (!mentionsInit)
+        const std::optional<SuperInitCall> super = t.is(s, "Expr") ? superInitCall(t, t.child(s, "value")) : std::nullopt;
+        if (!super)
             continue;
-        PythonModule::ParseError error;
-        const int expr = module.parseExpression(s.tokens, &error);
-        const std::optional<SuperInitCall> super = superInitCall(module, expr);
-        if (!super) {
-            if (expr < 0) {
-                // The module parsed as Python (PythonModule checks every statement), so this is
-                // the parser's nesting limit: the declaration is unknown, not empty.
-                m_context.report(Severity::Error, "unreadable-statement", module, error.line, error.column, where,
-                    "a statement that calls __init__ could not be read (" + error.message
-                        + "); the unit's declaration is unknown");
-                unreadable = true;
-            }
-            continue;
-        }
         if (b.conditional || b.loop)
-            m_context.report(Severity::Warning, "conditional-init", module, s.line, s.column, where,
-                "the base __init__ is called under a condition or in a loop (line " + std::to_string(s.line)
+            m_context.report(Severity::Warning, "conditional-init", module, line, column, where,
+                "the base __init__ is called under a condition or in a loop (line " + std::to_string(line)
                     + "); read as if it runs once");
         if (called)
-            m_context.report(Severity::Warning, "conditional-init", module, s.line, s.column, where,
+            m_context.report(Severity::Warning, "conditional-init", module, line, column, where,
                 "the base __init__ is called again; the later call's arguments win");
         called = true;
         const CallArguments callArguments = evaluateCallArguments(m_context, module, super->call, &locals, super->skip);
@@ -208,14 +189,12 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
         } else {
             target.name = m_context.modules().originalName(module, super->explicitBase);
             target.definition = m_context.modules().findClass(module, super->explicitBase);
-        }
-        if (!super->explicitBase.empty()) {
-            target.line = s.line;
-            target.column = s.column;
+            target.line = line;
+            target.column = column;
         }
         passToBase(module, target, callArguments, unit, depth);
     }
-    if (!called && !unreadable) {
+    if (!called) {
         m_context.report(Severity::Warning, "no-super-init", module, init->line, init->column, where,
             cls.name + ".__init__ never calls super().__init__(...), so PipelineUnit never stores a declaration "
                        "(DiffSynth would fail on this unit); read as declaring nothing");
@@ -359,14 +338,20 @@ void UnitReader::applyField(const PythonModule &module, const std::string &field
         names.push_back(value.text);
         unit.scalarListFields |= stringBit;
     } else if (value.kind == Value::Kind::String) {
-        // DESIGN.md §2: ("noise") without a trailing comma is a str; DiffSynth iterates its characters.
+        // DESIGN.md §2: ("noise") without a trailing comma is a str. DiffSynth iterates the
+        // characters of input_params and output_params, and tests `model in onload_model_names`,
+        // a substring test on a str.
         const std::string text = shortened(value.text);
         const std::string written = value.parenthesized ? "(\"" + text + "\")" : "\"" + text + "\"";
+        const std::string what = models
+            ? "DiffSynth's split tests `model in onload_model_names`, which on a str is a substring test: every model "
+              "whose name is part of \"" + text + "\" counts as called (\"vae\" in \"video_vae_encoder\" is True). Read "
+              "as the one name \"" + text + "\" with that substring rule"
+            : "DiffSynth iterates it character by character. Read as the one-element list [\"" + text + "\"]";
         m_context.report(Severity::Warning, "string-as-list", value, module, where,
             field + " is the str " + written + ", not a tuple: "
                 + (value.parenthesized ? "parentheses without a trailing comma do not make a tuple in Python, and " : "")
-                + "DiffSynth iterates it character by character. Read as the one-element list [\"" + text
-                + "\"]; write (\"" + text + "\",)");
+                + what + "; write (\"" + text + "\",)");
         names.push_back(value.text);
         unit.scalarListFields |= stringBit;
     } else if (value.kind == Value::Kind::Sequence || value.kind == Value::Kind::Dict) {
@@ -433,26 +418,22 @@ bool UnitReader::callsRandom(const PythonModule &module, const ClassDef &cls, st
 {
     if (depth > kMaxClassDepth)
         return false;
-    const std::vector<Token> &tokens = module.tokens();
-    const std::size_t end = std::min(cls.statement->end, tokens.size());
-    for (std::size_t i = cls.statement->tokens.first; i + 1 < end; ++i) {
-        if (tokens[i].kind != TokenKind::Name || !tokens[i + 1].isOperator("("))
+    const AstTree &t = module.tree();
+    for (NodeId id = cls.node; id < t.node(cls.node).end; ++id) {
+        if (!t.is(id, "Call"))
             continue;
-        // The dotted callee ending here: torch.randn, pipe.generate_noise, np.random.rand.
-        std::vector<std::string_view> chain{tokens[i].text};
-        std::size_t j = i;
-        while (j >= 2 && tokens[j - 1].isOperator(".") && tokens[j - 2].kind == TokenKind::Name) {
-            chain.push_back(tokens[j - 2].text);
-            j -= 2;
-        }
-        const bool randomFunction = std::find(kRandomFunctions.begin(), kRandomFunctions.end(), chain.front())
+        // The dotted callee: torch.randn, pipe.generate_noise, np.random.rand, x.normal_.
+        const std::vector<std::string> chain = attributeChain(t, t.child(id, "func"));
+        if (chain.empty())
+            continue;
+        const bool randomFunction = std::find(kRandomFunctions.begin(), kRandomFunctions.end(), chain.back())
             != kRandomFunctions.end();
-        const bool randomModule = std::find(chain.begin(), chain.end(), std::string_view("random")) != chain.end();
+        const bool randomModule = std::find(chain.begin(), chain.end(), "random") != chain.end();
         if (randomFunction || randomModule) {
             std::string callee;
-            for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-                callee += (callee.empty() ? "" : ".") + std::string(*it);
-            reason = "calls " + callee + "() at " + module.fileName() + ":" + std::to_string(tokens[i].line);
+            for (const std::string &part : chain)
+                callee += (callee.empty() ? "" : ".") + part;
+            reason = "calls " + callee + "() at " + module.fileName() + ":" + std::to_string(t.node(id).line);
             return true;
         }
     }

@@ -188,10 +188,9 @@ void TestImportCommand::badInput()
         QString message;
     } invalid[] = {
         {QByteArray(valid).replace("        self.model_fn", "          self.model_fn"),
-            "indent.py:4:11: error: Python syntax error: unexpected indent"},
+            "indent.py:4:10: error: Python syntax error: IndentationError: unexpected indent"},
         {QByteArray(valid).replace("('a', 'b'),", "('a', 'b')"),
-            "indent.py:9:13: error: Python syntax error: invalid syntax: expected ')' before 'output_params' (perhaps a "
-            "comma is missing)"},
+            "indent.py:8:26: error: Python syntax error: invalid syntax. Perhaps you forgot a comma?"},
         {QByteArray(valid).replace("class U(PipelineUnit):", "class U(PipelineUnit)"),
             "indent.py:5:22: error: Python syntax error: expected ':'"},
     };
