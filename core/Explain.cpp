@@ -265,6 +265,16 @@ std::string describeReason(const PipelineGraph &graph, const Split &split, UnitI
     case Reason::Rule::None:
         return name + " runs in stage one (cached).";
     case Reason::Rule::Model:
+        if (r.undeclared) {
+            std::string where;
+            for (const DeclarationFinding &f : graph.declarationFindings()) {
+                if (f.unit == unit && f.kind == DeclarationFinding::Kind::UndeclaredModel && f.name == graph.modelName(r.model))
+                    where = f.file + ":" + std::to_string(f.line);
+            }
+            return tag + ": " + name + "'s process() calls " + modelLabel(graph, r.model) + (where.empty() ? "" : " (" + where + ")")
+                + ", which needs gradients, though its onload_model_names does not declare it; the safe split counts "
+                  "the call, so it runs in stage two (DiffSynth's split would cache it).";
+        }
         return tag + ": " + name + " calls " + modelLabel(graph, r.model)
             + ", which needs gradients, so it runs in stage two.";
     case Reason::Rule::Forward:
@@ -294,6 +304,8 @@ std::vector<std::string> modelsNoUnitCalls(const PipelineGraph &graph, const std
     for (UnitId u = 0; u < graph.unitCount(); ++u) {
         for (const ModelId m : graph.unitModels(u))
             called[static_cast<std::size_t>(m)] = 1;
+        for (const ModelId m : graph.undeclaredModels(u)) // called in process(), though not declared
+            called[static_cast<std::size_t>(m)] = 1;
     }
     std::vector<std::string> idle;
     for (const std::string &name : models) {
@@ -302,6 +314,41 @@ std::vector<std::string> modelsNoUnitCalls(const PipelineGraph &graph, const std
             idle.push_back(name);
     }
     return idle;
+}
+
+std::string findingPlace(const DeclarationFinding &finding)
+{
+    if (finding.file.empty() && finding.line == 0)
+        return {};
+    return finding.file + (finding.line > 0 ? ":" + std::to_string(finding.line) : std::string());
+}
+
+std::string declarationFindingText(const PipelineGraph &graph, const DeclarationFinding &f)
+{
+    const std::string unit = unitLabel(graph, f.unit);
+    const std::string name = printableName(f.name);
+    const std::string place = findingPlace(f);
+    const std::string at = place.empty() ? std::string() : " (" + place + ")";
+    std::string line = declarationFindingName(f.kind) + std::string(f.hazard ? " (hazard): " : ": ");
+    switch (f.kind) {
+    case DeclarationFinding::Kind::UndeclaredModel:
+        if (f.hazard)
+            return line + unit + " calls " + name + " in process()" + at + " without declaring it in onload_model_names; "
+                + name + " needs gradients and " + unit + " runs in stage one, so DiffSynth caches it and the gradients of "
+                + name + " through " + unit + " are lost";
+        return line + unit + " calls " + name + " in process()" + at + ", which its onload_model_names does not declare: "
+            + "training " + name + " would not put it in stage two, and whichever stage runs it must load " + name;
+    case DeclarationFinding::Kind::UndeclaredOutput:
+        return line + unit + " returns " + name + at + ", which its output_params does not declare: DiffSynth writes it into "
+            + "the inputs anyway, so readers of " + name + " get it without a data edge and the cache set misses it";
+    case DeclarationFinding::Kind::UnreturnedOutput:
+        return line + unit + " declares the output " + name + ", but no return of its process() gives it: the split "
+            + "takes " + unit + " for a producer of " + name + " that never writes it";
+    case DeclarationFinding::Kind::UndeclaredRead:
+        return line + unit + " reads " + name + " in process()" + at + " without declaring it as an input: the split "
+            + "sees no data edge into " + unit + " for " + name;
+    }
+    return line + unit;
 }
 
 std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws)

@@ -24,8 +24,14 @@ std::string modelLabel(const PipelineGraph &graph, ModelId model);
 // "noise → InputImageEmbedder → input_latents, which stage two reads from the cache".
 std::string frozenRouteText(const PipelineGraph &graph, const FrozenDraws &draws);
 
-// The models of `models` that no unit calls (a denoiser only the loss runs): they need
-// gradients but put no unit in stage two.
+// One finding of what a process() body does beyond its declaration, for people:
+// "undeclared-model (hazard): U calls text_encoder in process() (joyai_image.py:186)
+// without declaring it ...". The place in the source as "file:line" (empty when none).
+std::string declarationFindingText(const PipelineGraph &graph, const DeclarationFinding &finding);
+std::string findingPlace(const DeclarationFinding &finding);
+
+// The models of `models` that no unit calls, declared or not (a denoiser only the loss
+// runs): they need gradients but put no unit in stage two.
 std::vector<std::string> modelsNoUnitCalls(const PipelineGraph &graph, const std::vector<std::string> &models);
 
 // The units that write `param`, in pipeline order, each once (the update chain c(p)

@@ -22,8 +22,11 @@ std::vector<std::string> Unit::fetchInputParams() const
 
 bool Unit::callsModel(const std::string &model) const
 {
-    return onloadModelNames
-        && std::find(onloadModelNames->begin(), onloadModelNames->end(), model) != onloadModelNames->end();
+    if (!onloadModelNames)
+        return false;
+    if (onloadModelNamesIsString() && onloadModelNames->size() == 1)
+        return onloadModelNames->front().find(model) != std::string::npos;
+    return std::find(onloadModelNames->begin(), onloadModelNames->end(), model) != onloadModelNames->end();
 }
 
 std::vector<std::string> splitCommaList(const std::string &list)

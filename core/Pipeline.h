@@ -38,6 +38,19 @@ struct SourceLocation {
     int column = 0;
 };
 
+// What a unit's process() really does, read from its source by the DiffSynth importer
+// (DESIGN.md §1.2): a model it calls, a param it reads from the inputs, or a key it
+// returns, with where. `from` and `random` belong to returned keys: the inputs the
+// value is computed from, and whether it carries random draws.
+struct BodyFact {
+    std::string name; // the model or the param
+    std::string file; // the source file's name, without folders
+    int line = 0;
+    std::vector<std::string> from;
+    bool random = false;
+    ExtraMembers extra;
+};
+
 struct Unit {
     std::string name;
     std::vector<std::string> inputParams;
@@ -49,6 +62,11 @@ struct Unit {
     std::optional<bool> takeOver;
     std::optional<bool> stochastic; // draws random numbers (noise, timesteps)
     std::optional<std::string> doc;
+    // Read from process() (nullopt: not read, nothing to check): the models it calls
+    // ("uses_models"), the params it reads ("reads") and the keys it returns ("returns").
+    std::optional<std::vector<BodyFact>> usesModels;
+    std::optional<std::vector<BodyFact>> reads;
+    std::optional<std::vector<BodyFact>> returns;
     unsigned scalarListFields = 0;
     ExtraMembers extra;
     SourceLocation location;
@@ -58,7 +76,10 @@ struct Unit {
     // DiffSynth's fetch_output_params: output_params in declared order.
     const std::vector<std::string> &fetchOutputParams() const { return outputParams; }
     bool isStochastic() const { return stochastic.value_or(false); }
+    // DiffSynth's `model in onload_model_names`: membership in the list, or, when the
+    // document gave a string, a substring test on it ("vae" in "video_vae_encoder").
     bool callsModel(const std::string &model) const;
+    bool onloadModelNamesIsString() const { return (scalarListFields & kOnloadModelNamesWasString) != 0; }
 };
 
 struct ModelSpec {
@@ -75,6 +96,9 @@ struct LossSpec {
     std::optional<std::vector<std::string>> inputParams;
     bool inputParamsWasString = false;
     ExtraMembers extra;
+    // Params the loss writes before anything reads them (FlowMatchSFTLoss rebuilds
+    // `latents` from fresh noise): what stage one left there is never used.
+    std::optional<std::vector<std::string>> outputParams;
 };
 
 // Which models need gradients, as DiffSynth's train.py takes them.

@@ -320,8 +320,10 @@ private:
     // A list of names; a lone string is read as a one-element list with a warning. An
     // empty name is an error at the element (`one` names one element: "param name").
     // Returns false when the value was null (and `allowNull`) or invalid.
+    // `substring`: DiffSynth tests membership in the value (`model in onload_model_names`),
+    // which on a string is a substring test; the warning says so.
     bool readStringList(const Path &path, std::vector<std::string> &out, bool allowNull, bool *wasString,
-        const char *what, const char *one)
+        const char *what, const char *one, bool substring = false)
     {
         out.clear();
         const Kind kind = m_reader.peekKind();
@@ -340,12 +342,20 @@ private:
                 report(Severity::Error, "empty-name", at(path, where), std::string("empty ") + one);
                 return true;
             }
-            report(Severity::Warning, "string-as-list", at(path, where),
-                "a string where a list of " + std::string(what) + " belongs; read as the one-element list ["
-                    + jsonQuote(value) + "]. In DiffSynth this is the trailing-comma pitfall: (" + jsonQuote(value)
-                    + ") without a comma is a plain string in Python, and iterating it yields its characters one by "
-                      "one; write ("
-                    + jsonQuote(value) + ",) there and a list here");
+            if (substring)
+                report(Severity::Warning, "string-as-list", at(path, where),
+                    "a string where a list of " + std::string(what) + " belongs. In DiffSynth this is the trailing-comma "
+                    "pitfall: (" + jsonQuote(value) + ") without a comma is a plain string in Python, and DiffSynth's "
+                    "split tests `model in onload_model_names`, a substring test on a string: every model whose name is "
+                    "part of " + jsonQuote(value) + " counts as called. Read with that rule; write (" + jsonQuote(value)
+                        + ",) there and a list here");
+            else
+                report(Severity::Warning, "string-as-list", at(path, where),
+                    "a string where a list of " + std::string(what) + " belongs; read as the one-element list ["
+                        + jsonQuote(value) + "]. In DiffSynth this is the trailing-comma pitfall: (" + jsonQuote(value)
+                        + ") without a comma is a plain string in Python, and iterating it yields its characters one by "
+                          "one; write ("
+                        + jsonQuote(value) + ",) there and a list here");
             out.push_back(std::move(value));
             return true;
         }
@@ -588,6 +598,81 @@ private:
             out = value;
     }
 
+    // "uses_models", "reads", "returns": what the importer read from a unit's process(),
+    // a list of {NAME_KEY: name, "file", "line"} (returns also "from" and "random").
+    void readBodyFacts(const Path &path, const char *nameKey, bool returns, std::optional<std::vector<BodyFact>> &out)
+    {
+        const Kind kind = m_reader.peekKind();
+        if (kind != Kind::Array) {
+            if (kind != Kind::Invalid)
+                wrongType(path, kind, std::string("a list of {\"") + nameKey + "\": ..., \"file\": ..., \"line\": ...}");
+            return;
+        }
+        std::vector<BodyFact> facts;
+        m_reader.beginArray();
+        int index = 0;
+        while (m_reader.nextItem()) {
+            const Path itemPath(path, index++);
+            const Kind itemKind = m_reader.peekKind();
+            if (itemKind != Kind::Object) {
+                if (itemKind != Kind::Invalid)
+                    wrongType(itemPath, itemKind, std::string("an object {\"") + nameKey + "\": ...}");
+                if (m_reader.failed())
+                    return;
+                continue;
+            }
+            BodyFact fact;
+            const Pos start = pos();
+            bool named = false;
+            readObject(itemPath, [&](const std::string &key, const Path &memberPath) {
+                if (key == nameKey) {
+                    named = readString(memberPath, fact.name);
+                } else if (key == "file") {
+                    readString(memberPath, fact.file);
+                } else if (key == "line") {
+                    readLineNumber(memberPath, fact.line);
+                } else if (returns && key == "from") {
+                    bool wasString = false;
+                    readStringList(memberPath, fact.from, false, &wasString, "param names", "param name");
+                } else if (returns && key == "random") {
+                    std::optional<bool> random;
+                    readOptionalBool(memberPath, random);
+                    fact.random = random.value_or(false);
+                } else {
+                    unknownKey(key, memberPath, fact.extra,
+                        returns ? "param, file, line, from, random" : (std::string(nameKey) == "model" ? "model, file, line" : "param, file, line"));
+                }
+            });
+            if (m_reader.failed())
+                return;
+            if (!named)
+                report(Severity::Error, "missing-name", at(itemPath, start), std::string("no \"") + nameKey + "\" here");
+            else if (fact.name.empty())
+                report(Severity::Error, "empty-name", at(Path(itemPath, nameKey), start), std::string("an empty ") + nameKey + " name");
+            facts.push_back(std::move(fact));
+        }
+        out = std::move(facts);
+    }
+
+    // A source line: a whole number from 1 (0 for none).
+    void readLineNumber(const Path &path, int &out)
+    {
+        const Kind kind = m_reader.peekKind();
+        const Where where = here(path);
+        if (kind != Kind::Number) {
+            if (kind != Kind::Invalid)
+                wrongType(path, kind, "a line number");
+            return;
+        }
+        double value = 0;
+        if (!m_reader.readNumber(value))
+            return;
+        if (value < 0 || value > 1e9 || value != static_cast<double>(static_cast<long long>(value)))
+            report(Severity::Error, "wrong-type", where, "a line number is a whole number from 0 to 10^9");
+        else
+            out = static_cast<int>(value);
+    }
+
     // False when `units` is not a list (the type error says so).
     bool readUnits(const Path &path, std::vector<Unit> &units)
     {
@@ -643,7 +728,7 @@ private:
                 } else if (key == "onload_model_names") {
                     bool wasString = false;
                     std::vector<std::string> names;
-                    if (readStringList(memberPath, names, true, &wasString, "model names", "model name"))
+                    if (readStringList(memberPath, names, true, &wasString, "model names", "model name", true))
                         unit.onloadModelNames = std::move(names);
                     if (wasString)
                         unit.scalarListFields |= kOnloadModelNamesWasString;
@@ -655,10 +740,16 @@ private:
                     readOptionalBool(memberPath, unit.stochastic);
                 } else if (key == "doc") {
                     readOptionalString(memberPath, unit.doc);
+                } else if (key == "uses_models") {
+                    readBodyFacts(memberPath, "model", false, unit.usesModels);
+                } else if (key == "reads") {
+                    readBodyFacts(memberPath, "param", false, unit.reads);
+                } else if (key == "returns") {
+                    readBodyFacts(memberPath, "param", true, unit.returns);
                 } else {
                     unknownKey(key, memberPath, unit.extra,
                         "name, input_params, input_params_posi, input_params_nega, output_params, "
-                        "onload_model_names, seperate_cfg, take_over, stochastic, doc");
+                        "onload_model_names, seperate_cfg, take_over, stochastic, doc, uses_models, reads, returns");
                 }
             });
             if (m_reader.failed())
@@ -695,8 +786,13 @@ private:
                 std::vector<std::string> params;
                 if (readStringList(memberPath, params, true, &spec.inputParamsWasString, "param names", "param name"))
                     spec.inputParams = std::move(params);
+            } else if (key == "output_params") {
+                std::vector<std::string> params;
+                bool wasString = false;
+                if (readStringList(memberPath, params, false, &wasString, "param names", "param name"))
+                    spec.outputParams = std::move(params);
             } else {
-                unknownKey(key, memberPath, spec.extra, "name, input_params");
+                unknownKey(key, memberPath, spec.extra, "name, input_params, output_params");
             }
         });
         loss = std::move(spec);
@@ -806,6 +902,21 @@ private:
                             "unit " + jsonQuote(u.name) + " calls model " + jsonQuote(names[k])
                                 + ", which \"models\" does not list (" + known + ")");
                 }
+            }
+            if (u.onloadModelNamesIsString() && u.onloadModelNames && u.onloadModelNames->size() == 1) {
+                // DiffSynth's `model in "video_vae_encoder"` is a substring test: name the
+                // other models it also takes as called.
+                const std::string &text = u.onloadModelNames->front();
+                std::string also;
+                for (const auto &m : p.models) {
+                    if (!m.name.empty() && m.name != text && text.find(m.name) != std::string::npos)
+                        also += (also.empty() ? "" : ", ") + jsonQuote(m.name);
+                }
+                if (!also.empty())
+                    report(Severity::Warning, "substring-model", unitElementWhere(i, "onload_model_names", 0),
+                        "onload_model_names is the string " + jsonQuote(text) + ", and DiffSynth's split tests `model in "
+                            "onload_model_names`, a substring test: training " + also + " also puts unit "
+                            + jsonQuote(u.name) + " in stage two");
             }
             SeenNames outputs;
             for (std::size_t k = 0; k < u.outputParams.size(); ++k) {
@@ -1329,6 +1440,29 @@ std::string serializePipeline(const Pipeline &p)
             object["stochastic"] = *u.stochastic;
         if (u.doc)
             object["doc"] = *u.doc;
+        const auto facts = [](const std::vector<BodyFact> &list, const char *nameKey, bool returns) {
+            OrderedJson out = OrderedJson::array();
+            for (const BodyFact &f : list) {
+                OrderedJson fact = OrderedJson::object();
+                fact[nameKey] = f.name;
+                fact["file"] = f.file;
+                fact["line"] = f.line;
+                if (returns) {
+                    fact["from"] = f.from;
+                    if (f.random)
+                        fact["random"] = true;
+                }
+                addExtra(fact, f.extra);
+                out.push_back(std::move(fact));
+            }
+            return out;
+        };
+        if (u.usesModels)
+            object["uses_models"] = facts(*u.usesModels, "model", false);
+        if (u.reads)
+            object["reads"] = facts(*u.reads, "param", false);
+        if (u.returns)
+            object["returns"] = facts(*u.returns, "param", true);
         addExtra(object, u.extra);
         units.push_back(std::move(object));
     }
@@ -1338,6 +1472,8 @@ std::string serializePipeline(const Pipeline &p)
         loss["name"] = p.loss->name;
         if (p.loss->inputParams)
             loss["input_params"] = stringList(*p.loss->inputParams, p.loss->inputParamsWasString);
+        if (p.loss->outputParams)
+            loss["output_params"] = *p.loss->outputParams;
         addExtra(loss, p.loss->extra);
         doc["loss"] = std::move(loss);
     }

@@ -23,7 +23,9 @@ namespace splitscope {
 //            wrong-type, wrong-format, missing-key, missing-name, empty-name,
 //            duplicate-unit, duplicate-key (anywhere, also inside unknown keys' values),
 //            empty-pipeline, out-of-range (a number larger than a double can hold)
-//   warnings string-as-list (the DiffSynth trailing-comma pitfall), unknown-key,
+//   warnings string-as-list (the DiffSynth trailing-comma pitfall; for
+//            onload_model_names, DiffSynth's substring test), substring-model (a string
+//            onload_model_names that contains other listed models' names), unknown-key,
 //            unknown-model, duplicate-model, duplicate-output, control-character (the
 //            pipeline's, a unit's, a param's, an argument's, a model's or the loss's
 //            name holding one), possible-typo (a param read, by a unit or the loss, that
@@ -36,6 +38,11 @@ namespace splitscope {
 // than JsonReader::kMaxDepth included, wherever it is) gets only the syntax error.
 // Diagnostics come in the file's order, by line and column, whatever their severity
 // (for one place, in the order found); those without a place (no-loss) last.
+//
+// Optional facts the DiffSynth importer read from a unit's process() (`uses_models`,
+// `reads`, `returns`: lists of {"model"|"param", "file", "line"}, returns also "from" and
+// "random") and `loss.output_params` (params the loss writes before anything reads them)
+// are read and written back; Verifier.h checks them.
 //
 // Names must not be empty: unit, model (both forms), param (list elements, posi/nega
 // values, loss inputs), posi/nega argument keys and onload model names. The training

@@ -10,6 +10,38 @@ namespace splitscope {
 
 namespace {
 
+// The models a string onload_model_names stands for in DiffSynth, whose split tests
+// `model in onload_model_names`: every model name of the pipeline (listed, called by a
+// unit, or named for training) that is part of the string, and the string itself.
+std::vector<std::string> substringModels(const Pipeline &pipeline, const Unit &unit)
+{
+    const std::string &text = unit.onloadModelNames->front();
+    std::vector<std::string> names{text};
+    const auto consider = [&](const std::string &name) {
+        if (!name.empty() && text.find(name) != std::string::npos
+            && std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(name);
+    };
+    for (const ModelSpec &m : pipeline.models)
+        consider(m.name);
+    for (const Unit &u : pipeline.units) {
+        if (u.onloadModelNames && !u.onloadModelNamesIsString()) {
+            for (const std::string &m : *u.onloadModelNames)
+                consider(m);
+        }
+    }
+    std::vector<TrainingConfig> choices;
+    if (pipeline.training)
+        choices.push_back(*pipeline.training);
+    if (pipeline.alternativeTraining)
+        choices.insert(choices.end(), pipeline.alternativeTraining->begin(), pipeline.alternativeTraining->end());
+    for (const TrainingConfig &t : choices) {
+        for (const std::string &m : t.modelsRequiringBackward())
+            consider(m);
+    }
+    return names;
+}
+
 // Turns per-item counts into CSR start offsets (size n + 1).
 std::vector<std::uint32_t> prefixStarts(const std::vector<std::uint32_t> &counts)
 {
@@ -100,6 +132,12 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     auto intern = [this](const std::string &name) { return m_paramIndex.intern(name, m_paramNames); };
     for (const ModelSpec &m : pipeline.models)
         internModel(m.name);
+    for (const Unit &u : pipeline.units) { // models called without being declared have ids too
+        if (u.usesModels) {
+            for (const BodyFact &use : *u.usesModels)
+                internModel(use.name);
+        }
+    }
 
     // Intern params and record raw (unsorted) inputs and outputs.
     m_paramIndex.reserve(static_cast<std::size_t>(n) * 2 + 16);
@@ -187,7 +225,8 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
             m_outputs.push_back(intern(p));
         m_outputStart.push_back(static_cast<std::uint32_t>(m_outputs.size()));
         if (u.onloadModelNames) {
-            for (const auto &m : *u.onloadModelNames) {
+            const bool substring = u.onloadModelNamesIsString() && u.onloadModelNames->size() == 1;
+            for (const auto &m : substring ? substringModels(pipeline, u) : *u.onloadModelNames) {
                 const ModelId id = internModel(m);
                 if (std::find(m_unitModels.begin() + m_unitModelStart.back(), m_unitModels.end(), id) == m_unitModels.end()) {
                     m_unitModels.push_back(id);
@@ -217,6 +256,15 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     } else {
         for (ParamId p = 0; p < static_cast<ParamId>(m_paramNames.size()); ++p)
             m_inputs.push_back(p);
+    }
+    // What the loss writes before anything reads it is not a read of what came before.
+    if (pipeline.loss && pipeline.loss->outputParams) {
+        const std::vector<std::string> &written = *pipeline.loss->outputParams;
+        m_inputs.erase(std::remove_if(m_inputs.begin() + static_cast<std::ptrdiff_t>(lossInputs), m_inputs.end(),
+                           [&](ParamId p) {
+                               return std::find(written.begin(), written.end(), m_paramNames[p]) != written.end();
+                           }),
+            m_inputs.end());
     }
     sortAndDedupeFrom(lossInputs);
     m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
@@ -270,6 +318,104 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                 m_readers[readerFill[p]++] = u;
         }
     }
+    readBodyFacts(pipeline);
+}
+
+void PipelineGraph::readBodyFacts(const Pipeline &pipeline)
+{
+    using Kind = DeclarationFinding::Kind;
+    const int n = unitCount();
+    m_undeclaredModelStart.assign(1, 0);
+    m_flowOf.assign(static_cast<std::size_t>(n), -1);
+    for (UnitId u = 0; u < n; ++u) {
+        const Unit &unit = pipeline.units[static_cast<std::size_t>(u)];
+        const auto finding = [&](Kind kind, const std::string &name, const std::string &file, int line) {
+            m_findings.push_back(DeclarationFinding{kind, u, name, file, line, false});
+        };
+        if (unit.usesModels) {
+            for (const BodyFact &use : *unit.usesModels) {
+                const ModelId m = findModel(use.name);
+                const Span<ModelId> declared = unitModels(u);
+                if (std::find(declared.begin(), declared.end(), m) != declared.end())
+                    continue;
+                if (std::find(m_undeclaredModels.begin() + m_undeclaredModelStart.back(), m_undeclaredModels.end(), m)
+                    == m_undeclaredModels.end()) {
+                    m_undeclaredModels.push_back(m);
+                    finding(Kind::UndeclaredModel, use.name, use.file, use.line);
+                }
+            }
+        }
+        m_undeclaredModelStart.push_back(static_cast<std::uint32_t>(m_undeclaredModels.size()));
+        if (unit.reads) {
+            const std::vector<std::string> declared = unit.fetchInputParams();
+            for (const BodyFact &read : *unit.reads) {
+                if (!std::binary_search(declared.begin(), declared.end(), read.name))
+                    finding(Kind::UndeclaredRead, read.name, read.file, read.line);
+            }
+        }
+        if (!unit.returns)
+            continue;
+        const std::vector<BodyFact> &returns = *unit.returns;
+        for (const BodyFact &r : returns) {
+            if (std::find(unit.outputParams.begin(), unit.outputParams.end(), r.name) == unit.outputParams.end())
+                finding(Kind::UndeclaredOutput, r.name, r.file, r.line);
+        }
+        OutputFlow flow;
+        std::vector<char> returned;
+        for (const std::string &output : unit.outputParams) {
+            const auto r = std::find_if(returns.begin(), returns.end(), [&](const BodyFact &f) { return f.name == output; });
+            std::vector<ParamId> from;
+            if (r == returns.end()) {
+                const bool listedTwice = std::count(unit.outputParams.begin(), unit.outputParams.end(), output) > 1
+                    && !m_findings.empty() && m_findings.back().unit == u && m_findings.back().name == output;
+                if (!listedTwice)
+                    finding(Kind::UnreturnedOutput, output, std::string(), 0);
+            } else {
+                for (const std::string &name : r->from) {
+                    const ParamId p = findParam(name);
+                    if (p >= 0)
+                        from.push_back(p);
+                }
+            }
+            flow.from.push_back(std::move(from));
+            flow.random.push_back(r != returns.end() && r->random);
+            returned.push_back(r != returns.end());
+        }
+        // A stochastic unit whose draws the importer traced to none of its outputs: trust
+        // the flag over the tracing, every output it returns carries them.
+        if (std::find(flow.random.begin(), flow.random.end(), 1) == flow.random.end())
+            flow.random = returned;
+        m_flowOf[static_cast<std::size_t>(u)] = static_cast<int>(m_flows.size());
+        m_flows.push_back(std::move(flow));
+    }
+}
+
+bool PipelineGraph::outputDependsOn(UnitId unit, std::size_t index, ParamId param) const
+{
+    const int flow = m_flowOf[static_cast<std::size_t>(unit)];
+    if (flow < 0)
+        return true;
+    const std::vector<ParamId> &from = m_flows[static_cast<std::size_t>(flow)].from[index];
+    return std::find(from.begin(), from.end(), param) != from.end();
+}
+
+bool PipelineGraph::outputCarriesDraws(UnitId unit, std::size_t index) const
+{
+    const int flow = m_flowOf[static_cast<std::size_t>(unit)];
+    if (flow < 0)
+        return isStochastic(unit);
+    return isStochastic(unit) && m_flows[static_cast<std::size_t>(flow)].random[index] != 0;
+}
+
+const char *declarationFindingName(DeclarationFinding::Kind kind)
+{
+    switch (kind) {
+    case DeclarationFinding::Kind::UndeclaredModel: return "undeclared-model";
+    case DeclarationFinding::Kind::UndeclaredOutput: return "undeclared-output";
+    case DeclarationFinding::Kind::UnreturnedOutput: return "unreturned-output";
+    case DeclarationFinding::Kind::UndeclaredRead: return "undeclared-read";
+    }
+    return "finding";
 }
 
 const std::string &PipelineGraph::unitName(UnitId unit) const

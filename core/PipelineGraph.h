@@ -19,6 +19,24 @@ using ParamId = std::int32_t; // interned param name
 using ModelId = std::int32_t; // interned model name
 constexpr UnitId kNoUnit = -1; // "no producer": an external input
 
+// A unit's process() doing what its declaration does not say (DESIGN.md §1.2), from
+// what the DiffSynth importer read of it (Unit::usesModels, reads, returns).
+struct DeclarationFinding {
+    enum class Kind {
+        UndeclaredModel,  // calls `name`, which onload_model_names does not list
+        UndeclaredOutput, // returns `name`, which output_params does not list
+        UnreturnedOutput, // declares output `name` and never returns it
+        UndeclaredRead    // reads `name` from the inputs without declaring it
+    };
+    Kind kind;
+    UnitId unit;
+    std::string name;
+    std::string file; // where in the source; empty and 0 for an unreturned output
+    int line = 0;
+    bool hazard = false; // set by the verifier: an undeclared model that needs gradients, called in stage one
+};
+const char *declarationFindingName(DeclarationFinding::Kind kind); // "undeclared-model", ...
+
 // The dependency structure of a pipeline (DESIGN.md §1), built once and shared by
 // every split, verification and drawing of that pipeline. Names are interned to
 // integers; edges, update chains and readers are stored in flat arrays, so a
@@ -26,7 +44,10 @@ constexpr UnitId kNoUnit = -1; // "no producer": an external input
 //
 // The loss is a pseudo-unit with id lossId() == unitCount(): it comes after every
 // unit and reads lossInputs() (the declared `loss.input_params`, or every param
-// when the document declares none). It is never part of F, U or the split itself.
+// when the document declares none, less `loss.output_params`, which it writes before
+// reading). It is never part of F, U or the split itself. A unit whose
+// onload_model_names is a string calls, as in DiffSynth's substring test, every model
+// name of the pipeline that is part of it.
 //
 // Immutable after construction; safe to read from several threads.
 class PipelineGraph {
@@ -83,6 +104,17 @@ public:
     // Resolves model names to ids; names the pipeline never uses are ignored.
     std::vector<ModelId> resolveModels(const std::vector<std::string> &names) const;
 
+    // The checks of what the importer read of process() bodies, in unit order.
+    const std::vector<DeclarationFinding> &declarationFindings() const { return m_findings; }
+    // Models `unit` calls in process() that its onload_model_names does not declare.
+    Span<ModelId> undeclaredModels(UnitId unit) const { return slice(m_undeclaredModels, m_undeclaredModelStart, unit); }
+    // Whether the value `unit` writes to outputs(unit)[index] is computed from its input
+    // `param`, and whether it carries the unit's random draws. Without what the importer
+    // read of the unit's returns: every output from every input, carrying draws when
+    // the unit is stochastic.
+    bool outputDependsOn(UnitId unit, std::size_t index, ParamId param) const;
+    bool outputCarriesDraws(UnitId unit, std::size_t index) const;
+
 private:
     template <typename T>
     static Span<T> slice(const std::vector<T> &data, const std::vector<std::uint32_t> &start, int index)
@@ -122,6 +154,19 @@ private:
     std::vector<std::uint32_t> m_chainStart;
     std::vector<UnitId> m_readers;
     std::vector<std::uint32_t> m_readerStart;
+
+    std::vector<DeclarationFinding> m_findings;
+    std::vector<ModelId> m_undeclaredModels;
+    std::vector<std::uint32_t> m_undeclaredModelStart;
+    // Per unit with returns read from its source: for each output, its inputs and whether it carries draws.
+    struct OutputFlow {
+        std::vector<std::vector<ParamId>> from;
+        std::vector<char> random;
+    };
+    std::vector<int> m_flowOf; // per unit, an index in m_flows or -1
+    std::vector<OutputFlow> m_flows;
+
+    void readBodyFacts(const Pipeline &pipeline);
 };
 
 } // namespace splitscope

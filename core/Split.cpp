@@ -122,6 +122,25 @@ void seedX0(const PipelineGraph &graph, const std::vector<std::string> &models, 
     }
 }
 
+// Safe split: a unit calling a model needing gradients in process() without declaring
+// it joins X0 too.
+void addUndeclaredCallers(const PipelineGraph &graph, const std::vector<std::string> &models, Split &split)
+{
+    const std::vector<ModelId> w = graph.resolveModels(models);
+    const std::size_t declared = split.x0.size();
+    for (UnitId u = 0; u < graph.unitCount(); ++u) {
+        for (const ModelId m : graph.undeclaredModels(u)) {
+            if (split.trained[u] || std::find(w.begin(), w.end(), m) == w.end())
+                continue;
+            split.trained[u] = 1;
+            split.reasons[u] = Reason{Reason::Rule::Model, kNoUnit, -1, m, kNoUnit, 0, true};
+            split.x0.push_back(u);
+        }
+    }
+    if (split.x0.size() > declared)
+        std::sort(split.x0.begin(), split.x0.end());
+}
+
 // Puts the units one step added in pipeline order: a scan of the reasons when the
 // step added a large share of the pipeline (F often reaches most of it), a sort otherwise.
 void sortAdded(std::vector<UnitId> &added, const Split &split, int iteration, Reason::Rule rule)
@@ -339,6 +358,7 @@ Split computeSafeSplit(const PipelineGraph &graph, const std::vector<std::string
 {
     Split split = emptySplit(graph, modelsRequiringBackward, SplitMode::Safe);
     seedX0(graph, modelsRequiringBackward, split);
+    addUndeclaredCallers(graph, modelsRequiringBackward, split);
     const int paramTotal = graph.paramCount();
     const UnitId loss = graph.lossId();
     constexpr UnitId kNone = 0x7fffffff;

@@ -43,6 +43,8 @@ struct Reason {
     ModelId model = -1;
     UnitId other = kNoUnit;
     int iteration = 0; // seed: 1-based iteration that added the unit (0 for X0); safe: order of addition
+    // Model (safe split): process() calls `model` without declaring it in onload_model_names.
+    bool undeclared = false;
 };
 
 // One fixed-point iteration of the seed algorithm: what F added, then what U added,
@@ -82,7 +84,9 @@ std::vector<char> membersAfterSteps(const Split &split, std::size_t stepCount, i
 // DiffSynth's split_pipeline_units, in near-linear time (each edge, param and chain
 // entry is looked at a bounded number of times over the whole run).
 Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward);
-// The safe split of DESIGN.md §1.1; contains the seed split and has no hazards.
+// The safe split of DESIGN.md §1.1; contains the seed split and has no hazards. Its X0
+// also holds the units that call a model needing gradients in process() without
+// declaring it (PipelineGraph::undeclaredModels, DESIGN.md §1.2).
 Split computeSafeSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward);
 Split computeSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward, SplitMode mode);
 

@@ -160,6 +160,16 @@ std::string splitToJson(const PipelineGraph &graph, const SplitAnalysis &analysi
             {"expected_producer", producerJson(graph, h.expected)}, {"actual_producer", producerJson(graph, h.actual)}});
     }
     doc["hazards"] = std::move(hazards);
+    OrderedJson findings = OrderedJson::array();
+    for (const DeclarationFinding &f : analysis.verification.findings) {
+        const bool model = f.kind == DeclarationFinding::Kind::UndeclaredModel;
+        OrderedJson finding = OrderedJson{{"kind", declarationFindingName(f.kind)}, {"unit", graph.unitName(f.unit)},
+            {model ? "model" : "param", f.name}, {"file", f.file}, {"line", f.line}};
+        if (model)
+            finding["lost_gradients"] = f.hazard;
+        findings.push_back(std::move(finding));
+    }
+    doc["declaration_findings"] = std::move(findings);
     doc["frozen_randomness"] = unitList(graph, analysis.verification.frozenRandomness);
     OrderedJson cache = OrderedJson::array();
     for (const CacheEntry &c : analysis.cacheSet) {
@@ -196,7 +206,8 @@ std::string verificationSummary(const Split &split, const Verification &verifica
         out += "X0 holds, ";
     out += "C1 " + (c1 ? countText(c1, "violation") : std::string("holds")) + ", C2 "
         + (c2 ? countText(c2, "violation") : std::string("holds")) + ", "
-        + (verification.hazards.empty() ? std::string("no hazards") : countText(verification.hazards.size(), "hazard"));
+        + (verification.hazardFree() ? std::string("no hazards")
+                                     : countText(verification.hazardCount(), "hazard"));
     return out;
 }
 
@@ -223,6 +234,10 @@ std::vector<std::string> verificationFindings(const PipelineGraph &graph, const 
             line += std::string(" (") + hazardKindName(h.mechanism) + ")";
         lines.push_back(line + ": " + reader + " reads " + paramLabel(graph, h.param) + "; one-stage training gives it "
             + prod(h.expected) + "'s value, two-stage gives it " + prod(h.actual) + "'s");
+    }
+    for (const DeclarationFinding &f : verification.findings) {
+        if (f.hazard)
+            lines.push_back(declarationFindingText(graph, f));
     }
     return lines;
 }
@@ -296,8 +311,17 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
     out << "\nVerification: " << verificationSummary(s, v) << "\n";
     for (const std::string &line : verificationFindings(graph, v))
         out << "  " << line << "\n";
-    if (!v.hazards.empty() && s.mode != SplitMode::Safe)
+    if (!v.hazardFree() && s.mode != SplitMode::Safe)
         out << "  The safe split (--mode safe) removes these hazards.\n";
+    const std::size_t other = v.findings.size() - v.lostGradients();
+    if (other > 0) {
+        out << "\nWhat process() does beyond its declaration (read from the source): " << countText(other, "finding")
+            << "\n";
+        for (const DeclarationFinding &f : v.findings) {
+            if (!f.hazard)
+                out << "  " << declarationFindingText(graph, f) << "\n";
+        }
+    }
     for (const FrozenDraws &d : v.frozenRoutes) {
         out << "Warning: " << unitLabel(graph, d.unit) << " is stochastic and runs in stage one, and its random draws "
             << "reach the cache (" << frozenRouteText(graph, d) << "): they are drawn once and repeat every epoch.\n";

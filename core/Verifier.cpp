@@ -65,17 +65,38 @@ void walkStageTwoReads(const PipelineGraph &graph, const std::vector<char> &trai
     }
 }
 
+// Index in outputs(unit) of `param` (its first listing), or -1.
+int outputIndex(const PipelineGraph &graph, UnitId unit, ParamId param)
+{
+    const Span<ParamId> outputs = graph.outputs(unit);
+    const auto it = std::find(outputs.begin(), outputs.end(), param);
+    return it == outputs.end() ? -1 : static_cast<int>(it - outputs.begin());
+}
+
 // Stage one runs V2 alone, in order. A stochastic unit's draws are frozen when they
-// reach the cache: it writes a value stage two reads from the cache, or a stage-one
-// unit reading what it writes does, and so on. (DiffSynth's rule is "stochastic and
-// in V2"; a unit whose draws go nowhere changed no training and was warned about.)
+// reach the cache: an output that carries them is a value stage two reads from the
+// cache, or a stage-one unit computes such a value from it, and so on. What a unit's
+// output is computed from comes from its returns where the importer read them
+// (PipelineGraph::outputDependsOn), else from every input: so noise that a later unit
+// passes only into `latents`, which the loss rebuilds itself (loss.output_params),
+// freezes nothing. (DiffSynth's rule is "stochastic and in V2"; a unit whose draws go
+// nowhere changes no training and gets a note instead.)
 void findFrozenDraws(const PipelineGraph &graph, const std::vector<char> &trained, Verification &result)
 {
     const int n = graph.unitCount();
-    std::vector<ParamId> cachedOutput(n, -1); // a param the unit writes that stage two reads from the cache
+    // Per output slot (the outputs of all units, in order): read from the cache, or feeds one that is.
+    std::vector<std::uint32_t> slotStart(static_cast<std::size_t>(n) + 1, 0);
+    for (UnitId u = 0; u < n; ++u)
+        slotStart[u + 1] = slotStart[u] + static_cast<std::uint32_t>(graph.outputs(u).size());
+    std::vector<ParamId> cachedAs(slotStart[n], -1); // the param stage two reads from the cache there
+    std::vector<int> next(slotStart[n], -1);         // else the edge (index in `edges`) towards the cache
+    std::vector<char> reaches(slotStart[n], 0);
     walkStageTwoReads(graph, trained, [&](UnitId, ParamId p, UnitId producer, bool fromCache) {
-        if (fromCache && producer != kNoUnit && cachedOutput[producer] < 0)
-            cachedOutput[producer] = p;
+        if (!fromCache || producer == kNoUnit)
+            return;
+        const std::uint32_t slot = slotStart[producer] + static_cast<std::uint32_t>(outputIndex(graph, producer, p));
+        reaches[slot] = 1;
+        cachedAs[slot] = p;
     });
     // Stage one's data edges, in target order: each read sees the last V2 write before it.
     std::vector<PipelineGraph::Edge> edges;
@@ -90,32 +111,48 @@ void findFrozenDraws(const PipelineGraph &graph, const std::vector<char> &traine
         for (const ParamId p : graph.outputs(u))
             last[p] = u;
     }
-    // Backwards: an edge's target is settled before any edge into it is seen.
-    std::vector<char> reaches(n, 0);
-    std::vector<int> next(n, -1); // index in edges of the step towards the cache
-    for (UnitId u = 0; u < n; ++u)
-        reaches[u] = cachedOutput[u] >= 0;
+    // Backwards: a unit's outputs are settled before any edge into it is seen.
     for (std::size_t i = edges.size(); i-- > 0;) {
         const PipelineGraph::Edge &e = edges[i];
-        if (reaches[e.target] && !reaches[e.source]) {
-            reaches[e.source] = 1;
-            next[e.source] = static_cast<int>(i);
+        const std::uint32_t source = slotStart[e.source] + static_cast<std::uint32_t>(outputIndex(graph, e.source, e.param));
+        if (reaches[source])
+            continue;
+        const std::size_t outputs = graph.outputs(e.target).size();
+        for (std::size_t k = 0; k < outputs; ++k) {
+            if (reaches[slotStart[e.target] + k] && graph.outputDependsOn(e.target, k, e.param)) {
+                reaches[source] = 1;
+                next[source] = static_cast<int>(i);
+                break;
+            }
         }
     }
     for (UnitId u = 0; u < n; ++u) {
         if (trained[u] || !graph.isStochastic(u))
             continue;
-        if (!reaches[u]) {
+        int frozenSlot = -1;
+        for (std::size_t k = 0; k < graph.outputs(u).size() && frozenSlot < 0; ++k) {
+            if (graph.outputCarriesDraws(u, k) && reaches[slotStart[u] + k])
+                frozenSlot = static_cast<int>(slotStart[u] + k);
+        }
+        if (frozenSlot < 0) {
             result.unusedRandomness.push_back(u);
             continue;
         }
         FrozenDraws draws{u, {}, -1};
-        UnitId at = u;
-        while (cachedOutput[at] < 0) {
-            draws.route.push_back(edges[next[at]]);
-            at = edges[next[at]].target;
+        std::uint32_t slot = static_cast<std::uint32_t>(frozenSlot);
+        while (cachedAs[slot] < 0) {
+            const PipelineGraph::Edge &e = edges[static_cast<std::size_t>(next[slot])];
+            draws.route.push_back(e);
+            // On to the output of the edge's target that reaches the cache from this input.
+            const std::size_t outputs = graph.outputs(e.target).size();
+            for (std::size_t k = 0; k < outputs; ++k) {
+                if (reaches[slotStart[e.target] + k] && graph.outputDependsOn(e.target, k, e.param)) {
+                    slot = slotStart[e.target] + static_cast<std::uint32_t>(k);
+                    break;
+                }
+            }
         }
-        draws.cached = cachedOutput[at];
+        draws.cached = cachedAs[slot];
         result.frozenRandomness.push_back(u);
         result.frozenRoutes.push_back(std::move(draws));
     }
@@ -174,6 +211,7 @@ Verification verifySplit(const PipelineGraph &graph, const std::vector<char> &tr
     });
 
     findFrozenDraws(graph, trained, result);
+    result.findings = graph.declarationFindings();
     return result;
 }
 
@@ -188,6 +226,14 @@ Verification verifySplit(const PipelineGraph &graph, const Split &split)
             x0.push_back(ConditionViolation{ConditionViolation::Condition::X0, u, kNoUnit, -1, m});
     }
     result.violations.insert(result.violations.begin(), x0.begin(), x0.end());
+    // An undeclared call of a model that needs gradients, in stage one: DiffSynth runs
+    // the unit once without gradients, and that model's gradients through it are lost.
+    for (DeclarationFinding &f : result.findings) {
+        if (f.kind != DeclarationFinding::Kind::UndeclaredModel || split.trained[f.unit])
+            continue;
+        const ModelId m = graph.findModel(f.name);
+        f.hazard = std::find(w.begin(), w.end(), m) != w.end();
+    }
     return result;
 }
 

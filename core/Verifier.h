@@ -3,6 +3,7 @@
 
 #include "Split.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace splitscope {
@@ -68,9 +69,21 @@ struct Verification {
     // Stochastic units in V2 of which nothing reaches stage two: their draws do not
     // take part in training at all.
     std::vector<UnitId> unusedRandomness;
+    // What process() bodies do beyond their declarations (PipelineGraph::
+    // declarationFindings); with a Split, an undeclared call of a model needing
+    // gradients from a stage-one unit is a hazard (DeclarationFinding::hazard).
+    std::vector<DeclarationFinding> findings;
 
     bool satisfiesConditions() const { return violations.empty(); }
-    bool hazardFree() const { return hazards.empty(); }
+    // No reaching-definition hazard and no undeclared-model hazard.
+    bool hazardFree() const { return hazards.empty() && lostGradients() == 0; }
+    // Reaching-definition hazards and lost gradients together.
+    std::size_t hazardCount() const { return hazards.size() + lostGradients(); }
+    std::size_t lostGradients() const
+    {
+        return static_cast<std::size_t>(
+            std::count_if(findings.begin(), findings.end(), [](const DeclarationFinding &f) { return f.hazard; }));
+    }
 };
 
 // C1, C2 and the hazards of any partition.

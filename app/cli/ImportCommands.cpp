@@ -14,6 +14,7 @@
 #include "core/importer/PipelineReader.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <filesystem>
 #include <sys/stat.h>
@@ -110,15 +111,39 @@ int runImportDiffSynth(const Args &rawArgs)
     for (const importer::KnownLoss &l : importer::knownLosses())
         losses += (losses.empty() ? "" : ", ") + l.name;
     ArgParser p;
-    p.positional("SOURCE", "a DiffSynth-Studio pipeline .py file, or a folder of them "
-                           "(a checkout's diffsynth/pipelines/, or the checkout itself)");
+    p.positional("SOURCE", "a DiffSynth-Studio pipeline .py file, a folder of them, a checkout, or an example's "
+                           "train.py in a checkout (then: -- TRAIN.PY FLAGS)");
     p.option("pipeline", "CLASS", "import only this pipeline class (default: every one found)");
     p.option("output", "OUT.json", "write the description to OUT.json, atomically (short: -o); default: standard output");
     p.option("output-dir", "DIR", "write each pipeline to DIR/NAME.json (DIR is created when missing)");
-    p.option("loss", "NAME", "the loss whose reads the description declares (default FlowMatchSFTLoss; known: " + losses + ")");
-    p.flag("verbose", "also print informational diagnostics (inferred stochastic units, attributes not taken as models)");
+    p.option("loss", "NAME", "the loss whose reads the description declares (default: the loss a train.py's task "
+                             "trains with, else FlowMatchSFTLoss; read from the checkout's loss.py, or known: " + losses + ")");
+    p.flag("verbose", "also print informational diagnostics (what process() bodies do beyond their declarations, "
+                      "inferred stochastic units, attributes not taken as models)");
     p.flag("help", "show this help");
-    const Args args = expandShortFlags(rawArgs);
+    // After `--`: the train.py flags of a training command (SOURCE a train.py), which
+    // decide the units it adds (--template_model_id_or_path), the loss (--task) and the
+    // training block (--lora_base_model, --trainable_models).
+    Args own = rawArgs;
+    std::map<std::string, std::string> scriptFlags;
+    const auto dashes = std::find(own.begin(), own.end(), "--");
+    if (dashes != own.end()) {
+        for (auto it = dashes + 1; it != own.end(); ++it) {
+            if (it->rfind("--", 0) != 0 || it->size() == 2)
+                return p.usageError("import-diffsynth", "after --: '" + *it + "' is not a train.py flag (--name [value])");
+            std::string name = it->substr(2), value = "true";
+            if (name.find('=') != std::string::npos) {
+                value = name.substr(name.find('=') + 1);
+                name.resize(name.find('='));
+            } else if (it + 1 != own.end() && (it + 1)->rfind("--", 0) != 0) {
+                value = *++it;
+            }
+            if (!scriptFlags.emplace(name, value).second)
+                return p.usageError("import-diffsynth", "after --: --" + name + " is given more than once");
+        }
+        own.erase(dashes, own.end());
+    }
+    const Args args = expandShortFlags(own);
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
         writeOut(p.usage("splitscope-cli import-diffsynth"));
         writeOut("\nWarnings name what the reader could not resolve (file:line: computed arguments, unknown base\n"
@@ -145,23 +170,21 @@ int runImportDiffSynth(const Args &rawArgs)
 
     importer::ImportOptions options;
     options.pipelineClass = p.valueOr("pipeline", "");
-    options.lossName = p.valueOr("loss", importer::kDefaultLoss);
-    std::vector<std::string> lossNames;
-    for (const importer::KnownLoss &l : importer::knownLosses())
-        lossNames.push_back(l.name);
-    const bool knownLoss = std::find(lossNames.begin(), lossNames.end(), options.lossName) != lossNames.end();
-    if (!knownLoss) {
+    options.lossName = p.valueOr("loss", "");
+    options.flags = scriptFlags;
+    importer::ImportResult result = importer::importDiffSynthPath(source, options);
+    auto &ds = result.diagnostics;
+    if (std::any_of(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; })) {
         // A loss of one's own is allowed (its reads are then model_fn's parameters only),
         // so a warning, said once for the flag rather than once per pipeline class.
+        std::vector<std::string> lossNames;
+        for (const importer::KnownLoss &l : importer::knownLosses())
+            lossNames.push_back(l.name);
         const std::string hint = closestName(options.lossName, lossNames);
         std::fprintf(stderr,
-            "splitscope-cli import-diffsynth: warning: --loss: '%s' is not a loss this importer knows (%s)%s; each "
-            "description's loss then declares only model_fn's parameters as its reads\n",
+            "splitscope-cli import-diffsynth: warning: --loss: '%s' is neither in the imported files nor a loss this "
+            "importer knows (%s)%s; each description's loss then declares only model_fn's parameters as its reads\n",
             options.lossName.c_str(), losses.c_str(), hint.empty() ? "" : ("; did you mean '" + hint + "'?").c_str());
-    }
-    importer::ImportResult result = importer::importDiffSynthPath(source, options);
-    if (!knownLoss) {
-        auto &ds = result.diagnostics;
         ds.erase(std::remove_if(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; }),
             ds.end());
     }

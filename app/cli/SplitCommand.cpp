@@ -204,7 +204,22 @@ int runValidate(const Args &args)
     if (!p.parse(args))
         return p.usageError("validate", p.error());
     const std::string &argument = p.positionals().front();
-    const LoadResult loaded = loadPipelineArgument(argument, "validate");
+    LoadResult loaded = loadPipelineArgument(argument, "validate");
+    if (loaded.ok()) {
+        // What the importer read of process() bodies that the declarations do not say.
+        const PipelineGraph graph(*loaded.pipeline);
+        for (const DeclarationFinding &f : graph.declarationFindings()) {
+            Diagnostic d;
+            d.severity = Severity::Warning;
+            d.code = declarationFindingName(f.kind);
+            d.file = loaded.diagnostics.empty() ? pipelineArgumentName(argument) : loaded.diagnostics.front().file;
+            d.jsonPath = "units[" + std::to_string(f.unit) + "]";
+            d.line = loaded.pipeline->units[static_cast<std::size_t>(f.unit)].location.line;
+            d.column = loaded.pipeline->units[static_cast<std::size_t>(f.unit)].location.column;
+            d.message = declarationFindingText(graph, f);
+            loaded.diagnostics.push_back(std::move(d));
+        }
+    }
     if (!p.has("quiet")) {
         for (const Diagnostic &d : loaded.diagnostics)
             printOut("%s\n", d.toString().c_str());

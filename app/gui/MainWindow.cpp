@@ -807,7 +807,7 @@ void MainWindow::updateStatus()
         m_status->clear();
         return;
     }
-    const std::size_t hazards = analysis->verification.hazards.size();
+    const std::size_t hazards = analysis->verification.hazardCount();
     m_status->setText(tr("%1 · stage two %2 / stage one %3 · %4")
                           .arg(QString::fromLatin1(splitModeName(analysis->split.mode)),
                               QString::number(analysis->split.trainedCount()),

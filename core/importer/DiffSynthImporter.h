@@ -5,6 +5,7 @@
 #include "core/Pipeline.h"
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,15 +50,30 @@ namespace splitscope::importer {
 // size-limited, and the work is near-linear in the input. Functions may be called from
 // any thread (parsing takes CPython's lock in turn); they never throw.
 
+// A model attribute of a pipeline and the model_configs name from_pretrained fetches into it.
+struct ModelBinding {
+    std::string attribute; // "dit"
+    std::string model;     // "qwen_image_dit"
+    int line = 0;
+};
+
 struct ImportOptions {
-    std::string pipelineClass;                 // empty: every pipeline class found
-    std::string lossName = "FlowMatchSFTLoss"; // the loss whose reads the description declares
+    std::string pipelineClass; // empty: every pipeline class found
+    // The loss whose reads the description declares; empty: the one a train.py's task
+    // trains with, else FlowMatchSFTLoss.
+    std::string lossName;
+    // A train.py's flags as a command gives them ("task" -> "sft:train",
+    // "template_model_id_or_path" -> "..."): units added under a flag are read when it
+    // is given, and the training block follows --lora_base_model / --trainable_models.
+    std::map<std::string, std::string> flags;
 };
 
 struct ImportedPipeline {
     std::string className;
     std::string sourceFile;
     Pipeline pipeline;
+    // What from_pretrained fetches into each model attribute (PipelineReader.h).
+    std::vector<ModelBinding> modelBindings;
 };
 
 struct ImportResult {
@@ -77,7 +93,15 @@ ImportResult importDiffSynthSource(std::string_view pythonSource, const std::str
     const ImportOptions &options = {});
 
 // A .py file, or a folder of them (not recursive). A folder that contains
-// diffsynth/pipelines/ (a DiffSynth-Studio checkout) is read there.
+// diffsynth/pipelines/ (a DiffSynth-Studio checkout) is read there, with
+// diffsynth/diffusion/ (the base pipeline's helpers, the losses, the training module).
+// A train.py (a file with a DiffusionTrainingModule subclass) inside a checkout gives
+// the one pipeline it trains, as its flags (ImportOptions::flags) set it up
+// (TrainingScript.h).
 ImportResult importDiffSynthPath(const std::string &fileOrDirectory, const ImportOptions &options = {});
+
+// The DiffSynth-Studio checkout a path is in or is (the folder holding
+// diffsynth/pipelines/), or "".
+std::string findCheckout(const std::string &path);
 
 } // namespace splitscope::importer

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ImportContext.h"
 
+#include <algorithm>
+#include <set>
+
 namespace splitscope::importer {
 
 CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, NodeId call,
@@ -145,6 +148,55 @@ std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule 
     return out;
 }
 
+namespace {
+
+ModuleSet::Found<FunctionDef> findMethodFrom(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls,
+    const std::string &name, int depth)
+{
+    if (const FunctionDef *f = cls.method(name))
+        return {&module, f};
+    constexpr int kMaxClassDepth = 16; // also ends cycles
+    for (const BaseClass &base : baseClasses(modules, module, cls)) {
+        if (depth < kMaxClassDepth && base.definition && base.name != "PipelineUnit") {
+            if (auto found = findMethodFrom(modules, *base.definition.module, *base.definition.item, name, depth + 1))
+                return found;
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+bool isTorchModule(const ImportContext &context, const PythonModule &module, const ClassDef &cls)
+{
+    std::vector<std::pair<const PythonModule *, const ClassDef *>> pending{{&module, &cls}};
+    for (int visited = 0; !pending.empty(); ++visited) {
+        if (visited > 64)
+            return true; // a chain this long is not a plain helper class
+        const auto [m, c] = pending.back();
+        pending.pop_back();
+        for (const NodeId base : c->bases) {
+            const std::string name = m->tree().dottedName(base);
+            const std::string last = name.substr(name.find_last_of('.') == std::string::npos ? 0 : name.find_last_of('.') + 1);
+            if (last == "object" || last == "ABC" || last == "Protocol")
+                continue;
+            if (last == "Module")
+                return true;
+            const ModuleSet::Found<ClassDef> found = name.empty() ? ModuleSet::Found<ClassDef>{} : context.findClass(*m, name);
+            if (!found || found.item == c)
+                return true; // not known to be anything else
+            pending.emplace_back(found.module, found.item);
+        }
+    }
+    return false;
+}
+
+ModuleSet::Found<FunctionDef> findMethod(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls,
+    const std::string &name)
+{
+    return findMethodFrom(modules, module, cls, name, 0);
+}
+
 std::optional<SuperInitCall> superInitCall(const AstTree &t, NodeId expression)
 {
     if (!t.is(expression, "Call"))
@@ -163,6 +215,32 @@ std::optional<SuperInitCall> superInitCall(const AstTree &t, NodeId expression)
     out.explicitBase = base;
     out.skip = 1;
     return out;
+}
+
+std::string randomCallName(const std::vector<std::string> &chain)
+{
+    static const std::set<std::string> kRandomFunctions = {"generate_noise", "randn", "randn_like", "rand",
+        "rand_like", "randint", "randint_like", "randperm", "normal", "normal_", "uniform_", "bernoulli", "bernoulli_",
+        "multinomial", "poisson", "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "sample", "rsample"};
+    if (chain.empty()
+        || (!kRandomFunctions.count(chain.back()) && std::find(chain.begin(), chain.end(), "random") == chain.end()))
+        return {};
+    std::string name;
+    for (const std::string &part : chain)
+        name += (name.empty() ? "" : ".") + part;
+    return name;
+}
+
+std::optional<RandomCall> randomCall(const AstTree &tree, NodeId node)
+{
+    for (NodeId id = node; id >= 0 && id < tree.node(node).end; ++id) {
+        if (!tree.is(id, "Call"))
+            continue;
+        std::string name = randomCallName(attributeChain(tree, tree.child(id, "func")));
+        if (!name.empty())
+            return RandomCall{std::move(name), tree.node(id).line};
+    }
+    return std::nullopt;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "core/Diagnostic.h"
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,6 +30,17 @@ public:
 
     const ModuleSet &modules() const { return m_modules; }
     ValueEvaluator &evaluator() { return m_evaluator; }
+
+    // Classes a model attribute's annotation names (`self.dit: QwenImageDiT`) may live in
+    // files outside the import (a checkout's diffsynth/models/), which a loader reads on
+    // demand. findClass looks in the modules first, then asks the loader.
+    using ClassLoader = std::function<ModuleSet::Found<ClassDef>(const PythonModule &, const std::string &)>;
+    void setClassLoader(ClassLoader loader) { m_classLoader = std::move(loader); }
+    ModuleSet::Found<ClassDef> findClass(const PythonModule &from, const std::string &name) const
+    {
+        const ModuleSet::Found<ClassDef> found = m_modules.findClass(from, name);
+        return found || !m_classLoader ? found : m_classLoader(from, name);
+    }
 
     // `where` is the Python-side location ("QwenImageUnit_X.output_params"); it goes
     // into Diagnostic::jsonPath.
@@ -69,6 +81,7 @@ public:
 
 private:
     const ModuleSet &m_modules;
+    ClassLoader m_classLoader;
     ValueEvaluator m_evaluator;
     Diagnostics &m_diagnostics;
     std::set<std::string> m_seen;
@@ -103,6 +116,15 @@ struct BaseClass {
 };
 std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls);
 
+// Whether `cls` is a torch.nn.Module: false only when every base leads, through classes
+// found, to none at all, `object`, ABC or Protocol (a tokenizer, a patchifier).
+bool isTorchModule(const ImportContext &context, const PythonModule &module, const ClassDef &cls);
+
+// The method `name` of `cls`, or of the nearest base class in the set that has one
+// (PipelineUnit's own stubs left out).
+ModuleSet::Found<FunctionDef> findMethod(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls,
+    const std::string &name);
+
 // The call `super().__init__(...)`, `super(X, self).__init__(...)` or `Base.__init__(self, ...)`
 // that an expression is.
 struct SuperInitCall {
@@ -111,6 +133,20 @@ struct SuperInitCall {
     std::string explicitBase;      // "Base" for Base.__init__, empty for super()
 };
 std::optional<SuperInitCall> superInitCall(const AstTree &tree, NodeId expression);
+
+// The dotted name of a call that draws random numbers, from its callee's chain of
+// names ({"torch", "randn"}), or "": a function named generate_noise, randn,
+// randn_like, rand, rand_like, randint, randint_like, randperm, normal, normal_,
+// uniform_, bernoulli, bernoulli_, multinomial, poisson, exponential_, geometric_,
+// cauchy_, log_normal_, random_, sample or rsample, or anything reached through a
+// `random` module (random.x, np.random.x, torch.random.x).
+std::string randomCallName(const std::vector<std::string> &chain);
+// The first such call in the subtree of `node`.
+struct RandomCall {
+    std::string name; // "torch.randn"
+    int line = 0;
+};
+std::optional<RandomCall> randomCall(const AstTree &tree, NodeId node);
 
 // Statements of a function body in order, with the block context they run in;
 // nested function and class definitions are left out (they do not run there).

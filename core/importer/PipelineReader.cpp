@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "PipelineReader.h"
 
+#include "BodyReader.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -57,7 +59,7 @@ const std::vector<KnownLoss> &knownLosses()
 }
 
 PipelineReader::PipelineReader(ImportContext &context, std::string lossName)
-    : m_context(context), m_units(context), m_lossName(std::move(lossName))
+    : m_context(context), m_units(context), m_bodies(context), m_lossName(std::move(lossName))
 {
 }
 
@@ -161,7 +163,8 @@ void PipelineReader::readAssignmentInInit(const PythonModule &module, NodeId s, 
         const bool known = std::any_of(state.attributes.begin(), state.attributes.end(),
             [&](const ModelAttribute &m) { return m.name == attribute; });
         if (!known)
-            state.attributes.push_back({attribute, module.describe(a.annotation), &module, line, t.node(target).column});
+            state.attributes.push_back(
+                {attribute, module.describe(a.annotation), a.annotation, &module, line, t.node(target).column});
         return;
     }
     if (a.value == kNoNode)
@@ -347,13 +350,19 @@ void PipelineReader::addUnit(const PythonModule &module, NodeId e, const Scope &
     out.push_back(std::move(entry));
 }
 
-std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const ClassDef &cls)
+std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const ClassDef &cls,
+    const std::vector<TrainingScript::AddedUnits> &added)
 {
     m_className = cls.name;
     m_module = &module;
     m_class = &cls;
     State state;
     readState(module, cls, state, 0);
+    for (const TrainingScript::AddedUnits &a : added) {
+        std::vector<UnitEntry> entries;
+        addUnits(*a.module, a.list, Scope{}, entries, 0);
+        state.units.insert(a.prepend ? state.units.begin() : state.units.end(), entries.begin(), entries.end());
+    }
     if (state.units.empty()) {
         m_context.report(Severity::Warning, "no-units", module, cls.line, cls.column, cls.name,
             state.unitsSet ? "the pipeline's self.units lists no unit this reader can import"
@@ -400,8 +409,14 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
         }
         p.units.push_back(std::move(unit));
     }
-    p.models = models(state, p.units);
+    BodyReader::PipelineInfo info{&module, &cls, {}, {}};
+    p.models = models(state, p.units, info);
     p.loss = loss(state, p.models);
+    for (std::size_t i = 0; i < p.units.size(); ++i) {
+        const UnitEntry &entry = state.units[i];
+        if (entry.definition)
+            m_bodies.read(*entry.definition.module, *entry.definition.item, info, p.units[i]);
+    }
     if (state.inIterationModels && !state.inIterationModels->empty()) {
         TrainingConfig training;
         training.loraBaseModel = state.inIterationModels->front();
@@ -421,7 +436,8 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
     return p;
 }
 
-std::vector<ModelSpec> PipelineReader::models(const State &state, const std::vector<Unit> &units)
+std::vector<ModelSpec> PipelineReader::models(const State &state, const std::vector<Unit> &units,
+    BodyReader::PipelineInfo &info)
 {
     std::vector<std::string> used;
     if (state.inIterationModels)
@@ -434,33 +450,84 @@ std::vector<ModelSpec> PipelineReader::models(const State &state, const std::vec
                 used.push_back(m);
         }
     }
+    // What from_pretrained fetches from the model pool is a model, annotated or not.
+    std::vector<std::string> fetched;
+    for (const ModelBinding &b : modelBindings(*m_module, *m_class))
+        fetched.push_back(b.attribute);
     std::vector<ModelSpec> out;
-    std::vector<std::string> declared;
-    for (const ModelAttribute &a : state.attributes) {
-        if (!contains(used, a.name)) {
-            const std::string reason = notAModelReason(a.name, a.type);
-            if (!reason.empty()) {
-                m_context.report(Severity::Info, "not-a-model", *a.module, a.line, a.column, m_className + "." + a.name,
-                    "self." + a.name + ": " + a.type + " is not counted as a model (heuristic: " + reason + ")");
-                continue;
-            }
-        }
-        ModelSpec m;
-        m.name = a.name;
-        out.push_back(std::move(m));
-        declared.push_back(a.name);
-    }
-    for (const std::string &name : used) {
-        if (contains(declared, name))
-            continue;
-        m_context.report(Severity::Info, "undeclared-model", *m_module, m_class->line, m_class->column,
-            m_className + "." + name,
-            "the model '" + name + "' is used (in_iteration_models or onload_model_names) but not declared as "
-                "an annotated attribute of __init__; added to the models");
+    const auto add = [&](const std::string &name) {
         ModelSpec m;
         m.name = name;
         out.push_back(std::move(m));
-        declared.push_back(name);
+        info.models.push_back(name);
+    };
+    for (const ModelAttribute &a : state.attributes) {
+        const std::string typeName = a.module->tree().dottedName(a.annotation);
+        const ModuleSet::Found<ClassDef> type = typeName.empty() ? ModuleSet::Found<ClassDef>{}
+                                                                  : m_context.findClass(*a.module, typeName);
+        if (!contains(used, a.name) && !contains(fetched, a.name)) {
+            std::string reason = notAModelReason(a.name, a.type);
+            if (reason.empty() && type && !isTorchModule(m_context, *type.module, *type.item))
+                reason = "its class " + typeName + " is not a torch.nn.Module";
+            if (!reason.empty()) {
+                m_context.report(Severity::Info, "not-a-model", *a.module, a.line, a.column, m_className + "." + a.name,
+                    "self." + a.name + ": " + a.type + " is not counted as a model (" + reason + ")");
+                continue;
+            }
+        }
+        if (type)
+            info.modelClasses[a.name] = type;
+        add(a.name);
+    }
+    for (const std::string &name : used) {
+        if (contains(info.models, name))
+            continue;
+        m_context.report(Severity::Info, "unannotated-model", *m_module, m_class->line, m_class->column,
+            m_className + "." + name,
+            "the model '" + name + "' is used (in_iteration_models or onload_model_names) but not declared as "
+                "an annotated attribute of __init__; added to the models");
+        add(name);
+    }
+    for (const std::string &name : fetched) {
+        if (contains(info.models, name))
+            continue;
+        m_context.report(Severity::Info, "unannotated-model", *m_module, m_class->line, m_class->column,
+            m_className + "." + name,
+            "from_pretrained fetches the model '" + name + "', which __init__ does not annotate; added to the models");
+        add(name);
+    }
+    return out;
+}
+
+std::vector<ModelBinding> PipelineReader::modelBindings(const PythonModule &module, const ClassDef &cls) const
+{
+    std::vector<ModelBinding> out;
+    const auto method = findMethod(m_context.modules(), module, cls, "from_pretrained");
+    if (!method)
+        return out;
+    const AstTree &t = method.module->tree();
+    std::map<std::string, std::vector<std::string>> fetched; // locals holding fetched models
+    for (const BodyStatement &b : flattenBody(t, method.item->node)) {
+        const std::optional<Assignment> a = readAssignment(t, b.statement);
+        if (!a || a->targets.size() != 1 || a->value == kNoNode)
+            continue;
+        std::vector<std::string> names;
+        for (NodeId id = a->value; id < t.node(a->value).end; ++id) {
+            const Span<NodeId> args = t.children(id, "args");
+            const std::vector<std::string> callee = t.is(id, "Call") ? attributeChain(t, t.child(id, "func")) : std::vector<std::string>{};
+            if (!callee.empty() && callee.back() == "fetch_model" && !args.empty()
+                && t.is(args[0], "Constant") && t.is(t.child(args[0], "value"), "str"))
+                names.push_back(t.text(args[0], "value"));
+            if (t.is(id, "Name") && fetched.count(t.text(id, "id")))
+                names.insert(names.end(), fetched[t.text(id, "id")].begin(), fetched[t.text(id, "id")].end());
+        }
+        const NodeId target = a->targets.front();
+        if (t.is(target, "Name"))
+            fetched[t.text(target, "id")] = names;
+        else if (t.is(target, "Attribute") && t.is(t.child(target, "value"), "Name")) {
+            for (const std::string &name : names)
+                out.push_back(ModelBinding{t.text(target, "attr"), name, t.node(b.statement).line});
+        }
     }
     return out;
 }
@@ -474,19 +541,19 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
         if (l.name == m_lossName)
             known = &l;
     }
+    // The loss's own code, when the import has it (DiffSynth's diffsynth/diffusion/loss.py).
+    const ModuleSet::Found<FunctionDef> code = m_context.modules().findFunction(*m_module, m_lossName);
     const PythonModule &anchor = state.modelFnModule ? *state.modelFnModule : *m_module;
     const int anchorLine = state.modelFnModule ? state.modelFnLine : m_class->line;
     const int anchorColumn = state.modelFnModule ? state.modelFnColumn : m_class->column;
-    std::vector<std::string> supplies = {"timestep"};
-    if (known) {
-        supplies = known->supplies;
-    } else {
+    if (!known && !code) {
         std::string names;
         for (const KnownLoss &l : knownLosses())
             names += (names.empty() ? "" : ", ") + l.name;
         m_context.report(Severity::Warning, "unknown-loss", anchor, anchorLine, anchorColumn,
-            m_className + ".loss", "the loss '" + m_lossName + "' is not one this importer knows (" + names
-                + "); its input_params are model_fn's parameters only, without what the loss reads itself");
+            m_className + ".loss", "the loss '" + m_lossName + "' is neither in the imported files nor one this "
+                "importer knows (" + names + "); its input_params are model_fn's parameters only, without what the "
+                "loss reads itself");
     }
     if (state.modelFn.empty()) {
         if (state.modelFnReported)
@@ -505,20 +572,31 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
                 "declared without input_params (it may read every param)");
         return spec;
     }
-    std::vector<std::string> params;
+    std::vector<std::string> modelNames, parameters;
+    for (const ModelSpec &m : models)
+        modelNames.push_back(m.name);
     for (const Parameter &p : fn.item->parameters) {
-        if (p.kind == Parameter::Kind::VarPositional || p.kind == Parameter::Kind::VarKeyword || p.name == "self")
-            continue;
-        const bool isModel = std::any_of(models.begin(), models.end(), [&](const ModelSpec &m) { return m.name == p.name; });
-        if (isModel || contains(supplies, p.name) || contains(params, p.name))
-            continue;
-        params.push_back(p.name);
+        if (p.kind != Parameter::Kind::VarPositional && p.kind != Parameter::Kind::VarKeyword && p.name != "self"
+            && !contains(modelNames, p.name) && !contains(parameters, p.name))
+            parameters.push_back(p.name);
     }
-    if (known) {
-        for (const std::string &r : known->reads) {
-            if (!contains(params, r))
-                params.push_back(r);
+    if (code) {
+        if (const auto facts = BodyReader::readLoss(*code.module, *code.item, parameters, modelNames)) {
+            spec.inputParams = facts->reads;
+            if (!facts->writes.empty())
+                spec.outputParams = facts->writes;
+            return spec;
         }
+    }
+    const std::vector<std::string> supplies = known ? known->supplies : std::vector<std::string>{"timestep"};
+    std::vector<std::string> params;
+    for (const std::string &p : parameters) {
+        if (!contains(supplies, p))
+            params.push_back(p);
+    }
+    for (const std::string &r : known ? known->reads : std::vector<std::string>{}) {
+        if (!contains(params, r))
+            params.push_back(r);
     }
     std::sort(params.begin(), params.end());
     spec.inputParams = std::move(params);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "BodyReader.h"
+#include "DiffSynthImporter.h"
 #include "ImportContext.h"
+#include "TrainingScript.h"
 #include "UnitReader.h"
 
 #include "core/Pipeline.h"
@@ -60,8 +63,15 @@ public:
     // Derives (through classes in the set) from BasePipeline, or sets self.units.
     bool isPipelineClass(const PythonModule &module, const ClassDef &cls) const;
 
-    // nullopt when the class sets up no units (reported as a warning).
-    std::optional<Pipeline> read(const PythonModule &module, const ClassDef &cls);
+    // nullopt when the class sets up no units (reported as a warning). `added`: units a
+    // train.py adds (TrainingScript.h), before or after the pipeline's own.
+    std::optional<Pipeline> read(const PythonModule &module, const ClassDef &cls,
+        const std::vector<TrainingScript::AddedUnits> &added = {});
+
+    // The models `from_pretrained` fetches into each attribute:
+    // `pipe.dit = model_pool.fetch_model("qwen_image_dit")` (also through a local, as in
+    // `controlnets = model_pool.fetch_model(...)`, then `pipe.controlnet = Multi(controlnets)`).
+    std::vector<ModelBinding> modelBindings(const PythonModule &module, const ClassDef &cls) const;
 
 private:
     struct UnitEntry {
@@ -75,7 +85,8 @@ private:
     };
     struct ModelAttribute {
         std::string name;
-        std::string type;
+        std::string type;     // the annotation as written
+        NodeId annotation = kNoNode;
         const PythonModule *module = nullptr;
         int line = 0;
         int column = 0;
@@ -106,11 +117,12 @@ private:
     void readUnitsCall(const PythonModule &module, NodeId call, const Scope &scope, State &state);
     void addUnits(const PythonModule &module, NodeId expr, const Scope &scope, std::vector<UnitEntry> &out, int depth);
     void addUnit(const PythonModule &module, NodeId expr, const Scope &scope, std::vector<UnitEntry> &out, int depth);
-    std::vector<ModelSpec> models(const State &state, const std::vector<Unit> &units);
+    std::vector<ModelSpec> models(const State &state, const std::vector<Unit> &units, BodyReader::PipelineInfo &info);
     LossSpec loss(const State &state, const std::vector<ModelSpec> &models);
 
     ImportContext &m_context;
     UnitReader m_units;
+    BodyReader m_bodies;
     std::string m_lossName;
     std::string m_className; // for diagnostics: the pipeline class being read
     const PythonModule *m_module = nullptr;

@@ -158,7 +158,7 @@ std::string attributeOf(const AstTree &tree, NodeId id, std::string_view object)
     return tree.text(id, "attr");
 }
 
-std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::string fileName)
+std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::string fileName, bool compile)
 {
     std::unique_ptr<PythonModule> m(new PythonModule());
     m->m_fileName = std::move(fileName);
@@ -168,7 +168,7 @@ std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::s
     if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".py") == 0)
         stem.resize(stem.size() - 3);
     m->m_stem = std::move(stem);
-    ParsedSource parsed = parsePython(source, m->m_fileName);
+    ParsedSource parsed = parsePython(source, m->m_fileName, compile);
     if (!parsed.ok()) {
         m->m_syntaxError = parsed.error;
         m->m_syntaxErrorLine = parsed.line;

@@ -68,7 +68,8 @@ struct Constant {
 
 class PythonModule {
 public:
-    static std::unique_ptr<PythonModule> read(std::string_view source, std::string fileName);
+    // `compile`: as parsePython's.
+    static std::unique_ptr<PythonModule> read(std::string_view source, std::string fileName, bool compile = true);
 
     const std::string &fileName() const { return m_fileName; }
     // The file name without folders and without ".py" ("qwen_image").

@@ -346,7 +346,7 @@ void nulPosition(std::string_view source, std::size_t at, ParsedSource &out)
 
 } // namespace
 
-ParsedSource parsePython(std::string_view source, const std::string &fileName)
+ParsedSource parsePython(std::string_view source, const std::string &fileName, bool compile)
 {
     ParsedSource out;
     const Runtime &rt = runtime();
@@ -365,9 +365,9 @@ ParsedSource parsePython(std::string_view source, const std::string &fileName)
         PyRef name(PyUnicode_DecodeFSDefault(fileName.empty() ? "<string>" : fileName.c_str()));
         PyCompilerFlags flags = _PyCompilerFlags_INIT;
         // Compiled first: the checks CPython makes after parsing are part of what it accepts.
-        PyRef code(name ? Py_CompileStringObject(text.c_str(), name.get(), Py_file_input, &flags, 0) : nullptr);
+        PyRef code(name && compile ? Py_CompileStringObject(text.c_str(), name.get(), Py_file_input, &flags, 0) : nullptr);
         PyRef module;
-        if (code) {
+        if (code || (name && !compile)) {
             flags.cf_flags = PyCF_ONLY_AST;
             module = PyRef(Py_CompileStringObject(text.c_str(), name.get(), Py_file_input, &flags, 0));
         }

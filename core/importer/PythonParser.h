@@ -35,7 +35,9 @@ struct ParsedSource {
     bool ok() const { return error.empty(); }
 };
 
-ParsedSource parsePython(std::string_view source, const std::string &fileName);
+// `compile`: also run CPython's compiler over it, for the checks it makes after parsing
+// (what the importer reads needs them; a file only looked into, a model's source, not).
+ParsedSource parsePython(std::string_view source, const std::string &fileName, bool compile = true);
 
 // The version of the CPython library in use ("3.11.2").
 std::string pythonVersion();

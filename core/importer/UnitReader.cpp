@@ -15,14 +15,6 @@ constexpr int kMaxClassDepth = 16;
 
 constexpr const char *kRootClass = "PipelineUnit";
 
-// Names of functions that draw random numbers (torch, numpy, random, DiffSynth's
-// BasePipeline.generate_noise, distributions' sample/rsample).
-const std::array<std::string, 22> kRandomFunctions = {
-    "generate_noise", "randn", "randn_like", "rand", "rand_like", "randint", "randint_like", "randperm",
-    "normal", "normal_", "uniform_", "bernoulli", "bernoulli_", "multinomial", "poisson", "exponential_",
-    "geometric_", "cauchy_", "log_normal_", "random_", "sample", "rsample",
-};
-
 bool isBoolField(const std::string &field)
 {
     return field == "seperate_cfg" || field == "take_over";
@@ -418,24 +410,9 @@ bool UnitReader::callsRandom(const PythonModule &module, const ClassDef &cls, st
 {
     if (depth > kMaxClassDepth)
         return false;
-    const AstTree &t = module.tree();
-    for (NodeId id = cls.node; id < t.node(cls.node).end; ++id) {
-        if (!t.is(id, "Call"))
-            continue;
-        // The dotted callee: torch.randn, pipe.generate_noise, np.random.rand, x.normal_.
-        const std::vector<std::string> chain = attributeChain(t, t.child(id, "func"));
-        if (chain.empty())
-            continue;
-        const bool randomFunction = std::find(kRandomFunctions.begin(), kRandomFunctions.end(), chain.back())
-            != kRandomFunctions.end();
-        const bool randomModule = std::find(chain.begin(), chain.end(), "random") != chain.end();
-        if (randomFunction || randomModule) {
-            std::string callee;
-            for (const std::string &part : chain)
-                callee += (callee.empty() ? "" : ".") + part;
-            reason = "calls " + callee + "() at " + module.fileName() + ":" + std::to_string(t.node(id).line);
-            return true;
-        }
+    if (const std::optional<RandomCall> call = randomCall(module.tree(), cls.node)) {
+        reason = "calls " + call->name + "() at " + module.fileName() + ":" + std::to_string(call->line);
+        return true;
     }
     for (const BaseClass &base : baseClasses(m_context.modules(), module, cls)) {
         if (base.definition && base.name != kRootClass

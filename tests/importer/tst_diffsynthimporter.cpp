@@ -8,6 +8,7 @@
 #include "core/PipelineFile.h"
 #include "core/PipelineGraph.h"
 #include "core/Split.h"
+#include "core/Verifier.h"
 #include "core/importer/DiffSynthImporter.h"
 
 #include <QDir>
@@ -172,6 +173,11 @@ private Q_SLOTS:
     void sourceEncodingsAndNames();
     void losses();
     void missingCommaBetweenNames();
+    void bodyChecks();
+    void lossFromItsCode();
+    void onloadNamesAsAString();
+    void trainingScript();
+    void checkoutModels();
 };
 
 void TestDiffSynthImporter::qwenImageEqualsExample()
@@ -187,10 +193,16 @@ void TestDiffSynthImporter::qwenImageEqualsExample()
     const LoadResult example = loadPipelineFile(SPLITSCOPE_EXAMPLES_DIR "/qwen_image.json");
     QVERIFY(example.ok());
     const Pipeline &expected = *example.pipeline;
-    // Unit for unit, then the whole document (the "source" line says where each came from).
+    // Unit for unit, then the whole document (the "source" line says where each came from),
+    // less what the importer read of the process() bodies on top of the declarations.
     QCOMPARE(briefs(imported.pipeline), briefs(expected));
     Pipeline sameSource = imported.pipeline;
     sameSource.source = expected.source;
+    for (Unit &u : sameSource.units) {
+        u.usesModels.reset();
+        u.reads.reset();
+        u.returns.reset();
+    }
     QCOMPARE(serializePipeline(sameSource), serializePipeline(expected));
     QVERIFY(QString::fromStdString(*imported.pipeline.source).contains("class QwenImagePipeline"));
 
@@ -701,6 +713,179 @@ void TestDiffSynthImporter::losses()
     QVERIFY(c.ok());
     QVERIFY(findDiagnostic(c.diagnostics, "unknown-loss", -1));
     QCOMPARE(lossParams(c.pipelines.front().pipeline), QString("[latents,mask,prompt_emb]"));
+}
+
+namespace {
+
+// "name@line" for each fact, or "-" when the importer left the list unset.
+QString facts(const std::optional<std::vector<BodyFact>> &items, bool withFrom = false)
+{
+    if (!items)
+        return "-";
+    QStringList out;
+    for (const BodyFact &f : *items) {
+        QString one = QString::fromStdString(f.name) + "@" + QString::number(f.line);
+        if (withFrom)
+            one += "<" + list(f.from) + (f.random ? " random" : "") + ">";
+        out << one;
+    }
+    return out.join(' ');
+}
+
+} // namespace
+
+// What the bodies of bodies.py's units do, fact by fact, and the findings the split reports.
+void TestDiffSynthImporter::bodyChecks()
+{
+    const ImportResult r = importFixture("bodies.py");
+    QVERIFY(r.ok());
+    const Pipeline &p = r.pipelines.front().pipeline;
+    // from_pretrained fetches image_projector (through a local), so it is a model.
+    QCOMPARE(modelNames(p), QStringList({"text_encoder", "vae", "dit", "bodies_text_encoder", "image_projector"}));
+    QVERIFY(findDiagnostic(r.diagnostics, "unannotated-model", -1));
+    QStringList uses, reads, returns;
+    for (const Unit &u : p.units) {
+        uses << facts(u.usesModels);
+        reads << facts(u.reads);
+        returns << facts(u.returns, true);
+        QCOMPARE(u.usesModels->empty() || u.usesModels->front().file == "bodies.py", true);
+    }
+    // vae through the pipeline's helper (line 50), text_encoder through the unit's helper
+    // and a local alias; image_projector handed to another model; the DiT's patchify uses
+    // no weights, and getattr, settings and .to() are no calls.
+    QCOMPARE(uses, QStringList({"", "vae@50", "text_encoder@93", "vae@114 image_projector@114", "", "", ""}));
+    QCOMPARE(reads,
+        QStringList({"height@57 width@57 seed@57", "input_image@73 noise@73", "negative_prompt@95 prompt@95",
+            "reference_image@111", "input_latents@122", "guidance@134 cfg_scale@134", "latent_patches@144 mask@144"}));
+    QCOMPARE(returns,
+        QStringList({"noise@61<[height,seed,width] random>", "latents@75<[noise]> input_latents@75<[input_image]>",
+            "prompt_embeds@98<[negative_prompt,prompt]>", "reference_emb@114<[reference_image]>",
+            "latent_patches@125<[input_latents]>", "guidance_emb@135<[cfg_scale,guidance]>",
+            "merged@145<[latent_patches,mask]>"}));
+
+    const PipelineGraph g(p);
+    QStringList found;
+    for (const DeclarationFinding &f : verifySplit(g, computeSeedSplit(g, {"text_encoder"})).findings)
+        found << QString::fromStdString(std::string(declarationFindingName(f.kind)) + ":" + g.unitName(f.unit) + ":"
+            + f.name + (f.hazard ? ":hazard" : ""));
+    QCOMPARE(found,
+        QStringList({"undeclared-model:Bodies_Prompt:text_encoder:hazard", "undeclared-output:Bodies_Prompt:prompt_embeds",
+            "unreturned-output:Bodies_Prompt:prompt_emb", "undeclared-model:Bodies_Reference:image_projector",
+            "unreturned-output:Bodies_Reference:reference_mask", "undeclared-read:Bodies_Guidance:cfg_scale",
+            "undeclared-read:Bodies_Merge:mask"}));
+    QVERIFY(computeSafeSplit(g, {"text_encoder"}).isTrained(g.findUnit("Bodies_Prompt")));
+    // The noise reaches latents only, which the loss rebuilds: no frozen draws.
+    const Verification typical = verifySplit(g, computeSeedSplit(g, {"dit"}));
+    QVERIFY(typical.frozenRandomness.empty());
+    QCOMPARE(typical.unusedRandomness, std::vector<UnitId>{g.findUnit("Bodies_Noise")});
+}
+
+// A loss defined in the imported files is read from its code: what it reads by key and
+// through model_fn, and what it writes before reading (latents).
+void TestDiffSynthImporter::lossFromItsCode()
+{
+    const ImportResult r = importFixture("bodies.py");
+    const LossSpec &loss = *r.pipelines.front().pipeline.loss;
+    QCOMPARE(list(*loss.inputParams), QString("[guidance_emb,input_latents,merged,prompt_emb]"));
+    QCOMPARE(list(*loss.outputParams), QString("[latents]"));
+    QVERIFY(!findDiagnostic(r.diagnostics, "unknown-loss", -1));
+}
+
+// DiffSynth tests `model in onload_model_names`: a str is a substring test, and the
+// warning says so; the split then follows it (tst_bodyfacts).
+void TestDiffSynthImporter::onloadNamesAsAString()
+{
+    const std::string source = "class P(BasePipeline):\n"
+                               "    def __init__(self):\n"
+                               "        self.video_vae_encoder: VAE = None\n"
+                               "        self.vae: VAE = None\n"
+                               "        self.units = [U()]\n"
+                               "class U(PipelineUnit):\n"
+                               "    def __init__(self):\n"
+                               "        super().__init__(input_params=(\"video\",), output_params=(\"latents\",),\n"
+                               "                         onload_model_names=(\"video_vae_encoder\"))\n";
+    const ImportResult r = importDiffSynthSource(source, "video.py");
+    QVERIFY(r.ok());
+    const Diagnostic *d = findDiagnostic(r.diagnostics, "string-as-list", 9);
+    QVERIFY(d);
+    QVERIFY(QString::fromStdString(d->message).contains("a substring test: every model whose name is part of "
+                                                        "\"video_vae_encoder\" counts as called"));
+    const Pipeline &p = r.pipelines.front().pipeline;
+    QVERIFY(p.units.front().onloadModelNamesIsString());
+    QVERIFY(p.units.front().callsModel("vae"));
+    const PipelineGraph g(p);
+    QCOMPARE(computeSeedSplit(g, {"vae"}).x0, std::vector<UnitId>{0});
+}
+
+// An example's train.py in a checkout: the pipeline it trains, the units its flags add,
+// the loss of its task, the training block from its flags.
+void TestDiffSynthImporter::trainingScript()
+{
+    const std::string script = fixturePath("checkout/examples/tiny_image/model_training/train.py");
+    const ImportResult plain = importDiffSynthPath(script);
+    QVERIFY(plain.ok());
+    QCOMPARE(plain.pipelines.size(), std::size_t(1));
+    const Pipeline &p = plain.pipelines.front().pipeline;
+    QCOMPARE(p.name, std::string("tiny_image"));
+    QCOMPARE(briefs(p).size(), 5);
+    const Diagnostic *added = findDiagnostic(plain.diagnostics, "training-units", 15);
+    QVERIFY(added);
+    QCOMPARE(QString::fromStdString(added->message),
+        QString("2 units are added before the pipeline's own when --template_model_id_or_path is given; it is not"));
+    QCOMPARE(*p.loss->outputParams, std::vector<std::string>{"latents"});
+    QCOMPARE(list(*p.loss->inputParams), QString("[image_ids,input_latents,kv_cache,min_timestep_boundary,prompt_emb]"));
+    QCOMPARE(*p.training->loraBaseModel, std::string("dit")); // in_iteration_models, no flag given
+
+    ImportOptions flagged;
+    flagged.flags = {{"template_model_id_or_path", "Org/Template"}, {"task", "direct_distill"},
+        {"trainable_models", "template_model"}};
+    const ImportResult templated = importDiffSynthPath(script, flagged);
+    QVERIFY(templated.ok());
+    const Pipeline &t = templated.pipelines.front().pipeline;
+    QCOMPARE(briefs(t).mid(0, 2),
+        QStringList({"GeneralUnit_TemplateProcessInputs in=[template_inputs] posi=- nega=- out=[template_inputs] models=-",
+            "GeneralUnit_TemplateForward in=[template_inputs] posi=- nega=- out=[kv_cache] models=[template_model]"}));
+    QCOMPARE(briefs(t).size(), 7);
+    QCOMPARE(t.loss->name, std::string("DirectDistillLoss"));
+    QVERIFY(!t.loss->outputParams); // it reads latents before writing them
+    QVERIFY(std::find(t.loss->inputParams->begin(), t.loss->inputParams->end(), "latents") != t.loss->inputParams->end());
+    QCOMPARE(*t.training->trainableModels, std::string("template_model"));
+    QVERIFY(!t.training->loraBaseModel);
+    // The template model needs gradients here. Only TemplateForward declares it, so
+    // DiffSynth's split caches TemplateProcessInputs, which calls it too (as DiffSynth's
+    // own GeneralUnit_TemplateProcessInputs does): lost gradients, which the safe split keeps.
+    const PipelineGraph g(t);
+    const Split seed = computeSeedSplit(g, {"template_model"});
+    QCOMPARE(seed.x0, std::vector<UnitId>{1});
+    QCOMPARE(verifySplit(g, seed).lostGradients(), std::size_t(1));
+    QCOMPARE(computeSafeSplit(g, {"template_model"}).x0, (std::vector<UnitId>{0, 1}));
+
+    // A train.py outside a checkout has no pipeline to read.
+    QTemporaryDir loose;
+    QVERIFY(QFile::copy(QString::fromStdString(script), loose.filePath("train.py")));
+    const ImportResult outside = importDiffSynthPath(loose.filePath("train.py").toStdString());
+    QVERIFY(!outside.ok());
+    QVERIFY(QString::fromStdString(outside.diagnostics.front().message).contains("outside a DiffSynth-Studio checkout"));
+}
+
+// In a checkout the classes of model attributes are read from diffsynth/models/: a class
+// that is no torch module is no model, and a method that uses no weights is no call.
+void TestDiffSynthImporter::checkoutModels()
+{
+    const ImportResult r = importDiffSynthPath(fixturePath("checkout"));
+    QVERIFY(r.ok());
+    QCOMPARE(r.pipelines.size(), std::size_t(1));
+    const ImportedPipeline &imported = r.pipelines.front();
+    QCOMPARE(modelNames(imported.pipeline), QStringList({"text_encoder", "dit", "vae"}));
+    const Diagnostic *patchifier = findDiagnostic(r.diagnostics, "not-a-model", 16);
+    QVERIFY(patchifier);
+    QCOMPARE(QString::fromStdString(patchifier->message),
+        QString("self.patchifier: Patchifier is not counted as a model (its class Patchifier is not a torch.nn.Module)"));
+    QCOMPARE(facts(imported.pipeline.units.back().usesModels), QString(""));
+    QStringList bindings;
+    for (const ModelBinding &b : imported.modelBindings)
+        bindings << QString::fromStdString(b.attribute + "=" + b.model);
+    QCOMPARE(bindings, QStringList({"text_encoder=tiny_text_encoder", "dit=tiny_dit", "vae=tiny_vae"}));
 }
 
 QTEST_GUILESS_MAIN(TestDiffSynthImporter)

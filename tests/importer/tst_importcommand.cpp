@@ -93,7 +93,7 @@ void TestImportCommand::oneFileToAFile()
     const QString third = m_dir.filePath("literals-own-loss.json");
     const Run own = cli({"import-diffsynth", kFixtures + "/literals.py", "-o", third, "--loss", "FlowMatchSFTLos"});
     QCOMPARE(own.status, 0);
-    QVERIFY2(own.err.contains("warning: --loss: 'FlowMatchSFTLos' is not a loss this importer knows"), qPrintable(own.err));
+    QVERIFY2(own.err.contains("warning: --loss: 'FlowMatchSFTLos' is neither in the imported files nor a loss this importer knows"), qPrintable(own.err));
     QVERIFY2(own.err.contains("did you mean 'FlowMatchSFTLoss'?"), qPrintable(own.err));
     QCOMPARE(own.err.count("FlowMatchSFTLos'"), 1);
     QCOMPARE(loadPipelineFile(third.toStdString()).pipeline->loss->name, std::string("FlowMatchSFTLos"));

@@ -375,6 +375,11 @@ void SplitGraphScene::refresh()
                     focusEdge = edgeKey(h.expected, h.reader);
             }
         }
+        // A stage-one unit that calls a model needing gradients without declaring it.
+        for (const DeclarationFinding &f : shown->verification.findings) {
+            if (f.hazard)
+                hazardUnit[f.unit] = 1;
+        }
     }
     if (shown) {
         for (const UnitId u : shown->split.x0)
@@ -563,7 +568,7 @@ GraphLegend::Context SplitGraphScene::legendContext() const
     c.chains = m_showChains;
     c.comparison = m_document->diff() && m_document->comparison() && m_diffDisplay != DiffDisplay::Off;
     c.overlay = c.comparison && m_diffDisplay == DiffDisplay::Overlay && !c.stepping;
-    c.hazards = shown && !shown->verification.hazards.empty() && !c.stepping;
+    c.hazards = shown && !shown->verification.hazardFree() && !c.stepping;
     return c;
 }
 

@@ -27,12 +27,22 @@ void FindingsModel::rebuild()
     m_hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
     m_violations = analysis ? static_cast<int>(analysis->verification.violations.size()) : 0;
     m_frozen = analysis ? static_cast<int>(analysis->verification.frozenRandomness.size()) : 0;
+    m_declarations = analysis ? static_cast<int>(analysis->verification.findings.size()) : 0;
+    m_lostGradients = analysis ? static_cast<int>(analysis->verification.lostGradients()) : 0;
+    // Lost gradients first: they are hazards.
+    m_declarationOrder.clear();
+    for (int pass = 0; analysis && pass < 2; ++pass) {
+        for (std::size_t i = 0; i < analysis->verification.findings.size(); ++i) {
+            if (analysis->verification.findings[i].hazard == (pass == 0))
+                m_declarationOrder.push_back(static_cast<int>(i));
+        }
+    }
     endResetModel();
 }
 
 int FindingsModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : m_hazards + m_violations + m_frozen;
+    return parent.isValid() ? 0 : m_hazards + m_violations + m_frozen + m_declarations;
 }
 
 int FindingsModel::columnCount(const QModelIndex &parent) const
@@ -57,7 +67,10 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     };
     int row = index.row();
     Kind kind = Kind::Hazard;
-    if (row >= m_hazards + m_violations) {
+    if (row >= m_hazards + m_violations + m_frozen) {
+        kind = Kind::Declaration;
+        row -= m_hazards + m_violations + m_frozen;
+    } else if (row >= m_hazards + m_violations) {
         kind = Kind::FrozenRandomness;
         row -= m_hazards + m_violations;
     } else if (row >= m_hazards) {
@@ -120,6 +133,21 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
                   .arg(unitName(unit), QString::fromStdString(frozenRouteText(graph, v.frozenRoutes[row])));
         break;
     }
+    case Kind::Declaration: {
+        const DeclarationFinding &f = v.findings[m_declarationOrder[row]];
+        unit = f.unit;
+        const QString name = nameText(f.name);
+        cells[KindColumn] = QString::fromLatin1(declarationFindingName(f.kind)) + (f.hazard ? tr("\n(lost gradients)") : QString());
+        switch (f.kind) {
+        case DeclarationFinding::Kind::UndeclaredModel: cells[UnitColumn] = tr("%1\ncalls %2").arg(unitName(unit), name); break;
+        case DeclarationFinding::Kind::UndeclaredOutput: cells[UnitColumn] = tr("%1\nreturns %2").arg(unitName(unit), name); break;
+        case DeclarationFinding::Kind::UnreturnedOutput: cells[UnitColumn] = tr("%1\nnever returns %2").arg(unitName(unit), name); break;
+        case DeclarationFinding::Kind::UndeclaredRead: cells[UnitColumn] = tr("%1\nreads %2").arg(unitName(unit), name); break;
+        }
+        cells[ProducerColumn] = QString::fromStdString(findingPlace(f));
+        tip = QString::fromStdString(declarationFindingText(graph, f));
+        break;
+    }
     }
     if (role == kUnitRole)
         return unit;
@@ -127,8 +155,11 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         return m_prefix.isEmpty() ? cells[index.column()] : QString(cells[index.column()]).remove(m_prefix);
     if (role == Qt::ToolTipRole)
         return tip;
-    if (role == Qt::ForegroundRole && index.column() == KindColumn)
-        return theme::textColor(kind == Kind::FrozenRandomness ? theme::Tone::Warning : theme::Tone::Hazard);
+    if (role == Qt::ForegroundRole && index.column() == KindColumn) {
+        const bool warning = kind == Kind::FrozenRandomness
+            || (kind == Kind::Declaration && !v.findings[m_declarationOrder[row]].hazard);
+        return theme::textColor(warning ? theme::Tone::Warning : theme::Tone::Hazard);
+    }
     return {};
 }
 

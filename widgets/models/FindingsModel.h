@@ -5,6 +5,8 @@
 
 #include <QAbstractTableModel>
 
+#include <vector>
+
 namespace splitscope {
 
 class SplitDocument;
@@ -12,11 +14,12 @@ class SplitDocument;
 // The verifier's findings for the current split, one row each: hazards first (a
 // read in stage two that sees a different producer than one-stage training),
 // then broken split conditions (C1/C2), then stochastic units whose randomness
-// the cache would freeze.
+// the cache would freeze, then what process() bodies do beyond their declarations
+// (an undeclared call of a model needing gradients in stage one among them is a hazard).
 class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum class Kind { Hazard, Violation, FrozenRandomness };
+    enum class Kind { Hazard, Violation, FrozenRandomness, Declaration };
     // Three columns, for a dock about 360 px wide (the cells wrap): what was found; the
     // unit and the param it reads ("PromptEmbedder" / "reads edit_image"); the producers
     // of a hazard, one line each ("one-stage: …" / "two-stage: …").
@@ -35,6 +38,8 @@ public:
     int hazardCount() const { return m_hazards; }
     int violationCount() const { return m_violations; }
     int frozenCount() const { return m_frozen; }
+    int declarationCount() const { return m_declarations; }
+    int lostGradientCount() const { return m_lostGradients; }
 
 private:
     void rebuild();
@@ -46,6 +51,9 @@ private:
     int m_hazards = 0;
     int m_violations = 0;
     int m_frozen = 0;
+    int m_declarations = 0;
+    int m_lostGradients = 0;
+    std::vector<int> m_declarationOrder; // rows -> findings, lost gradients first
 };
 
 } // namespace splitscope

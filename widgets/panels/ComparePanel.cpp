@@ -283,7 +283,7 @@ void ComparePanel::comparisonChanged()
         return countText(static_cast<qint64>(count), tr("%n param"), tr("%n params"));
     };
     text += tr("<br>Hazards: A %1, B %2. Cache: A %3, B %4.")
-                .arg(QString::number(a->verification.hazards.size()), QString::number(b->verification.hazards.size()),
+                .arg(QString::number(a->verification.hazardCount()), QString::number(b->verification.hazardCount()),
                     params(a->cacheSet.size()), params(b->cacheSet.size()));
     m_summary->setText(text);
 }

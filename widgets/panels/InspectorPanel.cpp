@@ -178,6 +178,25 @@ void InspectorPanel::refresh()
     else if (graph.isStochastic(unit))
         header += tr("<br>Stochastic, but nothing it writes reaches stage two: its random draws take no part in "
                      "training.");
+    // What its process() does beyond the declaration (read from the source by the importer).
+    for (const DeclarationFinding &f : analysis->verification.findings) {
+        if (f.unit != unit)
+            continue;
+        const QString place = QString::fromStdString(findingPlace(f)).toHtmlEscaped();
+        const QString name = breakable(f.name);
+        QString line;
+        switch (f.kind) {
+        case DeclarationFinding::Kind::UndeclaredModel:
+            line = f.hazard ? tr("calls %1, not declared: %2 — its gradients through this unit are lost").arg(name, place)
+                            : tr("uses %1, not declared: %2").arg(name, place);
+            break;
+        case DeclarationFinding::Kind::UndeclaredOutput: line = tr("returns %1, not declared: %2").arg(name, place); break;
+        case DeclarationFinding::Kind::UnreturnedOutput: line = tr("never returns its output %1").arg(name); break;
+        case DeclarationFinding::Kind::UndeclaredRead: line = tr("reads %1, not declared: %2").arg(name, place); break;
+        }
+        header += QStringLiteral("<br><span style='color:%1'>⚠ %2</span>")
+                      .arg(theme::css(f.hazard ? theme::Tone::Hazard : theme::Tone::Warning, palette()), line);
+    }
     const int position = unit + 1;
     header += tr("<br><span style='color:%3'>Unit %1 of %2 in pipeline order.</span>")
                   .arg(position)

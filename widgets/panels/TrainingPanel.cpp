@@ -174,7 +174,7 @@ void TrainingPanel::analysisChanged()
     }
     const std::size_t trained = analysis->split.trainedCount();
     const std::size_t cached = analysis->split.trained.size() - trained;
-    const std::size_t hazards = analysis->verification.hazards.size();
+    const std::size_t hazards = analysis->verification.hazardCount();
     const std::size_t frozen = analysis->verification.frozenRandomness.size();
     // "12 units" stays on one line in a narrow dock.
     const auto units = [this](std::size_t count) {

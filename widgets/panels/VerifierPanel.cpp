@@ -120,9 +120,10 @@ void VerifierPanel::refresh()
         m_summary->setText(tr("<i>No split yet.</i>"));
         return;
     }
-    const int hazards = m_model->hazardCount();
+    const int hazards = m_model->hazardCount() + m_model->lostGradientCount();
     const int violations = m_model->violationCount();
     const int frozen = m_model->frozenCount();
+    const int declarations = m_model->declarationCount() - m_model->lostGradientCount();
     QString text;
     if (hazards == 0 && violations == 0)
         text = tr("<span style='color:%1'><b>✔ This split is exact:</b></span> every read in stage two and by "
@@ -145,6 +146,11 @@ void VerifierPanel::refresh()
                             tr("its random draws are computed once and cached, so every epoch sees the same noise."),
                             tr("their random draws are computed once and cached, so every epoch sees the same "
                                "noise.")));
+    if (declarations > 0)
+        text += tr("<br><span style='color:%1'><b>%2</b></span> in process() bodies do what the declarations do not "
+                   "say (read from the source).")
+                    .arg(theme::css(theme::Tone::Warning, palette()),
+                        countText(declarations, tr("%n finding"), tr("%n findings")));
     m_summary->setText(text);
 }
 

@@ -710,7 +710,7 @@ void RunPanel::validate()
         return;
     }
     const auto analysis = m_document->analysis();
-    const int hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
+    const int hazards = analysis ? static_cast<int>(analysis->verification.hazardCount()) : 0;
     const RunConfig c = config();
     // The live check is the one of a full launch (both stages), or of the launch
     // last refused while its problems are shown; a launch of one stage or of the
@@ -744,7 +744,7 @@ void RunPanel::validate()
 QList<RunIssue> RunPanel::checks(RunKind kind) const
 {
     const auto analysis = m_document->analysis();
-    const int hazards = analysis ? static_cast<int>(analysis->verification.hazards.size()) : 0;
+    const int hazards = analysis ? static_cast<int>(analysis->verification.hazardCount()) : 0;
     QList<RunIssue> issues = validateRun(config(), m_pipeline, kind, hazards);
     double lr = 0;
     if (!learningRate(&lr) && kind != RunKind::StageOne) {

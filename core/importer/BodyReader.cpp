@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: MIT
+#include "BodyReader.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace splitscope::importer {
+
+namespace {
+
+// nn.Module methods that move, switch or list a model without computing with it.
+bool isBookkeeping(const std::string &method)
+{
+    static const std::set<std::string> kMethods = {"to", "cpu", "cuda", "eval", "train", "requires_grad_", "parameters",
+        "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children", "named_children",
+        "state_dict", "load_state_dict", "half", "float", "double", "bfloat16", "type", "zero_grad", "apply", "onload",
+        "offload", "register_buffer", "register_forward_hook", "register_forward_pre_hook"};
+    return kMethods.count(method) > 0;
+}
+
+bool isScope(const AstTree &t, NodeId id)
+{
+    return t.is(id, "FunctionDef") || t.is(id, "AsyncFunctionDef") || t.is(id, "Lambda") || t.is(id, "ClassDef");
+}
+
+// The nodes of `fn`'s own body in pre-order, nested scopes left out.
+std::vector<NodeId> ownNodes(const AstTree &t, NodeId fn)
+{
+    std::vector<NodeId> out;
+    for (NodeId id = fn + 1; id < t.node(fn).end; ++id) {
+        if (isScope(t, id)) {
+            id = t.node(id).end - 1;
+            continue;
+        }
+        out.push_back(id);
+    }
+    return out;
+}
+
+std::string baseName(const std::string &path)
+{
+    const std::size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A str constant's text, or nullopt.
+std::optional<std::string> stringConstant(const AstTree &t, NodeId id)
+{
+    if (t.is(id, "Constant") && t.is(t.child(id, "value"), "str"))
+        return t.text(id, "value");
+    return std::nullopt;
+}
+
+} // namespace
+
+struct BodyReader::Taint {
+    std::set<std::string> params;
+    bool random = false;
+    std::string model; // the value is the model attribute `pipe.model` (or part of it)
+
+    bool merge(const Taint &other)
+    {
+        const std::size_t before = params.size();
+        const bool wasRandom = random;
+        params.insert(other.params.begin(), other.params.end());
+        random = random || other.random;
+        return params.size() != before || random != wasRandom;
+    }
+};
+
+struct BodyReader::Function {
+    struct Key {
+        std::string name;
+        int line = 0;
+        Taint taint;
+    };
+    std::vector<BodyFact> models;   // first call of each model, in source order
+    std::vector<BodyFact> reads;    // keys read from the input dicts or **kwargs
+    std::optional<std::vector<Key>> returns;
+    std::string unknownReturn;      // why the returns are not known
+    int unknownLine = 0;
+};
+
+BodyReader::Function BodyReader::analyze(const PythonModule &module, const FunctionDef &fn, const std::string &pipe,
+    const std::vector<std::pair<std::string, Taint>> &bound, int depth)
+{
+    const AstTree &t = module.tree();
+    const std::string file = baseName(module.fileName());
+    Function out;
+    std::map<std::string, Taint> locals(bound.begin(), bound.end());
+    const std::vector<NodeId> nodes = ownNodes(t, fn.node);
+    const bool takeOver = depth == 0 && m_unit->takeOver.value_or(false);
+    std::set<std::string> dicts; // parameters whose keys are params: take-over input dicts, **kwargs
+    for (const Parameter &p : fn.parameters) {
+        if ((takeOver && p.name.rfind("inputs_", 0) == 0) || (depth == 0 && p.kind == Parameter::Kind::VarKeyword))
+            dicts.insert(p.name);
+    }
+    const auto isModel = [&](const std::string &name) {
+        return std::find(m_pipeline->models.begin(), m_pipeline->models.end(), name) != m_pipeline->models.end();
+    };
+    // The names of `func`'s chain from its root name: {pipe, dit, blocks} for pipe.dit.blocks[0].
+    const auto chainOf = [&](NodeId id) {
+        std::vector<std::string> chain;
+        while (t.is(id, "Attribute") || t.is(id, "Subscript") || t.is(id, "Call")) {
+            if (t.is(id, "Attribute"))
+                chain.insert(chain.begin(), t.text(id, "attr"));
+            id = t.child(id, t.is(id, "Call") ? "func" : "value");
+        }
+        if (t.is(id, "Name"))
+            chain.insert(chain.begin(), t.text(id, "id"));
+        else
+            chain.clear();
+        return chain;
+    };
+    // Whether `model`'s class defines `method` without ever using self (no weights).
+    const auto weightless = [&](const std::string &model, const std::string &method) {
+        const auto cls = m_pipeline->modelClasses.find(model);
+        if (cls == m_pipeline->modelClasses.end())
+            return false;
+        const auto f = findMethod(m_context.modules(), *cls->second.module, *cls->second.item, method);
+        if (!f || f.item->parameters.empty())
+            return false;
+        const AstTree &mt = f.module->tree();
+        for (NodeId id = f.item->node + 1; id < mt.node(f.item->node).end; ++id) {
+            if (mt.is(id, "Name") && mt.text(id, "id") == f.item->parameters.front().name)
+                return false;
+        }
+        return true;
+    };
+    // The model a call computes with, or "".
+    const auto calledModel = [&](const std::vector<std::string> &chain) -> std::string {
+        if (chain.empty() || (chain.size() > 2 && isBookkeeping(chain.back())))
+            return {};
+        if (chain.size() == 3 && chain[0] == pipe && weightless(chain[1], chain[2]))
+            return {};
+        if (chain.size() >= 2 && chain[0] == pipe && isModel(chain[1]))
+            return chain[1];
+        const auto alias = locals.find(chain[0]);
+        if (alias != locals.end() && !alias->second.model.empty() && (chain.size() == 1 || !isBookkeeping(chain.back())))
+            return alias->second.model;
+        return {};
+    };
+    // A helper this call runs (one level deep): a unit method on self, a pipeline method on pipe.
+    const auto helperOf = [&](const std::vector<std::string> &chain) -> ModuleSet::Found<FunctionDef> {
+        if (depth > 0 || chain.size() != 2)
+            return {};
+        if (chain[0] == "self" && m_unitClass)
+            return findMethod(m_context.modules(), *m_unitModule, *m_unitClass, chain[1]);
+        if (chain[0] == pipe && !isModel(chain[1]) && m_pipeline->cls)
+            return findMethod(m_context.modules(), *m_pipeline->module, *m_pipeline->cls, chain[1]);
+        return {};
+    };
+    std::function<Taint(NodeId)> taintOf;
+    // Binds a helper's parameters to the call's arguments (and its pipe to whatever receives ours).
+    const auto bindCall = [&](NodeId call, const FunctionDef &helper, bool onPipe, std::string &helperPipe) {
+        std::vector<std::pair<std::string, Taint>> binding;
+        helperPipe = onPipe ? "self" : std::string();
+        const Span<NodeId> args = t.children(call, "args");
+        for (std::size_t i = 0; i < args.size() && i + 1 < helper.parameters.size(); ++i) {
+            const Parameter &p = helper.parameters[i + 1];
+            if (p.kind != Parameter::Kind::Positional || t.is(args[i], "Starred"))
+                break;
+            if (t.is(args[i], "Name") && t.text(args[i], "id") == pipe)
+                helperPipe = p.name;
+            binding.emplace_back(p.name, taintOf(args[i]));
+        }
+        for (const NodeId k : t.children(call, "keywords")) {
+            const NodeId value = t.child(k, "value");
+            if (t.is(value, "Name") && t.text(value, "id") == pipe)
+                helperPipe = t.text(k, "arg");
+            if (!t.text(k, "arg").empty())
+                binding.emplace_back(t.text(k, "arg"), taintOf(value));
+        }
+        return binding;
+    };
+    taintOf = [&](NodeId expr) {
+        Taint taint;
+        if (expr == kNoNode)
+            return taint;
+        const std::vector<std::string> whole = chainOf(expr);
+        if (!t.is(expr, "Call") && whole.size() >= 2 && whole[0] == pipe && isModel(whole[1]))
+            taint.model = whole[1];
+        for (NodeId id = expr; id < t.node(expr).end; ++id) {
+            if (isScope(t, id) && !t.is(id, "Lambda")) {
+                id = t.node(id).end - 1;
+                continue;
+            }
+            if (t.is(id, "Name")) {
+                const auto it = locals.find(t.text(id, "id"));
+                if (it != locals.end())
+                    taint.merge(it->second);
+                if (!dicts.count(t.text(id, "id")))
+                    continue;
+                // d["k"], d.get("k"), d.pop("k"): the param k.
+                const NodeId parent = t.node(id).parent;
+                std::optional<std::string> key;
+                if (t.is(parent, "Subscript") && t.child(parent, "value") == id)
+                    key = stringConstant(t, t.child(parent, "slice"));
+                else if (t.is(parent, "Attribute") && (t.text(parent, "attr") == "get" || t.text(parent, "attr") == "pop")
+                    && t.is(t.node(parent).parent, "Call"))
+                    key = stringConstant(t, t.children(t.node(parent).parent, "args").empty()
+                            ? kNoNode
+                            : t.children(t.node(parent).parent, "args")[0]);
+                if (key)
+                    taint.params.insert(*key);
+            } else if (t.is(id, "Call")) {
+                const std::vector<std::string> chain = chainOf(t.child(id, "func"));
+                if (!chain.empty() && !randomCallName(chain).empty())
+                    taint.random = true;
+                else if (const auto helper = helperOf(chain))
+                    taint.random = taint.random || randomCall(helper.module->tree(), helper.item->node).has_value();
+            }
+        }
+        return taint;
+    };
+    // Assignments and mutations: (target, value) pairs, read to a fixed point.
+    std::vector<std::pair<NodeId, NodeId>> flows;
+    for (const NodeId id : nodes) {
+        if (t.is(id, "Assign")) {
+            for (const NodeId target : t.children(id, "targets"))
+                flows.emplace_back(target, t.child(id, "value"));
+        } else if (t.is(id, "AnnAssign") || t.is(id, "AugAssign") || t.is(id, "NamedExpr")) {
+            flows.emplace_back(t.child(id, "target"), t.child(id, "value"));
+        } else if (t.is(id, "For") || t.is(id, "AsyncFor") || t.is(id, "comprehension")) {
+            flows.emplace_back(t.child(id, "target"), t.child(id, "iter"));
+        } else if (t.is(id, "withitem")) {
+            flows.emplace_back(t.child(id, "optional_vars"), t.child(id, "context_expr"));
+        } else if (t.is(id, "Expr") && t.is(t.child(id, "value"), "Call")) {
+            const NodeId func = t.child(t.child(id, "value"), "func"); // x.append(v): x takes v in
+            if (t.is(func, "Attribute") && t.is(t.child(func, "value"), "Name"))
+                flows.emplace_back(t.child(func, "value"), t.child(id, "value"));
+        }
+    }
+    const std::function<bool(NodeId, const Taint &)> assign = [&](NodeId target, const Taint &taint) {
+        if (t.is(target, "Name")) {
+            Taint &local = locals[t.text(target, "id")];
+            if (local.model.empty() && !taint.model.empty())
+                local.model = taint.model;
+            return local.merge(taint);
+        }
+        bool changed = false;
+        if (t.is(target, "Tuple") || t.is(target, "List")) {
+            Taint part = taint;
+            part.model.clear();
+            for (const NodeId element : t.children(target, "elts"))
+                changed = assign(element, part) || changed;
+        } else if (t.is(target, "Starred") || t.is(target, "Subscript") || t.is(target, "Attribute")) {
+            Taint part = taint; // d[k] = v and x.y = v change what d and x hold
+            part.model.clear();
+            changed = assign(t.child(target, "value"), part);
+        }
+        return changed;
+    };
+    for (int round = 0; round < kMaxRounds; ++round) {
+        bool changed = false;
+        for (const auto &[target, value] : flows)
+            changed = assign(target, taintOf(value)) || changed;
+        if (!changed)
+            break;
+    }
+
+    // Models called, and helpers followed, anywhere in the body (nested functions included).
+    for (NodeId id = fn.node + 1; id < t.node(fn.node).end; ++id) {
+        if (!t.is(id, "Call"))
+            continue;
+        const std::vector<std::string> chain = chainOf(t.child(id, "func"));
+        const std::string model = calledModel(chain);
+        const auto seen = [&](const std::string &name) {
+            return std::any_of(out.models.begin(), out.models.end(), [&](const BodyFact &f) { return f.name == name; });
+        };
+        if (!model.empty() && !seen(model))
+            out.models.push_back(BodyFact{model, file, t.node(id).line, {}, false, {}});
+        // f(pipe.image_proj_model, ...): the callee runs the model (not getattr(pipe.dit, ...)).
+        static const std::set<std::string> kInspecting = {"getattr", "hasattr", "setattr", "isinstance", "type",
+            "id", "print", "repr", "str", "callable", "vars", "dir", "len"};
+        for (const NodeId argument : t.children(id, "args")) {
+            const std::vector<std::string> passed = t.is(argument, "Attribute") ? chainOf(argument) : std::vector<std::string>{};
+            if (passed.size() == 2 && passed[0] == pipe && isModel(passed[1]) && !seen(passed[1])
+                && !(chain.size() == 1 && kInspecting.count(chain[0])))
+                out.models.push_back(BodyFact{passed[1], file, t.node(id).line, {}, false, {}});
+        }
+        if (const auto helper = helperOf(chain)) {
+            std::string helperPipe;
+            const auto binding = bindCall(id, *helper.item, chain[0] == pipe, helperPipe);
+            for (const BodyFact &use : analyze(*helper.module, *helper.item, helperPipe, binding, depth + 1).models) {
+                if (!seen(use.name))
+                    out.models.push_back(use);
+            }
+        }
+    }
+    // Keys read from the input dicts or **kwargs.
+    for (const NodeId id : nodes) {
+        if (!t.is(id, "Name") || !dicts.count(t.text(id, "id")))
+            continue;
+        const NodeId parent = t.node(id).parent;
+        std::optional<std::string> key;
+        if (t.is(parent, "Subscript") && t.child(parent, "value") == id && t.is(t.child(parent, "ctx"), "Load"))
+            key = stringConstant(t, t.child(parent, "slice"));
+        else if (t.is(parent, "Attribute") && (t.text(parent, "attr") == "get" || t.text(parent, "attr") == "pop")) {
+            const Span<NodeId> args = t.children(t.node(parent).parent, "args");
+            key = args.empty() ? std::nullopt : stringConstant(t, args[0]);
+        } else if (t.is(parent, "Compare") && t.children(parent, "comparators").size() == 1
+            && t.children(parent, "comparators")[0] == id && t.is(t.children(parent, "ops")[0], "In")) {
+            key = stringConstant(t, t.child(parent, "left"));
+        }
+        if (key && std::none_of(out.reads.begin(), out.reads.end(), [&](const BodyFact &f) { return f.name == *key; }))
+            out.reads.push_back(BodyFact{*key, file, t.node(id).line, {}, false, {}});
+    }
+
+    // Returned keys.
+    std::vector<Function::Key> keys;
+    const auto add = [&](const std::string &name, int line, const Taint &taint) {
+        for (Function::Key &k : keys) {
+            if (k.name == name) {
+                k.taint.merge(taint);
+                return;
+            }
+        }
+        keys.push_back({name, line, taint});
+    };
+    const auto unknown = [&](NodeId at, const std::string &why) {
+        if (out.unknownReturn.empty()) {
+            out.unknownReturn = why;
+            out.unknownLine = t.node(at).line;
+        }
+    };
+    // Keys put into the dict `name` (a local, or a take-over input dict) by d[k] = v and d.update(...).
+    const auto keysPutInto = [&](const std::string &name, bool mustBeDisplay) {
+        for (const NodeId id : nodes) {
+            if (t.is(id, "Assign") || t.is(id, "AnnAssign")) {
+                // Targets, with those inside `a, d["k"] = ...` unpacked.
+                std::vector<NodeId> targets;
+                for (const NodeId top : t.is(id, "Assign") ? t.children(id, "targets") : t.children(id, "target")) {
+                    for (NodeId n = top; n < t.node(top).end; ++n) {
+                        if (n == top || (t.is(t.node(n).parent, "Tuple") || t.is(t.node(n).parent, "List")
+                                            || t.is(t.node(n).parent, "Starred")))
+                            targets.push_back(n);
+                    }
+                }
+                for (const NodeId target : targets) {
+                    if (t.is(target, "Name") && t.text(target, "id") == name) {
+                        const NodeId value = t.child(id, "value");
+                        if (!mustBeDisplay)
+                            unknown(id, "the input dict '" + name + "' is replaced (line " + std::to_string(t.node(id).line) + ")");
+                        else if (t.is(value, "Dict")) {
+                            const Span<NodeId> dictKeys = t.children(value, "keys");
+                            for (std::size_t i = 0; i < dictKeys.size(); ++i) {
+                                const auto key = stringConstant(t, dictKeys[i]);
+                                if (key)
+                                    add(*key, t.node(dictKeys[i]).line, taintOf(t.children(value, "values")[i]));
+                                else
+                                    unknown(value, "a key of the dict '" + name + "' is computed at run time");
+                            }
+                        } else {
+                            unknown(value, "'" + name + "' is " + module.describe(value) + ", not a dict display");
+                        }
+                    } else if (t.is(target, "Subscript") && t.is(t.child(target, "value"), "Name")
+                        && t.text(t.child(target, "value"), "id") == name) {
+                        const auto key = stringConstant(t, t.child(target, "slice"));
+                        if (key)
+                            add(*key, t.node(target).line, taintOf(t.child(id, "value")));
+                        else
+                            unknown(target, "a key of '" + name + "' is computed at run time (" + module.describe(target) + ")");
+                    }
+                }
+            } else if (t.is(id, "Call") && chainOf(t.child(id, "func")) == std::vector<std::string>{name, "update"}) {
+                const Span<NodeId> args = t.children(id, "args");
+                if (!args.empty() && !t.is(args[0], "Dict"))
+                    unknown(id, name + ".update(" + module.describe(args[0]) + ")");
+                for (const NodeId a : args) {
+                    for (std::size_t i = 0; t.is(a, "Dict") && i < t.children(a, "keys").size(); ++i) {
+                        const auto key = stringConstant(t, t.children(a, "keys")[i]);
+                        if (key)
+                            add(*key, t.node(a).line, taintOf(t.children(a, "values")[i]));
+                    }
+                }
+                for (const NodeId k : t.children(id, "keywords"))
+                    add(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
+            }
+        }
+    };
+    std::function<void(NodeId)> returned = [&](NodeId value) {
+        if (value == kNoNode || (t.is(value, "Constant") && t.child(value, "value") == kNoNode))
+            return; // return / return None: nothing
+        if (t.is(value, "Dict")) {
+            const Span<NodeId> dictKeys = t.children(value, "keys");
+            for (std::size_t i = 0; i < dictKeys.size(); ++i) {
+                const auto key = stringConstant(t, dictKeys[i]);
+                if (key)
+                    add(*key, t.node(dictKeys[i]).line, taintOf(t.children(value, "values")[i]));
+                else
+                    unknown(value, dictKeys[i] == kNoNode ? "a returned dict spreads another (**)" : "a returned key is computed at run time");
+            }
+        } else if (t.is(value, "Call") && t.dottedName(t.child(value, "func")) == "dict" && t.children(value, "args").empty()) {
+            for (const NodeId k : t.children(value, "keywords"))
+                add(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
+        } else if (t.is(value, "IfExp")) {
+            returned(t.child(value, "body"));
+            returned(t.child(value, "orelse"));
+        } else if (t.is(value, "Name") && !std::any_of(fn.parameters.begin(), fn.parameters.end(),
+                       [&](const Parameter &p) { return p.name == t.text(value, "id"); })) {
+            keysPutInto(t.text(value, "id"), true);
+        } else if (const auto helper = t.is(value, "Call") ? helperOf(chainOf(t.child(value, "func"))) : ModuleSet::Found<FunctionDef>{}) {
+            std::string helperPipe;
+            const auto binding = bindCall(value, *helper.item, false, helperPipe);
+            Function inner = analyze(*helper.module, *helper.item, helperPipe, binding, depth + 1);
+            if (!inner.returns)
+                unknown(value, "the helper " + helper.item->name + "() returns what this reader cannot list ("
+                    + inner.unknownReturn + ")");
+            for (const Function::Key &k : inner.returns.value_or(std::vector<Function::Key>{}))
+                add(k.name, t.node(value).line, k.taint);
+        } else {
+            unknown(value, "it returns " + module.describe(value));
+        }
+    };
+    if (takeOver) {
+        for (const std::string &name : dicts)
+            keysPutInto(name, false);
+    } else {
+        for (const NodeId id : nodes) {
+            if (t.is(id, "Return"))
+                returned(t.child(id, "value"));
+        }
+    }
+    if (out.unknownReturn.empty())
+        out.returns = std::move(keys);
+    return out;
+}
+
+void BodyReader::read(const PythonModule &module, const ClassDef &cls, const PipelineInfo &pipeline, Unit &unit)
+{
+    const auto process = findMethod(m_context.modules(), module, cls, "process");
+    if (!process || process.item->parameters.size() < 2)
+        return; // PipelineUnit's own process() returns {}: nothing to read
+    m_pipeline = &pipeline;
+    m_unitClass = &cls;
+    m_unitModule = &module;
+    m_unit = &unit;
+    const FunctionDef &fn = *process.item;
+    const std::string file = baseName(process.module->fileName());
+    // The params each argument reads, as DiffSynth's runner binds them.
+    std::vector<std::pair<std::string, Taint>> bound;
+    std::vector<BodyFact> reads;
+    const bool separate = unit.seperateCfg.value_or(false);
+    for (std::size_t i = 2; i < fn.parameters.size() && !unit.takeOver.value_or(false); ++i) {
+        const Parameter &p = fn.parameters[i];
+        if (p.kind == Parameter::Kind::VarPositional || p.kind == Parameter::Kind::VarKeyword)
+            continue;
+        Taint taint;
+        for (const auto *map : {&unit.inputParamsPosi, &unit.inputParamsNega}) {
+            for (const auto &[argument, param] : separate && *map ? **map : ParamMap{}) {
+                if (argument == p.name)
+                    taint.params.insert(param);
+            }
+        }
+        if (taint.params.empty())
+            taint.params.insert(p.name); // an input_params name, or one the unit does not declare
+        for (const std::string &param : taint.params)
+            reads.push_back(BodyFact{param, file, p.line, {}, false, {}});
+        bound.emplace_back(p.name, taint);
+    }
+    const Function facts = analyze(*process.module, fn, fn.parameters[1].name, bound, 0);
+    reads.insert(reads.end(), facts.reads.begin(), facts.reads.end());
+    unit.reads = std::move(reads);
+    unit.usesModels = facts.models;
+    const std::string where = unit.name + ".process";
+    if (!facts.returns) {
+        m_context.report(Severity::Info, "returns-unknown", *process.module, facts.unknownLine, 0, where,
+            "the keys process() returns are not read (" + facts.unknownReturn + "), so they are not checked against "
+            "output_params");
+        return;
+    }
+    std::vector<BodyFact> returns;
+    for (const Function::Key &k : *facts.returns)
+        returns.push_back(BodyFact{k.name, file, k.line, {k.taint.params.begin(), k.taint.params.end()}, k.taint.random, {}});
+    unit.returns = std::move(returns);
+}
+
+std::optional<BodyReader::LossFacts> BodyReader::readLoss(const PythonModule &module, const FunctionDef &loss,
+    const std::vector<std::string> &modelFnParameters, const std::vector<std::string> &models)
+{
+    const AstTree &t = module.tree();
+    const auto inputs = std::find_if(loss.parameters.begin(), loss.parameters.end(),
+        [](const Parameter &p) { return p.kind == Parameter::Kind::VarKeyword; });
+    if (inputs == loss.parameters.end())
+        return std::nullopt;
+    LossFacts facts;
+    std::set<std::string> seen;
+    const auto event = [&](const std::string &key, bool write) {
+        if (!seen.insert(key).second)
+            return;
+        (write ? facts.writes : facts.reads).push_back(key);
+    };
+    // In execution order: an assignment's value before its targets.
+    std::function<void(NodeId)> visit = [&](NodeId id) {
+        if (t.is(id, "Assign") || t.is(id, "AugAssign") || t.is(id, "AnnAssign")) {
+            visit(t.child(id, "value"));
+            const Span<NodeId> targets = t.is(id, "Assign") ? t.children(id, "targets") : t.children(id, "target");
+            for (const NodeId target : targets)
+                visit(target);
+            return;
+        }
+        if (id == kNoNode)
+            return;
+        const NodeId parent = t.node(id).parent;
+        if (t.is(id, "Name") && t.text(id, "id") == inputs->name) {
+            if (t.is(parent, "Subscript") && t.child(parent, "value") == id) {
+                if (const auto key = stringConstant(t, t.child(parent, "slice")))
+                    event(*key, t.is(t.child(parent, "ctx"), "Store"));
+            } else if (t.is(parent, "Attribute") && t.text(parent, "attr") == "get") {
+                const Span<NodeId> args = t.children(t.node(parent).parent, "args");
+                if (const auto key = args.empty() ? std::nullopt : stringConstant(t, args[0]))
+                    event(*key, false);
+            } else if (t.is(parent, "Compare")) {
+                if (const auto key = stringConstant(t, t.child(parent, "left")))
+                    event(*key, false);
+            } else if (t.is(parent, "keyword") && t.text(parent, "arg").empty()
+                && t.dottedName(t.child(t.node(parent).parent, "func")).find("model_fn") != std::string::npos) {
+                // pipe.model_fn(**models, **inputs, timestep=...): model_fn reads its parameters.
+                std::set<std::string> passed(models.begin(), models.end());
+                for (const NodeId k : t.children(t.node(parent).parent, "keywords"))
+                    passed.insert(t.text(k, "arg"));
+                for (const std::string &p : modelFnParameters) {
+                    if (!passed.count(p))
+                        event(p, false);
+                }
+            }
+        }
+        // The children in order: a subtree is contiguous, so each one's end is the next.
+        for (NodeId child = id + 1; child < t.node(id).end; child = t.node(child).end)
+            visit(child);
+    };
+    visit(loss.node);
+    std::sort(facts.reads.begin(), facts.reads.end());
+    std::sort(facts.writes.begin(), facts.writes.end());
+    return facts;
+}
+
+} // namespace splitscope::importer
