@@ -29,28 +29,60 @@ bool isScope(const AstTree &t, NodeId id)
 std::vector<NodeId> ownNodes(const AstTree &t, NodeId fn)
 {
     std::vector<NodeId> out;
-    for (NodeId id = fn + 1; id < t.node(fn).end; ++id) {
-        if (isScope(t, id)) {
-            id = t.node(id).end - 1;
-            continue;
-        }
-        out.push_back(id);
+    for (NodeId id = fn + 1; id < t.node(fn).end; id = isScope(t, id) ? t.node(id).end : id + 1) {
+        if (!isScope(t, id))
+            out.push_back(id);
     }
     return out;
 }
 
 std::string baseName(const std::string &path)
 {
-    const std::size_t slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+    return path.substr(path.find_last_of('/') + 1); // npos + 1 is 0
 }
 
-// A str constant's text, or nullopt.
 std::optional<std::string> stringConstant(const AstTree &t, NodeId id)
 {
     if (t.is(id, "Constant") && t.is(t.child(id, "value"), "str"))
         return t.text(id, "value");
     return std::nullopt;
+}
+
+// The Name `id` used as a dict with a str key: d["k"] (read, written or deleted), d.get("k"), d.pop("k"), "k" in d,
+// or "k" compared with it otherwise.
+struct KeyUse {
+    enum Kind { Read, Write, Delete, Get, Pop, In, Compared };
+    Kind kind = Read;
+    std::string key;
+};
+std::optional<KeyUse> keyUse(const AstTree &t, NodeId id)
+{
+    const NodeId parent = t.node(id).parent;
+    std::optional<std::string> key;
+    KeyUse::Kind kind = KeyUse::Read;
+    if (t.is(parent, "Subscript") && t.child(parent, "value") == id) {
+        key = stringConstant(t, t.child(parent, "slice"));
+        const NodeId context = t.child(parent, "ctx");
+        kind = t.is(context, "Store") ? KeyUse::Write : t.is(context, "Del") ? KeyUse::Delete : KeyUse::Read;
+    } else if (t.is(parent, "Attribute") && (t.text(parent, "attr") == "get" || t.text(parent, "attr") == "pop")) {
+        const Span<NodeId> args = t.children(t.node(parent).parent, "args");
+        key = args.empty() ? std::nullopt : stringConstant(t, args[0]);
+        kind = t.text(parent, "attr") == "get" ? KeyUse::Get : KeyUse::Pop;
+    } else if (t.is(parent, "Compare")) {
+        key = stringConstant(t, t.child(parent, "left"));
+        const Span<NodeId> ops = t.children(parent, "ops");
+        kind = ops.size() == 1 && t.is(ops[0], "In") ? KeyUse::In : KeyUse::Compared;
+    }
+    if (!key)
+        return std::nullopt;
+    return KeyUse{kind, *key};
+}
+
+// Adds `fact` unless `facts` names it already.
+void addOnce(std::vector<BodyFact> &facts, BodyFact fact)
+{
+    if (std::none_of(facts.begin(), facts.end(), [&](const BodyFact &f) { return f.name == fact.name; }))
+        facts.push_back(std::move(fact));
 }
 
 } // namespace
@@ -97,9 +129,7 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
         if ((takeOver && p.name.rfind("inputs_", 0) == 0) || (depth == 0 && p.kind == Parameter::Kind::VarKeyword))
             dicts.insert(p.name);
     }
-    const auto isModel = [&](const std::string &name) {
-        return std::find(m_pipeline->models.begin(), m_pipeline->models.end(), name) != m_pipeline->models.end();
-    };
+    const auto isModel = [&](const std::string &name) { return contains(m_pipeline->models, name); };
     // The names of `func`'s chain from its root name: {pipe, dit, blocks} for pipe.dit.blocks[0].
     const auto chainOf = [&](NodeId id) {
         std::vector<std::string> chain;
@@ -108,18 +138,17 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
                 chain.insert(chain.begin(), t.text(id, "attr"));
             id = t.child(id, t.is(id, "Call") ? "func" : "value");
         }
-        if (t.is(id, "Name"))
-            chain.insert(chain.begin(), t.text(id, "id"));
-        else
-            chain.clear();
+        if (!t.is(id, "Name"))
+            return std::vector<std::string>();
+        chain.insert(chain.begin(), t.text(id, "id"));
         return chain;
     };
     // Whether `model`'s class defines `method` without ever using self (no weights).
     const auto weightless = [&](const std::string &model, const std::string &method) {
         const auto cls = m_pipeline->modelClasses.find(model);
-        if (cls == m_pipeline->modelClasses.end())
-            return false;
-        const auto f = findMethod(m_context.modules(), *cls->second.module, *cls->second.item, method);
+        const auto f = cls == m_pipeline->modelClasses.end()
+            ? ModuleSet::Found<FunctionDef>()
+            : findMethod(m_context.modules(), *cls->second.module, *cls->second.item, method);
         if (!f || f.item->parameters.empty())
             return false;
         const AstTree &mt = f.module->tree();
@@ -153,10 +182,11 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
         return {};
     };
     std::function<Taint(NodeId)> taintOf;
-    // Binds a helper's parameters to the call's arguments (and its pipe to whatever receives ours).
-    const auto bindCall = [&](NodeId call, const FunctionDef &helper, bool onPipe, std::string &helperPipe) {
+    // What a helper does, its parameters bound to the call's arguments (and its pipe to whatever receives ours).
+    const auto analyzeHelper = [&](NodeId call, const ModuleSet::Found<FunctionDef> &found, bool onPipe) {
+        const FunctionDef &helper = *found.item;
         std::vector<std::pair<std::string, Taint>> binding;
-        helperPipe = onPipe ? "self" : std::string();
+        std::string helperPipe = onPipe ? "self" : std::string();
         const Span<NodeId> args = t.children(call, "args");
         for (std::size_t i = 0; i < args.size() && i + 1 < helper.parameters.size(); ++i) {
             const Parameter &p = helper.parameters[i + 1];
@@ -173,7 +203,7 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
             if (!t.text(k, "arg").empty())
                 binding.emplace_back(t.text(k, "arg"), taintOf(value));
         }
-        return binding;
+        return analyze(*found.module, helper, helperPipe, binding, depth + 1);
     };
     taintOf = [&](NodeId expr) {
         Taint taint;
@@ -191,20 +221,10 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
                 const auto it = locals.find(t.text(id, "id"));
                 if (it != locals.end())
                     taint.merge(it->second);
-                if (!dicts.count(t.text(id, "id")))
-                    continue;
                 // d["k"], d.get("k"), d.pop("k"): the param k.
-                const NodeId parent = t.node(id).parent;
-                std::optional<std::string> key;
-                if (t.is(parent, "Subscript") && t.child(parent, "value") == id)
-                    key = stringConstant(t, t.child(parent, "slice"));
-                else if (t.is(parent, "Attribute") && (t.text(parent, "attr") == "get" || t.text(parent, "attr") == "pop")
-                    && t.is(t.node(parent).parent, "Call"))
-                    key = stringConstant(t, t.children(t.node(parent).parent, "args").empty()
-                            ? kNoNode
-                            : t.children(t.node(parent).parent, "args")[0]);
-                if (key)
-                    taint.params.insert(*key);
+                const std::optional<KeyUse> use = dicts.count(t.text(id, "id")) ? keyUse(t, id) : std::nullopt;
+                if (use && use->kind != KeyUse::In && use->kind != KeyUse::Compared)
+                    taint.params.insert(use->key);
             } else if (t.is(id, "Call")) {
                 const std::vector<std::string> chain = chainOf(t.child(id, "func"));
                 if (!chain.empty() && !randomCallName(chain).empty())
@@ -240,15 +260,13 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
                 local.model = taint.model;
             return local.merge(taint);
         }
+        Taint part = taint; // unpacked, or d[k] = v and x.y = v: what d and x hold changes
+        part.model.clear();
         bool changed = false;
         if (t.is(target, "Tuple") || t.is(target, "List")) {
-            Taint part = taint;
-            part.model.clear();
             for (const NodeId element : t.children(target, "elts"))
                 changed = assign(element, part) || changed;
         } else if (t.is(target, "Starred") || t.is(target, "Subscript") || t.is(target, "Attribute")) {
-            Taint part = taint; // d[k] = v and x.y = v change what d and x hold
-            part.model.clear();
             changed = assign(t.child(target, "value"), part);
         }
         return changed;
@@ -267,64 +285,58 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
             continue;
         const std::vector<std::string> chain = chainOf(t.child(id, "func"));
         const std::string model = calledModel(chain);
-        const auto seen = [&](const std::string &name) {
-            return std::any_of(out.models.begin(), out.models.end(), [&](const BodyFact &f) { return f.name == name; });
-        };
-        if (!model.empty() && !seen(model))
-            out.models.push_back(BodyFact{model, file, t.node(id).line, {}, false, {}});
+        if (!model.empty())
+            addOnce(out.models, BodyFact{model, file, t.node(id).line, {}, false, {}});
         // f(pipe.image_proj_model, ...): the callee runs the model (not getattr(pipe.dit, ...)).
         static const std::set<std::string> kInspecting = {"getattr", "hasattr", "setattr", "isinstance", "type",
             "id", "print", "repr", "str", "callable", "vars", "dir", "len"};
         for (const NodeId argument : t.children(id, "args")) {
-            const std::vector<std::string> passed = t.is(argument, "Attribute") ? chainOf(argument) : std::vector<std::string>{};
-            if (passed.size() == 2 && passed[0] == pipe && isModel(passed[1]) && !seen(passed[1])
+            const auto passed = t.is(argument, "Attribute") ? chainOf(argument) : std::vector<std::string>();
+            if (passed.size() == 2 && passed[0] == pipe && isModel(passed[1])
                 && !(chain.size() == 1 && kInspecting.count(chain[0])))
-                out.models.push_back(BodyFact{passed[1], file, t.node(id).line, {}, false, {}});
+                addOnce(out.models, BodyFact{passed[1], file, t.node(id).line, {}, false, {}});
         }
         if (const auto helper = helperOf(chain)) {
-            std::string helperPipe;
-            const auto binding = bindCall(id, *helper.item, chain[0] == pipe, helperPipe);
-            for (const BodyFact &use : analyze(*helper.module, *helper.item, helperPipe, binding, depth + 1).models) {
-                if (!seen(use.name))
-                    out.models.push_back(use);
-            }
+            for (const BodyFact &use : analyzeHelper(id, helper, chain[0] == pipe).models)
+                addOnce(out.models, use);
         }
     }
-    // Keys read from the input dicts or **kwargs.
+    // Keys read from the input dicts or **kwargs, and returned.
     for (const NodeId id : nodes) {
-        if (!t.is(id, "Name") || !dicts.count(t.text(id, "id")))
-            continue;
-        const NodeId parent = t.node(id).parent;
-        std::optional<std::string> key;
-        if (t.is(parent, "Subscript") && t.child(parent, "value") == id && t.is(t.child(parent, "ctx"), "Load"))
-            key = stringConstant(t, t.child(parent, "slice"));
-        else if (t.is(parent, "Attribute") && (t.text(parent, "attr") == "get" || t.text(parent, "attr") == "pop")) {
-            const Span<NodeId> args = t.children(t.node(parent).parent, "args");
-            key = args.empty() ? std::nullopt : stringConstant(t, args[0]);
-        } else if (t.is(parent, "Compare") && t.children(parent, "comparators").size() == 1
-            && t.children(parent, "comparators")[0] == id && t.is(t.children(parent, "ops")[0], "In")) {
-            key = stringConstant(t, t.child(parent, "left"));
-        }
-        if (key && std::none_of(out.reads.begin(), out.reads.end(), [&](const BodyFact &f) { return f.name == *key; }))
-            out.reads.push_back(BodyFact{*key, file, t.node(id).line, {}, false, {}});
+        const auto use = t.is(id, "Name") && dicts.count(t.text(id, "id")) ? keyUse(t, id) : std::nullopt;
+        if (use && use->kind != KeyUse::Write && use->kind != KeyUse::Delete && use->kind != KeyUse::Compared)
+            addOnce(out.reads, BodyFact{use->key, file, t.node(id).line, {}, false, {}});
     }
-
-    // Returned keys.
     std::vector<Function::Key> keys;
     const auto add = [&](const std::string &name, int line, const Taint &taint) {
-        for (Function::Key &k : keys) {
-            if (k.name == name) {
-                k.taint.merge(taint);
-                return;
-            }
-        }
-        keys.push_back({name, line, taint});
+        const auto same = std::find_if(keys.begin(), keys.end(), [&](const auto &k) { return k.name == name; });
+        if (same != keys.end())
+            same->taint.merge(taint);
+        else
+            keys.push_back({name, line, taint});
     };
     const auto unknown = [&](NodeId at, const std::string &why) {
         if (out.unknownReturn.empty()) {
             out.unknownReturn = why;
             out.unknownLine = t.node(at).line;
         }
+    };
+    // Adds the str keys of the dict display `dict`, at their own lines (`line` 0) or at `line`; the first other key
+    // (kNoNode for a `**`), if any.
+    const auto addDisplay = [&](NodeId dict, int line) {
+        const Span<NodeId> dictKeys = t.children(dict, "keys");
+        std::optional<NodeId> computed;
+        for (std::size_t i = 0; i < dictKeys.size(); ++i) {
+            if (const auto key = stringConstant(t, dictKeys[i]))
+                add(*key, line ? line : t.node(dictKeys[i]).line, taintOf(t.children(dict, "values")[i]));
+            else if (!computed)
+                computed = dictKeys[i];
+        }
+        return computed;
+    };
+    const auto addKeywords = [&](NodeId call) {
+        for (const NodeId k : t.children(call, "keywords"))
+            add(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
     };
     // Keys put into the dict `name` (a local, or a take-over input dict) by d[k] = v and d.update(...).
     const auto keysPutInto = [&](const std::string &name, bool mustBeDisplay) {
@@ -334,35 +346,27 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
                 std::vector<NodeId> targets;
                 for (const NodeId top : t.is(id, "Assign") ? t.children(id, "targets") : t.children(id, "target")) {
                     for (NodeId n = top; n < t.node(top).end; ++n) {
-                        if (n == top || (t.is(t.node(n).parent, "Tuple") || t.is(t.node(n).parent, "List")
-                                            || t.is(t.node(n).parent, "Starred")))
+                        const NodeId parent = t.node(n).parent;
+                        if (n == top || t.is(parent, "Tuple") || t.is(parent, "List") || t.is(parent, "Starred"))
                             targets.push_back(n);
                     }
                 }
+                const NodeId value = t.child(id, "value");
                 for (const NodeId target : targets) {
                     if (t.is(target, "Name") && t.text(target, "id") == name) {
-                        const NodeId value = t.child(id, "value");
                         if (!mustBeDisplay)
-                            unknown(id, "the input dict '" + name + "' is replaced (line " + std::to_string(t.node(id).line) + ")");
-                        else if (t.is(value, "Dict")) {
-                            const Span<NodeId> dictKeys = t.children(value, "keys");
-                            for (std::size_t i = 0; i < dictKeys.size(); ++i) {
-                                const auto key = stringConstant(t, dictKeys[i]);
-                                if (key)
-                                    add(*key, t.node(dictKeys[i]).line, taintOf(t.children(value, "values")[i]));
-                                else
-                                    unknown(value, "a key of the dict '" + name + "' is computed at run time");
-                            }
-                        } else {
+                            unknown(id, "the input dict '" + name + "' is replaced (line "
+                                    + std::to_string(t.node(id).line) + ")");
+                        else if (!t.is(value, "Dict"))
                             unknown(value, "'" + name + "' is " + module.describe(value) + ", not a dict display");
-                        }
-                    } else if (t.is(target, "Subscript") && t.is(t.child(target, "value"), "Name")
-                        && t.text(t.child(target, "value"), "id") == name) {
-                        const auto key = stringConstant(t, t.child(target, "slice"));
-                        if (key)
-                            add(*key, t.node(target).line, taintOf(t.child(id, "value")));
+                        else if (addDisplay(value, 0))
+                            unknown(value, "a key of the dict '" + name + "' is computed at run time");
+                    } else if (t.is(target, "Subscript") && t.dottedName(t.child(target, "value")) == name) {
+                        if (const auto key = stringConstant(t, t.child(target, "slice")))
+                            add(*key, t.node(target).line, taintOf(value));
                         else
-                            unknown(target, "a key of '" + name + "' is computed at run time (" + module.describe(target) + ")");
+                            unknown(target, "a key of '" + name + "' is computed at run time ("
+                                    + module.describe(target) + ")");
                     }
                 }
             } else if (t.is(id, "Call") && chainOf(t.child(id, "func")) == std::vector<std::string>{name, "update"}) {
@@ -370,14 +374,10 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
                 if (!args.empty() && !t.is(args[0], "Dict"))
                     unknown(id, name + ".update(" + module.describe(args[0]) + ")");
                 for (const NodeId a : args) {
-                    for (std::size_t i = 0; t.is(a, "Dict") && i < t.children(a, "keys").size(); ++i) {
-                        const auto key = stringConstant(t, t.children(a, "keys")[i]);
-                        if (key)
-                            add(*key, t.node(a).line, taintOf(t.children(a, "values")[i]));
-                    }
+                    if (t.is(a, "Dict"))
+                        addDisplay(a, t.node(a).line);
                 }
-                for (const NodeId k : t.children(id, "keywords"))
-                    add(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
+                addKeywords(id);
             }
         }
     };
@@ -385,27 +385,19 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
         if (value == kNoNode || (t.is(value, "Constant") && t.child(value, "value") == kNoNode))
             return; // return / return None: nothing
         if (t.is(value, "Dict")) {
-            const Span<NodeId> dictKeys = t.children(value, "keys");
-            for (std::size_t i = 0; i < dictKeys.size(); ++i) {
-                const auto key = stringConstant(t, dictKeys[i]);
-                if (key)
-                    add(*key, t.node(dictKeys[i]).line, taintOf(t.children(value, "values")[i]));
-                else
-                    unknown(value, dictKeys[i] == kNoNode ? "a returned dict spreads another (**)" : "a returned key is computed at run time");
-            }
-        } else if (t.is(value, "Call") && t.dottedName(t.child(value, "func")) == "dict" && t.children(value, "args").empty()) {
-            for (const NodeId k : t.children(value, "keywords"))
-                add(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
+            if (const std::optional<NodeId> computed = addDisplay(value, 0))
+                unknown(value, *computed == kNoNode ? "a returned dict spreads another (**)"
+                                                    : "a returned key is computed at run time");
+        } else if (t.dottedName(t.child(value, "func")) == "dict" && t.children(value, "args").empty()) {
+            addKeywords(value);
         } else if (t.is(value, "IfExp")) {
             returned(t.child(value, "body"));
             returned(t.child(value, "orelse"));
-        } else if (t.is(value, "Name") && !std::any_of(fn.parameters.begin(), fn.parameters.end(),
-                       [&](const Parameter &p) { return p.name == t.text(value, "id"); })) {
+        } else if (t.is(value, "Name") && fn.parameterIndex(t.text(value, "id")) < 0) {
             keysPutInto(t.text(value, "id"), true);
-        } else if (const auto helper = t.is(value, "Call") ? helperOf(chainOf(t.child(value, "func"))) : ModuleSet::Found<FunctionDef>{}) {
-            std::string helperPipe;
-            const auto binding = bindCall(value, *helper.item, false, helperPipe);
-            Function inner = analyze(*helper.module, *helper.item, helperPipe, binding, depth + 1);
+        } else if (const auto helper = t.is(value, "Call") ? helperOf(chainOf(t.child(value, "func")))
+                                                           : ModuleSet::Found<FunctionDef>()) {
+            const Function inner = analyzeHelper(value, helper, false);
             if (!inner.returns)
                 unknown(value, "the helper " + helper.item->name + "() returns what this reader cannot list ("
                     + inner.unknownReturn + ")");
@@ -458,24 +450,25 @@ void BodyReader::read(const PythonModule &module, const ClassDef &cls, const Pip
         if (taint.params.empty())
             taint.params.insert(p.name); // an input_params name, or one the unit does not declare
         for (const std::string &param : taint.params)
-            reads.push_back(BodyFact{param, file, p.line, {}, false, {}});
+            reads.push_back(BodyFact{param, file, process.module->tree().node(p.node).line, {}, false, {}});
         bound.emplace_back(p.name, taint);
     }
     const Function facts = analyze(*process.module, fn, fn.parameters[1].name, bound, 0);
     reads.insert(reads.end(), facts.reads.begin(), facts.reads.end());
     unit.reads = std::move(reads);
     unit.usesModels = facts.models;
-    const std::string where = unit.name + ".process";
     if (!facts.returns) {
-        m_context.report(Severity::Info, "returns-unknown", *process.module, facts.unknownLine, 0, where,
+        m_context.report(Severity::Info, "returns-unknown", *process.module, facts.unknownLine, 0,
+            unit.name + ".process",
             "the keys process() returns are not read (" + facts.unknownReturn + "), so they are not checked against "
             "output_params");
         return;
     }
-    std::vector<BodyFact> returns;
-    for (const Function::Key &k : *facts.returns)
-        returns.push_back(BodyFact{k.name, file, k.line, {k.taint.params.begin(), k.taint.params.end()}, k.taint.random, {}});
-    unit.returns = std::move(returns);
+    unit.returns.emplace();
+    for (const Function::Key &k : *facts.returns) {
+        const std::vector<std::string> from(k.taint.params.begin(), k.taint.params.end());
+        unit.returns->push_back(BodyFact{k.name, file, k.line, from, k.taint.random, {}});
+    }
 }
 
 std::optional<BodyReader::LossFacts> BodyReader::readLoss(const PythonModule &module, const FunctionDef &loss,
@@ -489,9 +482,8 @@ std::optional<BodyReader::LossFacts> BodyReader::readLoss(const PythonModule &mo
     LossFacts facts;
     std::set<std::string> seen;
     const auto event = [&](const std::string &key, bool write) {
-        if (!seen.insert(key).second)
-            return;
-        (write ? facts.writes : facts.reads).push_back(key);
+        if (seen.insert(key).second)
+            (write ? facts.writes : facts.reads).push_back(key);
     };
     // In execution order: an assignment's value before its targets.
     std::function<void(NodeId)> visit = [&](NodeId id) {
@@ -506,16 +498,9 @@ std::optional<BodyReader::LossFacts> BodyReader::readLoss(const PythonModule &mo
             return;
         const NodeId parent = t.node(id).parent;
         if (t.is(id, "Name") && t.text(id, "id") == inputs->name) {
-            if (t.is(parent, "Subscript") && t.child(parent, "value") == id) {
-                if (const auto key = stringConstant(t, t.child(parent, "slice")))
-                    event(*key, t.is(t.child(parent, "ctx"), "Store"));
-            } else if (t.is(parent, "Attribute") && t.text(parent, "attr") == "get") {
-                const Span<NodeId> args = t.children(t.node(parent).parent, "args");
-                if (const auto key = args.empty() ? std::nullopt : stringConstant(t, args[0]))
-                    event(*key, false);
-            } else if (t.is(parent, "Compare")) {
-                if (const auto key = stringConstant(t, t.child(parent, "left")))
-                    event(*key, false);
+            if (const std::optional<KeyUse> use = keyUse(t, id)) {
+                if (use->kind != KeyUse::Pop)
+                    event(use->key, use->kind == KeyUse::Write);
             } else if (t.is(parent, "keyword") && t.text(parent, "arg").empty()
                 && t.dottedName(t.child(t.node(parent).parent, "func")).find("model_fn") != std::string::npos) {
                 // pipe.model_fn(**models, **inputs, timestep=...): model_fn reads its parameters.

@@ -6,6 +6,37 @@
 
 namespace splitscope::importer {
 
+void ImportContext::report(Severity severity, const char *code, const PythonModule &module, int line, int column,
+    std::string where, std::string message)
+{
+    if (m_diagnostics.size() > kMaxDiagnostics)
+        return;
+    const std::string key = std::string(code) + '\n' + module.fileName() + '\n' + std::to_string(line) + ':'
+        + std::to_string(column) + '\n' + where + '\n' + message;
+    if (!m_seen.insert(key).second)
+        return;
+    if (m_diagnostics.size() == kMaxDiagnostics) {
+        // A warning, visible without --verbose: the list is incomplete.
+        m_diagnostics.push_back({Severity::Warning, "too-many-diagnostics", module.fileName(), {}, line, column,
+            "more than " + std::to_string(kMaxDiagnostics) + " diagnostics; the rest are not listed"});
+        return;
+    }
+    m_diagnostics.push_back({severity, code, module.fileName(), std::move(where), line, column, std::move(message)});
+}
+
+bool contains(const std::vector<std::string> &list, std::string_view item)
+{
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+std::string joined(const std::vector<std::string> &items, const char *separator)
+{
+    std::string out;
+    for (const std::string &item : items)
+        out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
 CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &module, NodeId call,
     const Locals *locals, std::size_t skip)
 {
@@ -16,24 +47,18 @@ CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &
     const auto unknownSpread = [&](Value value, NodeId argument, const char *stars) {
         if (!value.isUnresolved())
             value = unresolved(module, argument, std::string("a ") + stars + "-argument that is " + value.typeName());
-        value.module = &module;
-        value.line = t.node(argument).line;
-        value.column = t.node(argument).column;
-        out.unknownSpreads.push_back(std::move(value));
+        out.unknownSpreads.push_back(located(std::move(value), module, argument));
     };
     for (std::size_t i = skip; i < args.size(); ++i) {
-        if (!t.is(args[i], "Starred")) {
-            out.positional.push_back(context.evaluator().evaluate(module, args[i], locals));
-            continue;
-        }
         // f(*ARGS): spliced in when ARGS is a known sequence.
-        Value spread = context.evaluator().evaluate(module, t.child(args[i], "value"), locals);
-        if (spread.kind == Value::Kind::Sequence) {
-            for (Value &v : spread.items)
-                out.positional.push_back(std::move(v));
-        } else {
-            unknownSpread(std::move(spread), args[i], "*");
-        }
+        const bool starred = t.is(args[i], "Starred");
+        Value value = context.evaluator().evaluate(module, starred ? t.child(args[i], "value") : args[i], locals);
+        if (!starred)
+            out.positional.push_back(std::move(value));
+        else if (value.kind == Value::Kind::Sequence)
+            out.positional.insert(out.positional.end(), value.items.begin(), value.items.end());
+        else
+            unknownSpread(std::move(value), args[i], "*");
     }
     for (const NodeId k : t.children(call, "keywords")) {
         Value value = context.evaluator().evaluate(module, t.child(k, "value"), locals);
@@ -41,8 +66,7 @@ CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &
         if (!name.empty()) {
             out.keywords.emplace_back(name, std::move(value));
         } else if (value.kind == Value::Kind::Dict) {
-            for (auto &entry : value.entries)
-                out.keywords.push_back(std::move(entry));
+            out.keywords.insert(out.keywords.end(), value.entries.begin(), value.entries.end());
         } else {
             unknownSpread(std::move(value), k, "**");
         }
@@ -53,24 +77,23 @@ CallArguments evaluateCallArguments(ImportContext &context, const PythonModule &
 Locals bindParameters(ImportContext &context, const PythonModule &module, const FunctionDef &function,
     const CallArguments &arguments, bool isMethod, const std::string &where)
 {
-    Locals locals;
+    const std::vector<Parameter> &parameters = function.parameters;
+    const std::size_t first = isMethod && !parameters.empty() ? 1 : 0;
     std::vector<const Parameter *> positional;
-    const Parameter *varPositional = nullptr;
-    const Parameter *varKeyword = nullptr;
-    for (std::size_t i = isMethod ? 1 : 0; i < function.parameters.size(); ++i) {
-        const Parameter &p = function.parameters[i];
-        if (p.kind == Parameter::Kind::Positional)
-            positional.push_back(&p);
-        else if (p.kind == Parameter::Kind::VarPositional)
-            varPositional = &p;
-        else if (p.kind == Parameter::Kind::VarKeyword)
-            varKeyword = &p;
+    for (std::size_t i = first; i < parameters.size(); ++i) {
+        if (parameters[i].kind == Parameter::Kind::Positional)
+            positional.push_back(&parameters[i]);
     }
+    const auto has = [&](Parameter::Kind kind) {
+        const auto ofKind = [&](const Parameter &p) { return p.kind == kind; };
+        return std::any_of(parameters.begin() + static_cast<std::ptrdiff_t>(first), parameters.end(), ofKind);
+    };
+    Locals locals;
     const std::string callee = function.name + "()";
     for (std::size_t i = 0; i < arguments.positional.size(); ++i) {
         if (i < positional.size()) {
             locals[positional[i]->name] = arguments.positional[i];
-        } else if (!varPositional) {
+        } else if (!has(Parameter::Kind::VarPositional)) {
             context.report(Severity::Warning, "unexpected-argument", arguments.positional[i], module, where,
                 callee + " takes " + std::to_string(positional.size())
                     + (positional.size() == 1 ? " positional argument" : " positional arguments")
@@ -79,51 +102,40 @@ Locals bindParameters(ImportContext &context, const PythonModule &module, const 
     }
     for (const auto &[name, value] : arguments.keywords) {
         bool bound = false;
-        for (const Parameter &p : function.parameters) {
+        for (const Parameter &p : parameters) {
             if (p.name == name && (p.kind == Parameter::Kind::Positional || p.kind == Parameter::Kind::KeywordOnly)) {
                 locals[name] = value;
                 bound = true;
             }
         }
-        if (!bound && !varKeyword) {
+        if (!bound && !has(Parameter::Kind::VarKeyword))
             context.report(Severity::Warning, "unexpected-argument", value, module, where,
                 callee + " has no parameter '" + name + "'; the argument is ignored");
-        }
     }
-    for (const Parameter &p : function.parameters) {
-        if (&p == &function.parameters.front() && isMethod)
-            continue;
+    const auto unknown = [&](const Parameter &p, std::string why) {
+        Value v; // Unresolved
+        v.text = std::move(why);
+        return located(std::move(v), module, p.node);
+    };
+    for (std::size_t i = first; i < parameters.size(); ++i) {
+        const Parameter &p = parameters[i];
         if (p.kind == Parameter::Kind::VarPositional || p.kind == Parameter::Kind::VarKeyword) {
-            Value unknown;
-            unknown.text = "the parameter '" + std::string(p.kind == Parameter::Kind::VarKeyword ? "**" : "*") + p.name
-                + "' (its contents come from the caller)";
-            unknown.module = &module;
-            unknown.line = p.line;
-            unknown.column = p.column;
-            locals[p.name] = std::move(unknown);
+            const char *stars = p.kind == Parameter::Kind::VarKeyword ? "**" : "*";
+            locals[p.name] = unknown(p, "the parameter '" + (stars + p.name) + "' (its contents come from the caller)");
+        } else if (locals.count(p.name)) {
             continue;
-        }
-        if (locals.count(p.name))
-            continue;
-        if (!arguments.unknownSpreads.empty()) {
+        } else if (!arguments.unknownSpreads.empty()) {
             // The *args/**kwargs of the call may set it; which value it gets is not known.
-            Value unknown = arguments.unknownSpreads.front();
-            unknown.text = "the parameter '" + p.name + "', which " + unknown.text + " may set";
-            locals[p.name] = std::move(unknown);
-            continue;
-        }
-        if (p.defaultValue == kNoNode) {
-            context.report(Severity::Warning, "missing-argument", module, p.line, p.column, where,
+            Value v = arguments.unknownSpreads.front();
+            v.text = "the parameter '" + p.name + "', which " + v.text + " may set";
+            locals[p.name] = std::move(v);
+        } else if (p.defaultValue == kNoNode) {
+            context.report(Severity::Warning, "missing-argument", module, p.node, where,
                 callee + " needs the argument '" + p.name + "', which the call does not pass");
-            Value unknown;
-            unknown.text = "the parameter '" + p.name + "', which the call does not set";
-            unknown.module = &module;
-            unknown.line = p.line;
-            unknown.column = p.column;
-            locals[p.name] = std::move(unknown);
-            continue;
+            locals[p.name] = unknown(p, "the parameter '" + p.name + "', which the call does not set");
+        } else {
+            locals[p.name] = context.evaluator().evaluate(module, p.defaultValue);
         }
-        locals[p.name] = context.evaluator().evaluate(module, p.defaultValue);
     }
     return locals;
 }
@@ -133,9 +145,7 @@ std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule 
     const AstTree &t = module.tree();
     std::vector<BaseClass> out;
     for (const NodeId base : cls.bases) {
-        BaseClass b;
-        b.line = t.node(base).line;
-        b.column = t.node(base).column;
+        BaseClass b{std::string(), {}, base};
         const std::string dotted = t.dottedName(base);
         if (!dotted.empty()) { // not Generic[T], a call, ...
             b.name = modules.originalName(module, dotted);
@@ -148,9 +158,7 @@ std::vector<BaseClass> baseClasses(const ModuleSet &modules, const PythonModule 
     return out;
 }
 
-namespace {
-
-ModuleSet::Found<FunctionDef> findMethodFrom(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls,
+ModuleSet::Found<FunctionDef> findMethod(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls,
     const std::string &name, int depth)
 {
     if (const FunctionDef *f = cls.method(name))
@@ -158,14 +166,12 @@ ModuleSet::Found<FunctionDef> findMethodFrom(const ModuleSet &modules, const Pyt
     constexpr int kMaxClassDepth = 16; // also ends cycles
     for (const BaseClass &base : baseClasses(modules, module, cls)) {
         if (depth < kMaxClassDepth && base.definition && base.name != "PipelineUnit") {
-            if (auto found = findMethodFrom(modules, *base.definition.module, *base.definition.item, name, depth + 1))
+            if (auto found = findMethod(modules, *base.definition.module, *base.definition.item, name, depth + 1))
                 return found;
         }
     }
     return {};
 }
-
-} // namespace
 
 bool isTorchModule(const ImportContext &context, const PythonModule &module, const ClassDef &cls)
 {
@@ -177,12 +183,12 @@ bool isTorchModule(const ImportContext &context, const PythonModule &module, con
         pending.pop_back();
         for (const NodeId base : c->bases) {
             const std::string name = m->tree().dottedName(base);
-            const std::string last = name.substr(name.find_last_of('.') == std::string::npos ? 0 : name.find_last_of('.') + 1);
+            const std::string last = lastComponent(name);
             if (last == "object" || last == "ABC" || last == "Protocol")
                 continue;
             if (last == "Module")
                 return true;
-            const ModuleSet::Found<ClassDef> found = name.empty() ? ModuleSet::Found<ClassDef>{} : context.findClass(*m, name);
+            const auto found = name.empty() ? ModuleSet::Found<ClassDef>() : context.findClass(*m, name);
             if (!found || found.item == c)
                 return true; // not known to be anything else
             pending.emplace_back(found.module, found.item);
@@ -191,30 +197,18 @@ bool isTorchModule(const ImportContext &context, const PythonModule &module, con
     return false;
 }
 
-ModuleSet::Found<FunctionDef> findMethod(const ModuleSet &modules, const PythonModule &module, const ClassDef &cls,
-    const std::string &name)
-{
-    return findMethodFrom(modules, module, cls, name, 0);
-}
-
 std::optional<SuperInitCall> superInitCall(const AstTree &t, NodeId expression)
 {
-    if (!t.is(expression, "Call"))
-        return std::nullopt;
-    const NodeId callee = t.child(expression, "func");
+    const NodeId callee = t.is(expression, "Call") ? t.child(expression, "func") : kNoNode;
     if (!t.is(callee, "Attribute") || t.text(callee, "attr") != "__init__")
         return std::nullopt;
     const NodeId object = t.child(callee, "value");
-    SuperInitCall out;
-    out.call = expression;
     if (t.is(object, "Call") && t.dottedName(t.child(object, "func")) == "super")
-        return out;
+        return SuperInitCall{expression, 0, std::string()};
     const std::string base = t.dottedName(object);
     if (base.empty() || base == "self")
         return std::nullopt;
-    out.explicitBase = base;
-    out.skip = 1;
-    return out;
+    return SuperInitCall{expression, 1, base};
 }
 
 std::string randomCallName(const std::vector<std::string> &chain)
@@ -222,21 +216,14 @@ std::string randomCallName(const std::vector<std::string> &chain)
     static const std::set<std::string> kRandomFunctions = {"generate_noise", "randn", "randn_like", "rand",
         "rand_like", "randint", "randint_like", "randperm", "normal", "normal_", "uniform_", "bernoulli", "bernoulli_",
         "multinomial", "poisson", "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "sample", "rsample"};
-    if (chain.empty()
-        || (!kRandomFunctions.count(chain.back()) && std::find(chain.begin(), chain.end(), "random") == chain.end()))
-        return {};
-    std::string name;
-    for (const std::string &part : chain)
-        name += (name.empty() ? "" : ".") + part;
-    return name;
+    const bool random = !chain.empty() && (kRandomFunctions.count(chain.back()) || contains(chain, "random"));
+    return random ? joined(chain, ".") : std::string();
 }
 
 std::optional<RandomCall> randomCall(const AstTree &tree, NodeId node)
 {
     for (NodeId id = node; id >= 0 && id < tree.node(node).end; ++id) {
-        if (!tree.is(id, "Call"))
-            continue;
-        std::string name = randomCallName(attributeChain(tree, tree.child(id, "func")));
+        std::string name = tree.is(id, "Call") ? randomCallName(attributeChain(tree, tree.child(id, "func"))) : "";
         if (!name.empty())
             return RandomCall{std::move(name), tree.node(id).line};
     }

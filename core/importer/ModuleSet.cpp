@@ -3,19 +3,9 @@
 
 namespace splitscope::importer {
 
-namespace {
-
 std::string lastComponent(const std::string &dotted)
 {
-    const std::size_t dot = dotted.find_last_of('.');
-    return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
-}
-
-} // namespace
-
-void ModuleSet::add(std::unique_ptr<PythonModule> module)
-{
-    m_modules.push_back(std::move(module));
+    return dotted.substr(dotted.find_last_of('.') + 1); // npos + 1 is 0
 }
 
 const PythonModule *ModuleSet::moduleForImport(const std::string &modulePath, const std::string &name) const
@@ -71,10 +61,9 @@ ModuleSet::Found<T> ModuleSet::find(const PythonModule &from, const std::string 
     // definition of that name in the set, if there is exactly one.
     if (!globalFallback)
         return {};
-    const std::string &name = dottedName;
     Found<T> unique;
     for (const auto &m : m_modules) {
-        if (const T *item = lookup(*m, name)) {
+        if (const T *item = lookup(*m, dottedName)) {
             if (unique)
                 return {}; // ambiguous
             unique = {m.get(), item};
@@ -108,14 +97,10 @@ ModuleSet::Found<Constant> ModuleSet::findConstant(const PythonModule &from, con
 
 std::string ModuleSet::originalName(const PythonModule &from, const std::string &dottedName) const
 {
-    const std::string head = dottedName.substr(0, dottedName.find('.'));
-    if (head == dottedName) {
-        const auto imported = from.imports().find(dottedName);
-        if (imported != from.imports().end() && !imported->second.name.empty())
-            return imported->second.name;
-        return dottedName;
-    }
-    return lastComponent(dottedName);
+    if (dottedName.find('.') != std::string::npos)
+        return lastComponent(dottedName);
+    const auto imported = from.imports().find(dottedName);
+    return imported != from.imports().end() && !imported->second.name.empty() ? imported->second.name : dottedName;
 }
 
 } // namespace splitscope::importer

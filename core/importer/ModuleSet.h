@@ -9,16 +9,9 @@
 
 namespace splitscope::importer {
 
-// The Python modules read together (one file, or every file of a pipelines folder)
-// and name resolution across them, the way Python would find a name used in a
-// module: its own definitions first, then what it imports (`from .qwen_image import
-// QwenImageUnit_X as X`, `import diffsynth.diffusion.base_pipeline as bp` then
-// `bp.PipelineUnit`), following re-exports a bounded number of times. A name that is
-// imported from a module outside the set is not found. A class or function name that
-// is neither defined nor imported (`from .units import *` brought it) resolves to the
-// one definition of that name in the set, if there is exactly one. Module paths match
-// files by their last component (the folder's files are siblings), which is how
-// DiffSynth's relative imports read.
+// The Python modules read together and name resolution across them, as Python finds a name: a module's own
+// definitions, then its imports (matched to files by their last component), following re-exports a bounded number
+// of times. A class or function neither defined nor imported (a star import) is the one of that name in the set.
 class ModuleSet {
 public:
     template <typename T>
@@ -28,15 +21,15 @@ public:
         explicit operator bool() const { return item != nullptr; }
     };
 
-    void add(std::unique_ptr<PythonModule> module);
+    void add(std::unique_ptr<PythonModule> module) { m_modules.push_back(std::move(module)); }
     const std::vector<std::unique_ptr<PythonModule>> &modules() const { return m_modules; }
 
     Found<ClassDef> findClass(const PythonModule &from, const std::string &dottedName) const;
     Found<FunctionDef> findFunction(const PythonModule &from, const std::string &dottedName) const;
     Found<Constant> findConstant(const PythonModule &from, const std::string &dottedName) const;
 
-    // The last component of what `dottedName` names in `from` after import aliases:
-    // "PipelineUnit" for `PU` after `from ..base_pipeline import PipelineUnit as PU`.
+    // The last component of what `dottedName` names after import aliases: "PipelineUnit" for `PU` after
+    // `from ..base_pipeline import PipelineUnit as PU`.
     std::string originalName(const PythonModule &from, const std::string &dottedName) const;
 
 private:
@@ -50,5 +43,8 @@ private:
 
     std::vector<std::unique_ptr<PythonModule>> m_modules;
 };
+
+// "c" for "a.b.c".
+std::string lastComponent(const std::string &dotted);
 
 } // namespace splitscope::importer

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "PipelineReader.h"
 
-#include "BodyReader.h"
-
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -15,7 +13,6 @@ namespace {
 constexpr int kMaxClassDepth = 16;
 // Lists of units named through locals or `+` are followed this deep.
 constexpr int kMaxUnitListDepth = 32;
-
 constexpr const char *kRootClass = "BasePipeline";
 
 std::string lower(std::string s)
@@ -24,23 +21,16 @@ std::string lower(std::string s)
     return s;
 }
 
-bool contains(const std::vector<std::string> &list, const std::string &item)
-{
-    return std::find(list.begin(), list.end(), item) != list.end();
-}
-
 // Why an annotated attribute is not a model, or empty when it is one (heuristic).
 std::string notAModelReason(const std::string &name, const std::string &type)
 {
-    static const char *const kNonModelWords[] = {"tokenizer", "processor", "scheduler", "prompter"};
     const std::string lowerName = lower(name);
     const std::string lowerType = lower(type);
-    for (const char *word : kNonModelWords) {
+    for (const char *word : {"tokenizer", "processor", "scheduler", "prompter"}) {
         if (lowerName.find(word) != std::string::npos || lowerType.find(word) != std::string::npos)
             return std::string("its name or type says it is a ") + word;
     }
-    static const char *const kBuiltins[] = {"bool", "int", "float", "str", "list", "dict", "tuple", "set"};
-    for (const char *builtin : kBuiltins) {
+    for (const char *builtin : {"bool", "int", "float", "str", "list", "dict", "tuple", "set"}) {
         if (lowerType == builtin || lowerType.rfind(std::string(builtin) + "[", 0) == 0)
             return std::string("its type is the builtin ") + builtin;
     }
@@ -58,24 +48,13 @@ const std::vector<KnownLoss> &knownLosses()
     return kLosses;
 }
 
-PipelineReader::PipelineReader(ImportContext &context, std::string lossName)
-    : m_context(context), m_units(context), m_bodies(context), m_lossName(std::move(lossName))
-{
-}
-
-bool PipelineReader::isPipelineClass(const PythonModule &module, const ClassDef &cls) const
-{
-    return isPipelineClass(module, cls, 0);
-}
-
 bool PipelineReader::isPipelineClass(const PythonModule &module, const ClassDef &cls, int depth) const
 {
     if (depth > kMaxClassDepth)
         return false;
     if (const FunctionDef *init = cls.method("__init__")) {
-        const AstTree &t = module.tree();
-        for (NodeId id = init->node; id < t.node(init->node).end; ++id) {
-            if (attributeOf(t, id) == "units")
+        for (NodeId id = init->node; id < module.tree().node(init->node).end; ++id) {
+            if (attributeOf(module.tree(), id) == "units")
                 return true;
         }
     }
@@ -94,45 +73,36 @@ void PipelineReader::readState(const PythonModule &module, const ClassDef &cls, 
     if (depth > kMaxClassDepth)
         return;
     const std::vector<BaseClass> bases = baseClasses(m_context.modules(), module, cls);
-    const auto readBase = [&](const BaseClass &base) {
-        if (base.definition && isPipelineClass(*base.definition.module, *base.definition.item, depth + 1))
-            readState(*base.definition.module, *base.definition.item, state, depth + 1);
+    const auto readBase = [&](const ModuleSet::Found<ClassDef> &base) {
+        if (base && isPipelineClass(*base.module, *base.item, depth + 1))
+            readState(*base.module, *base.item, state, depth + 1);
     };
+    const auto firstBase = bases.empty() ? ModuleSet::Found<ClassDef>() : bases.front().definition;
     const FunctionDef *init = cls.method("__init__");
     if (!init) {
-        if (!bases.empty())
-            readBase(bases.front());
+        readBase(firstBase);
         return;
     }
     const AstTree &t = module.tree();
     Scope scope;
     for (std::size_t i = 1; i < init->parameters.size(); ++i) {
         const Parameter &p = init->parameters[i];
-        if (p.defaultValue != kNoNode)
-            scope.values[p.name] = m_context.evaluator().evaluate(module, p.defaultValue);
-        else
-            scope.values[p.name] = unresolved(module, init->node, "the constructor parameter '" + p.name + "'");
+        scope.values[p.name] = p.defaultValue != kNoNode
+            ? m_context.evaluator().evaluate(module, p.defaultValue)
+            : unresolved(module, init->node, "the constructor parameter '" + p.name + "'");
     }
     for (const BodyStatement &b : flattenBody(t, init->node)) {
         const NodeId s = b.statement;
         scope.conditional = b.conditional;
         scope.loop = b.loop;
+        const NodeId call = t.is(s, "Expr") ? t.child(s, "value") : kNoNode;
+        const std::optional<SuperInitCall> super = superInitCall(t, call);
         if (const std::optional<Assignment> a = readAssignment(t, s)) {
             if (a->targets.size() == 1)
                 readAssignmentInInit(module, s, *a, scope, state);
-            continue;
-        }
-        // Expression statements: super().__init__(...) and self.units.append/extend/insert(...).
-        const NodeId call = t.is(s, "Expr") ? t.child(s, "value") : kNoNode;
-        if (const std::optional<SuperInitCall> super = superInitCall(t, call)) {
-            if (super->explicitBase.empty()) {
-                if (!bases.empty())
-                    readBase(bases.front());
-            } else {
-                BaseClass base;
-                base.definition = m_context.modules().findClass(module, super->explicitBase);
-                readBase(base);
-            }
+        } else if (super) {
+            readBase(super->explicitBase.empty() ? firstBase
+                                                 : m_context.modules().findClass(module, super->explicitBase));
         } else if (t.is(call, "Call")) {
             readUnitsCall(module, call, scope, state);
         }
@@ -145,13 +115,11 @@ void PipelineReader::readAssignmentInInit(const PythonModule &module, NodeId s, 
     const AstTree &t = module.tree();
     const NodeId target = a.targets.front();
     const std::string attribute = attributeOf(t, target);
-    const int line = t.node(s).line;
-    const int column = t.node(s).column;
+    const std::string where = m_class->name + "." + attribute;
     if (attribute.empty()) {
         if (t.is(target, "Name") && a.value != kNoNode && a.augmented.empty()) {
             const std::string &name = t.text(target, "id");
-            const bool display = t.is(a.value, "List") || t.is(a.value, "Tuple");
-            if (display && !scope.conditional && !scope.loop)
+            if ((t.is(a.value, "List") || t.is(a.value, "Tuple")) && !scope.conditional && !scope.loop)
                 scope.lists[name] = a.value;
             else
                 scope.lists.erase(name);
@@ -159,12 +127,13 @@ void PipelineReader::readAssignmentInInit(const PythonModule &module, NodeId s, 
         }
         return;
     }
-    if (a.annotation != kNoNode && attribute != "units" && attribute != "in_iteration_models" && attribute != "model_fn") {
+    if (a.annotation != kNoNode && attribute != "units" && attribute != "in_iteration_models"
+        && attribute != "model_fn") {
         const bool known = std::any_of(state.attributes.begin(), state.attributes.end(),
             [&](const ModelAttribute &m) { return m.name == attribute; });
         if (!known)
-            state.attributes.push_back(
-                {attribute, module.describe(a.annotation), a.annotation, &module, line, t.node(target).column});
+            state.attributes.push_back({attribute, module.describe(a.annotation), a.annotation, &module,
+                t.node(s).line, t.node(target).column});
         return;
     }
     if (a.value == kNoNode)
@@ -172,11 +141,11 @@ void PipelineReader::readAssignmentInInit(const PythonModule &module, NodeId s, 
     if (attribute == "units") {
         if (a.augmented.empty()) {
             if (state.unitsSet && !state.units.empty() && (scope.conditional || scope.loop))
-                m_context.report(Severity::Warning, "conditional-unit", module, line, column, m_className + ".units",
+                m_context.report(Severity::Warning, "conditional-unit", module, s, where,
                     "self.units is replaced under a condition; read as if it is");
             state.units.clear();
         } else if (a.augmented != "+=") {
-            m_context.report(Severity::Warning, "computed-argument", module, line, column, m_className + ".units",
+            m_context.report(Severity::Warning, "computed-argument", module, s, where,
                 "self.units " + a.augmented + " ... cannot be read; ignored");
             return;
         }
@@ -185,31 +154,28 @@ void PipelineReader::readAssignmentInInit(const PythonModule &module, NodeId s, 
     } else if (attribute == "in_iteration_models") {
         readInIterationModels(module, m_context.evaluator().evaluate(module, a.value, &scope.values), state);
     } else if (attribute == "model_fn") {
-        const std::string name = t.dottedName(a.value);
-        if (name.empty()) {
-            m_context.report(Severity::Warning, "no-model-fn", module, line, column, m_className + ".model_fn",
+        state.modelFn = t.dottedName(a.value);
+        state.modelFnReported = state.modelFn.empty();
+        if (state.modelFn.empty()) {
+            m_context.report(Severity::Warning, "no-model-fn", module, s, where,
                 "self.model_fn is set to " + module.describe(a.value)
                     + ", not a function name; the loss is declared without input_params (it may read every param)");
-            state.modelFn.clear();
-            state.modelFnReported = true;
             return;
         }
-        state.modelFnReported = false;
-        state.modelFn = name;
         state.modelFnModule = &module;
-        state.modelFnLine = line;
-        state.modelFnColumn = column;
+        state.modelFnStatement = s;
     }
 }
 
 void PipelineReader::readInIterationModels(const PythonModule &module, const Value &v, State &state)
 {
-    const std::string where = m_className + ".in_iteration_models";
+    const std::string where = m_class->name + ".in_iteration_models";
     std::vector<std::string> names;
     if (v.kind == Value::Kind::Sequence) {
         for (const Value &item : v.items) {
             if (item.kind == Value::Kind::String && item.text.empty())
-                m_context.report(Severity::Warning, "empty-name", item, module, where, "an empty str names no model; left out");
+                m_context.report(Severity::Warning, "empty-name", item, module, where,
+                    "an empty str names no model; left out");
             else if (item.kind == Value::Kind::String)
                 names.push_back(item.text);
             else
@@ -217,20 +183,8 @@ void PipelineReader::readInIterationModels(const PythonModule &module, const Val
                     "an element that is " + item.typeName() + "; left out");
         }
     } else if (looksLikeMissingComma(v)) {
-        std::string written, meant;
-        constexpr std::size_t kMaxQuoted = 8; // literals quoted, then "..."
-        for (std::size_t i = 0; i < v.literals.size() && i < kMaxQuoted; ++i) {
-            written += (i == 0 ? "\"" : " \"") + v.literals[i] + "\"";
-            meant += (i == 0 ? "\"" : ", \"") + v.literals[i] + "\"";
-        }
-        if (v.literals.size() > kMaxQuoted) {
-            written += " ...";
-            meant += ", ...";
-        }
         m_context.report(Severity::Warning, "missing-comma", v, module, where,
-            "in_iteration_models is " + (v.parenthesized ? "(" + written + ")" : written)
-                + ", adjacent str literals that Python joins into the one str \"" + v.text
-                + "\": most likely a comma is missing, as in (" + meant + "); read as one model name");
+            UnitReader::missingCommaMessage("in_iteration_models", v) + "; read as one model name");
         names.push_back(v.text);
     } else if (v.kind == Value::Kind::String && !v.text.empty()) {
         m_context.report(Severity::Warning, "string-as-list", v, module, where,
@@ -245,12 +199,13 @@ void PipelineReader::readInIterationModels(const PythonModule &module, const Val
     state.inIterationModels = std::move(names);
 }
 
-void PipelineReader::readUnitsCall(const PythonModule &module, NodeId expr, const Scope &scope, State &state)
+void PipelineReader::readUnitsCall(const PythonModule &module, NodeId call, const Scope &scope, State &state)
 {
     const AstTree &t = module.tree();
-    const std::string callee = t.dottedName(t.child(expr, "func"));
-    const Span<NodeId> args = t.children(expr, "args");
-    const bool plain = t.children(expr, "keywords").empty();
+    const std::string callee = t.dottedName(t.child(call, "func"));
+    const Span<NodeId> args = t.children(call, "args");
+    const bool plain = t.children(call, "keywords").empty();
+    const std::string where = m_class->name + ".units";
     if (callee == "self.units.append" && args.size() == 1 && plain) {
         state.unitsSet = true;
         addUnit(module, args[0], scope, state.units, 0);
@@ -266,13 +221,13 @@ void PipelineReader::readUnitsCall(const PythonModule &module, NodeId expr, cons
             && index.text.find_first_not_of("0123456789") == std::string::npos && index.text.size() < 9)
             at = std::min(at, static_cast<std::size_t>(std::stoul(index.text)));
         else
-            m_context.report(Severity::Warning, "computed-argument", index, module, m_className + ".units",
+            m_context.report(Severity::Warning, "computed-argument", index, module, where,
                 "self.units.insert at a position this reader cannot read; appended at the end");
         state.units.insert(state.units.begin() + static_cast<std::ptrdiff_t>(at), inserted.begin(), inserted.end());
         state.unitsSet = true;
     } else if (callee.rfind("self.units.", 0) == 0) {
-        m_context.report(Severity::Warning, "computed-argument", module, t.node(expr).line, t.node(expr).column,
-            m_className + ".units", callee + "(...) changes the units in a way this reader does not follow; ignored");
+        m_context.report(Severity::Warning, "computed-argument", module, call, where,
+            callee + "(...) changes the units in a way this reader does not follow; ignored");
     }
 }
 
@@ -280,34 +235,27 @@ void PipelineReader::addUnits(const PythonModule &module, NodeId e, const Scope 
     int depth)
 {
     const AstTree &t = module.tree();
-    const int line = t.node(e).line;
-    const int column = t.node(e).column;
-    const std::string where = m_className + ".units";
+    const std::string where = m_class->name + ".units";
     if (depth > kMaxUnitListDepth) {
-        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
+        m_context.report(Severity::Warning, "computed-argument", module, e, where,
             "the list of units is built too indirectly to follow");
-        return;
-    }
-    if (t.is(e, "List") || t.is(e, "Tuple")) {
+    } else if (t.is(e, "List") || t.is(e, "Tuple")) {
         for (const NodeId item : t.children(e, "elts"))
             addUnit(module, item, scope, out, depth + 1);
     } else if (t.is(e, "ListComp") || t.is(e, "GeneratorExp")) {
-        m_context.report(Severity::Warning, "unit-in-loop", module, line, column, where,
+        m_context.report(Severity::Warning, "unit-in-loop", module, e, where,
             "units built by a comprehension are not imported: how many there are, and which, is decided at run time");
     } else if (t.is(e, "BinOp") && t.is(t.child(e, "op"), "Add")) {
         addUnits(module, t.child(e, "left"), scope, out, depth + 1);
         addUnits(module, t.child(e, "right"), scope, out, depth + 1);
+    } else if (t.is(e, "Name") && scope.lists.count(t.text(e, "id"))) {
+        addUnits(module, scope.lists.at(t.text(e, "id")), scope, out, depth + 1);
     } else if (t.is(e, "Name")) {
-        const auto it = scope.lists.find(t.text(e, "id"));
-        if (it != scope.lists.end()) {
-            addUnits(module, it->second, scope, out, depth + 1);
-            return;
-        }
-        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
+        m_context.report(Severity::Warning, "computed-argument", module, e, where,
             "'" + t.text(e, "id") + "' is not a list of units written in __init__ (a parameter, or built at run time); "
                 "none of its units is imported");
     } else {
-        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
+        m_context.report(Severity::Warning, "computed-argument", module, e, where,
             "the units are given by an expression this reader cannot list; none of them is imported");
     }
 }
@@ -316,44 +264,28 @@ void PipelineReader::addUnit(const PythonModule &module, NodeId e, const Scope &
     int depth)
 {
     const AstTree &t = module.tree();
-    const int line = t.node(e).line;
-    const int column = t.node(e).column;
-    const std::string where = m_className + ".units[" + std::to_string(out.size()) + "]";
-    if (scope.loop) {
-        m_context.report(Severity::Warning, "unit-in-loop", module, line, column, where,
-            "a unit added in a loop is not imported: how many times it is added is decided at run time");
-        return;
-    }
-    if (t.is(e, "Starred")) {
-        addUnits(module, t.child(e, "value"), scope, out, depth + 1);
-        return;
-    }
-    if (t.is(e, "IfExp")) {
-        m_context.report(Severity::Warning, "conditional-unit", module, line, column, where,
-            "which unit this is (A() if ... else B()) is decided at run time; not imported");
-        return;
-    }
+    const std::string where = m_class->name + ".units[" + std::to_string(out.size()) + "]";
     const std::string callee = t.is(e, "Call") ? t.dottedName(t.child(e, "func")) : std::string();
-    if (callee.empty()) {
-        m_context.report(Severity::Warning, "computed-argument", module, line, column, where,
+    if (scope.loop) {
+        m_context.report(Severity::Warning, "unit-in-loop", module, e, where,
+            "a unit added in a loop is not imported: how many times it is added is decided at run time");
+    } else if (t.is(e, "Starred")) {
+        addUnits(module, t.child(e, "value"), scope, out, depth + 1);
+    } else if (t.is(e, "IfExp")) {
+        m_context.report(Severity::Warning, "conditional-unit", module, e, where,
+            "which unit this is (A() if ... else B()) is decided at run time; not imported");
+    } else if (callee.empty()) {
+        m_context.report(Severity::Warning, "computed-argument", module, e, where,
             "an element of self.units that is not a unit constructor call (UnitClass(...)); not imported");
-        return;
+    } else {
+        out.push_back({lastComponent(callee), m_context.modules().findClass(module, callee),
+            evaluateCallArguments(m_context, module, e, &scope.values), &module, e, scope.conditional});
     }
-    UnitEntry entry;
-    entry.className = callee.substr(callee.find_last_of('.') == std::string::npos ? 0 : callee.find_last_of('.') + 1);
-    entry.definition = m_context.modules().findClass(module, callee);
-    entry.arguments = evaluateCallArguments(m_context, module, e, &scope.values);
-    entry.module = &module;
-    entry.line = line;
-    entry.column = column;
-    entry.conditional = scope.conditional;
-    out.push_back(std::move(entry));
 }
 
 std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const ClassDef &cls,
     const std::vector<TrainingScript::AddedUnits> &added)
 {
-    m_className = cls.name;
     m_module = &module;
     m_class = &cls;
     State state;
@@ -364,7 +296,7 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
         state.units.insert(a.prepend ? state.units.begin() : state.units.end(), entries.begin(), entries.end());
     }
     if (state.units.empty()) {
-        m_context.report(Severity::Warning, "no-units", module, cls.line, cls.column, cls.name,
+        m_context.report(Severity::Warning, "no-units", module, cls.node, cls.name,
             state.unitsSet ? "the pipeline's self.units lists no unit this reader can import"
                            : "the pipeline never sets self.units (not a unit-based DiffSynth pipeline)");
         return std::nullopt;
@@ -378,31 +310,29 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
         const std::string where = cls.name + ".units[" + std::to_string(i) + "]";
         Unit unit;
         if (!entry.definition) {
-            m_context.report(Severity::Warning, "unknown-unit-class", *entry.module, entry.line, entry.column, where,
+            m_context.report(Severity::Warning, "unknown-unit-class", *entry.module, entry.node, where,
                 "the unit class '" + entry.className
                     + "' is not defined in the imported files; kept as a unit that declares nothing (import the "
                       "folder that defines it to read it)");
             unit.name = entry.className;
-            unit.seperateCfg = false;
-            unit.takeOver = false;
-            unit.scalarListFields = kInputParamsWasNull | kOutputParamsWasNull;
+            UnitReader::setDefaults(unit);
             unit.doc = "declaration not found by the DiffSynth importer";
         } else {
             if (!m_units.isUnitClass(*entry.definition.module, *entry.definition.item))
-                m_context.report(Severity::Warning, "unknown-base-class", *entry.module, entry.line, entry.column, where,
+                m_context.report(Severity::Warning, "unknown-base-class", *entry.module, entry.node, where,
                     "'" + entry.className + "' does not derive from PipelineUnit as far as this reader can see; "
                                             "read as a unit anyway");
             unit = m_units.read(*entry.definition.module, *entry.definition.item, entry.arguments);
         }
         if (entry.conditional)
-            m_context.report(Severity::Warning, "conditional-unit", *entry.module, entry.line, entry.column, where,
+            m_context.report(Severity::Warning, "conditional-unit", *entry.module, entry.node, where,
                 "'" + entry.className + "' is added under a condition; included as if it always is");
         if (!names.insert(unit.name).second) {
             int &n = nextSuffix.emplace(unit.name, 2).first->second;
             std::string renamed = unit.name + "_" + std::to_string(n++);
             while (names.count(renamed))
                 renamed = unit.name + "_" + std::to_string(n++);
-            m_context.report(Severity::Warning, "duplicate-unit", *entry.module, entry.line, entry.column, where,
+            m_context.report(Severity::Warning, "duplicate-unit", *entry.module, entry.node, where,
                 "'" + unit.name + "' appears more than once in self.units; this one is named '" + renamed + "'");
             unit.name = renamed;
             names.insert(renamed);
@@ -417,21 +347,18 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
         if (entry.definition)
             m_bodies.read(*entry.definition.module, *entry.definition.item, info, p.units[i]);
     }
-    if (state.inIterationModels && !state.inIterationModels->empty()) {
-        TrainingConfig training;
-        training.loraBaseModel = state.inIterationModels->front();
-        p.training = training;
-        std::vector<TrainingConfig> alternatives;
-        for (const std::string &m : *state.inIterationModels) {
-            TrainingConfig full;
-            full.trainableModels = m;
-            alternatives.push_back(std::move(full));
-        }
-        p.alternativeTraining = std::move(alternatives);
-    } else {
-        m_context.report(Severity::Warning, "no-in-iteration-models", module, cls.line, cls.column, cls.name,
+    if (!state.inIterationModels || state.inIterationModels->empty()) {
+        m_context.report(Severity::Warning, "no-in-iteration-models", module, cls.node, cls.name,
             "the pipeline sets no in_iteration_models, so the description has no training block "
             "(give --lora_base_model or --trainable_models to split it)");
+        return p;
+    }
+    p.training = TrainingConfig();
+    p.training->loraBaseModel = state.inIterationModels->front();
+    p.alternativeTraining.emplace();
+    for (const std::string &m : *state.inIterationModels) {
+        p.alternativeTraining->emplace_back();
+        p.alternativeTraining->back().trainableModels = m;
     }
     return p;
 }
@@ -439,13 +366,9 @@ std::optional<Pipeline> PipelineReader::read(const PythonModule &module, const C
 std::vector<ModelSpec> PipelineReader::models(const State &state, const std::vector<Unit> &units,
     BodyReader::PipelineInfo &info)
 {
-    std::vector<std::string> used;
-    if (state.inIterationModels)
-        used = *state.inIterationModels;
+    std::vector<std::string> used = state.inIterationModels.value_or(std::vector<std::string>());
     for (const Unit &u : units) {
-        if (!u.onloadModelNames)
-            continue;
-        for (const std::string &m : *u.onloadModelNames) {
+        for (const std::string &m : u.onloadModelNames.value_or(std::vector<std::string>())) {
             if (!contains(used, m))
                 used.push_back(m);
         }
@@ -454,48 +377,40 @@ std::vector<ModelSpec> PipelineReader::models(const State &state, const std::vec
     std::vector<std::string> fetched;
     for (const ModelBinding &b : modelBindings(*m_module, *m_class))
         fetched.push_back(b.attribute);
-    std::vector<ModelSpec> out;
-    const auto add = [&](const std::string &name) {
-        ModelSpec m;
-        m.name = name;
-        out.push_back(std::move(m));
-        info.models.push_back(name);
-    };
     for (const ModelAttribute &a : state.attributes) {
         const std::string typeName = a.module->tree().dottedName(a.annotation);
-        const ModuleSet::Found<ClassDef> type = typeName.empty() ? ModuleSet::Found<ClassDef>{}
-                                                                  : m_context.findClass(*a.module, typeName);
+        const auto type = typeName.empty() ? ModuleSet::Found<ClassDef>() : m_context.findClass(*a.module, typeName);
         if (!contains(used, a.name) && !contains(fetched, a.name)) {
             std::string reason = notAModelReason(a.name, a.type);
             if (reason.empty() && type && !isTorchModule(m_context, *type.module, *type.item))
                 reason = "its class " + typeName + " is not a torch.nn.Module";
             if (!reason.empty()) {
-                m_context.report(Severity::Info, "not-a-model", *a.module, a.line, a.column, m_className + "." + a.name,
+                m_context.report(Severity::Info, "not-a-model", *a.module, a.line, a.column,
+                    m_class->name + "." + a.name,
                     "self." + a.name + ": " + a.type + " is not counted as a model (" + reason + ")");
                 continue;
             }
         }
         if (type)
             info.modelClasses[a.name] = type;
-        add(a.name);
+        info.models.push_back(a.name);
     }
-    for (const std::string &name : used) {
+    const auto addUnannotated = [&](const std::string &name, const std::string &message) {
         if (contains(info.models, name))
-            continue;
-        m_context.report(Severity::Info, "unannotated-model", *m_module, m_class->line, m_class->column,
-            m_className + "." + name,
-            "the model '" + name + "' is used (in_iteration_models or onload_model_names) but not declared as "
-                "an annotated attribute of __init__; added to the models");
-        add(name);
-    }
-    for (const std::string &name : fetched) {
-        if (contains(info.models, name))
-            continue;
-        m_context.report(Severity::Info, "unannotated-model", *m_module, m_class->line, m_class->column,
-            m_className + "." + name,
-            "from_pretrained fetches the model '" + name + "', which __init__ does not annotate; added to the models");
-        add(name);
-    }
+            return;
+        m_context.report(Severity::Info, "unannotated-model", *m_module, m_class->node, m_class->name + "." + name,
+            message);
+        info.models.push_back(name);
+    };
+    for (const std::string &name : used)
+        addUnannotated(name, "the model '" + name + "' is used (in_iteration_models or onload_model_names) but not "
+                "declared as an annotated attribute of __init__; added to the models");
+    for (const std::string &name : fetched)
+        addUnannotated(name, "from_pretrained fetches the model '" + name + "', which __init__ does not annotate; "
+                "added to the models");
+    std::vector<ModelSpec> out(info.models.size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i].name = info.models[i];
     return out;
 }
 
@@ -514,12 +429,13 @@ std::vector<ModelBinding> PipelineReader::modelBindings(const PythonModule &modu
         std::vector<std::string> names;
         for (NodeId id = a->value; id < t.node(a->value).end; ++id) {
             const Span<NodeId> args = t.children(id, "args");
-            const std::vector<std::string> callee = t.is(id, "Call") ? attributeChain(t, t.child(id, "func")) : std::vector<std::string>{};
-            if (!callee.empty() && callee.back() == "fetch_model" && !args.empty()
-                && t.is(args[0], "Constant") && t.is(t.child(args[0], "value"), "str"))
+            const auto callee = t.is(id, "Call") ? attributeChain(t, t.child(id, "func")) : std::vector<std::string>();
+            if (!callee.empty() && callee.back() == "fetch_model" && !args.empty() && t.is(args[0], "Constant")
+                && t.is(t.child(args[0], "value"), "str"))
                 names.push_back(t.text(args[0], "value"));
-            if (t.is(id, "Name") && fetched.count(t.text(id, "id")))
-                names.insert(names.end(), fetched[t.text(id, "id")].begin(), fetched[t.text(id, "id")].end());
+            const auto local = t.is(id, "Name") ? fetched.find(t.text(id, "id")) : fetched.end();
+            if (local != fetched.end())
+                names.insert(names.end(), local->second.begin(), local->second.end());
         }
         const NodeId target = a->targets.front();
         if (t.is(target, "Name"))
@@ -537,42 +453,38 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
     LossSpec spec;
     spec.name = m_lossName;
     const KnownLoss *known = nullptr;
+    std::vector<std::string> knownNames;
     for (const KnownLoss &l : knownLosses()) {
-        if (l.name == m_lossName)
-            known = &l;
+        known = l.name == m_lossName ? &l : known;
+        knownNames.push_back(l.name);
     }
-    // The loss's own code, when the import has it (DiffSynth's diffsynth/diffusion/loss.py).
+    // The loss's own code when the import has it (diffsynth/diffusion/loss.py), else what knownLosses() says.
     const ModuleSet::Found<FunctionDef> code = m_context.modules().findFunction(*m_module, m_lossName);
     const PythonModule &anchor = state.modelFnModule ? *state.modelFnModule : *m_module;
-    const int anchorLine = state.modelFnModule ? state.modelFnLine : m_class->line;
-    const int anchorColumn = state.modelFnModule ? state.modelFnColumn : m_class->column;
+    const NodeId at = state.modelFnModule ? state.modelFnStatement : m_class->node;
+    const std::string where = m_class->name + ".model_fn";
     if (!known && !code) {
-        std::string names;
-        for (const KnownLoss &l : knownLosses())
-            names += (names.empty() ? "" : ", ") + l.name;
-        m_context.report(Severity::Warning, "unknown-loss", anchor, anchorLine, anchorColumn,
-            m_className + ".loss", "the loss '" + m_lossName + "' is neither in the imported files nor one this "
-                "importer knows (" + names + "); its input_params are model_fn's parameters only, without what the "
+        m_context.report(Severity::Warning, "unknown-loss", anchor, at, m_class->name + ".loss",
+            "the loss '" + m_lossName + "' is neither in the imported files nor one this importer knows ("
+                + joined(knownNames, ", ") + "); its input_params are model_fn's parameters only, without what the "
                 "loss reads itself");
     }
     if (state.modelFn.empty()) {
-        if (state.modelFnReported)
-            return spec;
-        m_context.report(Severity::Warning, "no-model-fn", anchor, anchorLine, anchorColumn,
-            m_className + ".model_fn",
-            "the pipeline sets no self.model_fn this reader can follow; the loss is declared without input_params "
-            "(it may read every param)");
+        if (!state.modelFnReported)
+            m_context.report(Severity::Warning, "no-model-fn", anchor, at, where,
+                "the pipeline sets no self.model_fn this reader can follow; the loss is declared without "
+                "input_params (it may read every param)");
         return spec;
     }
     const ModuleSet::Found<FunctionDef> fn = m_context.modules().findFunction(*state.modelFnModule, state.modelFn);
     if (!fn) {
-        m_context.report(Severity::Warning, "no-model-fn", *state.modelFnModule, state.modelFnLine, state.modelFnColumn,
-            m_className + ".model_fn",
+        m_context.report(Severity::Warning, "no-model-fn", anchor, at, where,
             "self.model_fn = " + state.modelFn + ", a function not defined in the imported files; the loss is "
                 "declared without input_params (it may read every param)");
         return spec;
     }
-    std::vector<std::string> modelNames, parameters;
+    std::vector<std::string> modelNames;
+    std::vector<std::string> parameters;
     for (const ModelSpec &m : models)
         modelNames.push_back(m.name);
     for (const Parameter &p : fn.item->parameters) {
@@ -580,13 +492,12 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
             && !contains(modelNames, p.name) && !contains(parameters, p.name))
             parameters.push_back(p.name);
     }
-    if (code) {
-        if (const auto facts = BodyReader::readLoss(*code.module, *code.item, parameters, modelNames)) {
-            spec.inputParams = facts->reads;
-            if (!facts->writes.empty())
-                spec.outputParams = facts->writes;
-            return spec;
-        }
+    const auto facts = code ? BodyReader::readLoss(*code.module, *code.item, parameters, modelNames) : std::nullopt;
+    if (facts) {
+        spec.inputParams = facts->reads;
+        if (!facts->writes.empty())
+            spec.outputParams = facts->writes;
+        return spec;
     }
     const std::vector<std::string> supplies = known ? known->supplies : std::vector<std::string>{"timestep"};
     std::vector<std::string> params;
@@ -594,7 +505,7 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
         if (!contains(supplies, p))
             params.push_back(p);
     }
-    for (const std::string &r : known ? known->reads : std::vector<std::string>{}) {
+    for (const std::string &r : known ? known->reads : std::vector<std::string>()) {
         if (!contains(params, r))
             params.push_back(r);
     }

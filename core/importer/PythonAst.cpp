@@ -42,24 +42,18 @@ const std::string &AstTree::text(NodeId id, std::string_view field) const
 std::string AstTree::dottedName(NodeId id) const
 {
     std::string out;
-    while (is(id, "Attribute")) {
+    for (; is(id, "Attribute"); id = child(id, "value"))
         out.insert(0, "." + text(id, "attr"));
-        id = child(id, "value");
-    }
-    if (!is(id, "Name"))
-        return {};
-    return text(id, "id") + out;
+    return is(id, "Name") ? text(id, "id") + out : std::string();
 }
 
 std::string_view AstTree::lineText(int line) const
 {
-    if (line < 1 || static_cast<std::size_t>(line) > m_lineStarts.size())
+    const std::size_t index = static_cast<std::size_t>(line);
+    if (line < 1 || index > m_lineStarts.size())
         return {};
-    const std::size_t start = m_lineStarts[static_cast<std::size_t>(line) - 1];
-    const std::size_t end = static_cast<std::size_t>(line) < m_lineStarts.size()
-        ? m_lineStarts[static_cast<std::size_t>(line)]
-        : m_source.size();
-    return std::string_view(m_source).substr(start, end - start);
+    const std::size_t end = index < m_lineStarts.size() ? m_lineStarts[index] : m_source.size();
+    return std::string_view(m_source).substr(m_lineStarts[index - 1], end - m_lineStarts[index - 1]);
 }
 
 std::size_t AstTree::offsetOf(int line, int column) const
@@ -70,7 +64,7 @@ std::size_t AstTree::offsetOf(int line, int column) const
     std::size_t at = 0;
     for (int c = 1; c < column && at < text.size(); ++c) {
         ++at;
-        while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80)
+        while (at < text.size() && isContinuationByte(text[at]))
             ++at;
     }
     return static_cast<std::size_t>(text.data() - m_source.data()) + at;
@@ -80,10 +74,8 @@ int AstTree::characterColumn(int line, int byteOffset) const
 {
     const std::string_view text = lineText(line);
     int column = 1;
-    for (int i = 0; i < byteOffset && static_cast<std::size_t>(i) < text.size(); ++i) {
-        if ((static_cast<unsigned char>(text[static_cast<std::size_t>(i)]) & 0xC0) != 0x80)
-            ++column;
-    }
+    for (int i = 0; i < byteOffset && static_cast<std::size_t>(i) < text.size(); ++i)
+        column += isContinuationByte(text[static_cast<std::size_t>(i)]) ? 0 : 1;
     return column;
 }
 
@@ -108,13 +100,7 @@ std::string AstTree::sourceText(NodeId id) const
             continue;
         out += c;
     }
-    if (out.size() > kMaxDescribedCharacters) {
-        std::size_t cut = kMaxDescribedCharacters;
-        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
-            --cut;
-        out = out.substr(0, cut) + "...";
-    }
-    return out;
+    return shortened(out, kMaxDescribedCharacters);
 }
 
 bool AstTree::parenthesized(NodeId id) const
@@ -140,25 +126,22 @@ std::vector<std::string> AstTree::adjacentLiterals(NodeId id) const
     const AstNode &n = node(id);
     const std::size_t begin = offsetOf(n.line, n.column);
     const std::size_t end = offsetOf(n.endLine, n.endColumn);
-    if (begin == std::string::npos || end == std::string::npos || end > m_source.size())
+    if (begin == std::string::npos || end == std::string::npos)
         return {};
-    // CPython accepted the text, so it is string literals separated by blanks,
-    // comments and line continuations: find each one's quotes.
+    // CPython accepted the text, so it is string literals separated by blanks, comments and line continuations:
+    // find each one's quotes.
     std::vector<std::string> literals;
     std::size_t i = begin;
     while (i < end) {
-        const char c = m_source[i];
-        if (isBlank(c)) {
+        if (isBlank(m_source[i])) {
             ++i;
             continue;
         }
-        if (c == '#') {
-            while (i < end && m_source[i] != '\n' && m_source[i] != '\r')
-                ++i;
+        if (m_source[i] == '#') {
+            i = std::min(end, m_source.find_first_of("\r\n", i));
             continue;
         }
-        while (i < end && m_source[i] != '"' && m_source[i] != '\'')
-            ++i; // the prefix (r, b, u, f and their combinations)
+        i = std::min(end, m_source.find_first_of("\"'", i)); // past the prefix (r, b, u, f and their combinations)
         if (i >= end)
             break;
         const char quote = m_source[i];
@@ -172,9 +155,7 @@ std::vector<std::string> AstTree::adjacentLiterals(NodeId id) const
         literals.emplace_back(m_source.substr(bodyStart, std::min(j, end) - bodyStart));
         i = std::min(end, j + width);
     }
-    if (literals.size() < 2)
-        return {};
-    return literals;
+    return literals.size() < 2 ? std::vector<std::string>() : literals;
 }
 
 NodeId AstTree::addNode(std::string_view type, NodeId parent)
@@ -191,12 +172,7 @@ NodeId AstTree::addNode(std::string_view type, NodeId parent)
 
 std::string_view AstTree::intern(std::string_view name)
 {
-    for (const std::string &s : m_names) {
-        if (s == name)
-            return s;
-    }
-    m_names.emplace_back(name);
-    return m_names.back();
+    return *m_names.emplace(name).first;
 }
 
 std::uint32_t AstTree::addField(std::string_view name, std::uint32_t count)
@@ -218,6 +194,16 @@ void AstTree::setSource(std::string source)
         if (m_source[i] == '\n' || m_source[i] == '\r')
             m_lineStarts.push_back(i + 1);
     }
+}
+
+std::string shortened(const std::string &text, std::size_t maxBytes)
+{
+    if (text.size() <= maxBytes)
+        return text;
+    std::size_t cut = maxBytes;
+    while (cut > 0 && isContinuationByte(text[cut]))
+        --cut;
+    return text.substr(0, cut) + "...";
 }
 
 } // namespace splitscope::importer

@@ -9,23 +9,16 @@ namespace splitscope::importer {
 
 namespace {
 
-// inspect.cleandoc: the first line stripped, the common indentation of the others
-// removed, blank lines at both ends dropped.
+// inspect.cleandoc: the first line stripped, the common indentation of the others removed, blank lines at both
+// ends dropped.
 std::string cleanDocstring(const std::string &raw)
 {
     std::vector<std::string> lines;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t nl = raw.find('\n', start);
-        lines.push_back(raw.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-        if (nl == std::string::npos)
-            break;
-        start = nl + 1;
-    }
     std::size_t indent = std::string::npos;
-    for (std::size_t i = 1; i < lines.size(); ++i) {
-        const std::size_t first = lines[i].find_first_not_of(" \t");
-        if (first != std::string::npos)
+    for (std::size_t start = 0; start <= raw.size(); start += lines.back().size() + 1) {
+        lines.push_back(raw.substr(start, raw.find('\n', start) - start));
+        const std::size_t first = lines.back().find_first_not_of(" \t");
+        if (lines.size() > 1 && first != std::string::npos)
             indent = std::min(indent, first);
     }
     const auto trimEnd = [](std::string s) {
@@ -36,7 +29,7 @@ std::string cleanDocstring(const std::string &raw)
     const std::size_t lead = lines.front().find_first_not_of(" \t");
     lines.front() = trimEnd(lead == std::string::npos ? std::string() : lines.front().substr(lead));
     for (std::size_t i = 1; i < lines.size(); ++i)
-        lines[i] = trimEnd(indent != std::string::npos && lines[i].size() >= indent ? lines[i].substr(indent) : std::string());
+        lines[i] = trimEnd(indent != std::string::npos && lines[i].size() >= indent ? lines[i].substr(indent) : "");
     while (!lines.empty() && lines.front().empty())
         lines.erase(lines.begin());
     while (!lines.empty() && lines.back().empty())
@@ -59,50 +52,18 @@ const char *operatorSymbol(std::string_view type)
     return "?";
 }
 
-} // namespace
-
-int FunctionDef::parameterIndex(const std::string &parameterName) const
-{
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-        if (parameters[i].name == parameterName)
-            return static_cast<int>(i);
-    }
-    return -1;
-}
-
-const FunctionDef *ClassDef::method(const std::string &methodName) const
-{
-    // The last definition of a name is the one Python keeps.
-    for (auto it = methods.rbegin(); it != methods.rend(); ++it) {
-        if (it->name == methodName)
-            return &*it;
-    }
-    return nullptr;
-}
-
+// A function's parameters as its `arguments` node lists them.
 FunctionDef readFunction(const AstTree &tree, NodeId def)
 {
-    FunctionDef f;
-    f.name = tree.text(def, "name");
-    f.node = def;
-    f.line = tree.node(def).line;
-    f.column = tree.node(def).column;
+    FunctionDef f{tree.text(def, "name"), {}, def};
     const NodeId args = tree.child(def, "args");
     const auto add = [&](NodeId arg, Parameter::Kind kind, NodeId defaultValue) {
-        Parameter p;
-        p.name = tree.text(arg, "arg");
-        p.kind = kind;
-        p.defaultValue = defaultValue;
-        p.line = tree.node(arg).line;
-        p.column = tree.node(arg).column;
-        f.parameters.push_back(std::move(p));
+        f.parameters.push_back({tree.text(arg, "arg"), kind, defaultValue, arg});
     };
     // Defaults belong to the last positional parameters (posonlyargs, then args).
-    std::vector<NodeId> positional;
-    for (const char *field : {"posonlyargs", "args"}) {
-        for (const NodeId a : tree.children(args, field))
-            positional.push_back(a);
-    }
+    std::vector<NodeId> positional = tree.children(args, "posonlyargs").toVector();
+    for (const NodeId a : tree.children(args, "args"))
+        positional.push_back(a);
     const Span<NodeId> defaults = tree.children(args, "defaults");
     const std::size_t firstDefault = positional.size() - std::min(positional.size(), defaults.size());
     for (std::size_t i = 0; i < positional.size(); ++i)
@@ -116,6 +77,26 @@ FunctionDef readFunction(const AstTree &tree, NodeId def)
     if (const NodeId kwarg = tree.child(args, "kwarg"); kwarg != kNoNode)
         add(kwarg, Parameter::Kind::VarKeyword, kNoNode);
     return f;
+}
+
+} // namespace
+
+int FunctionDef::parameterIndex(const std::string &parameterName) const
+{
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        if (parameters[i].name == parameterName)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+const FunctionDef *ClassDef::method(const std::string &methodName) const
+{
+    for (auto it = methods.rbegin(); it != methods.rend(); ++it) {
+        if (it->name == methodName)
+            return &*it;
+    }
+    return nullptr;
 }
 
 std::optional<Assignment> readAssignment(const AstTree &tree, NodeId statement)
@@ -139,10 +120,8 @@ std::optional<Assignment> readAssignment(const AstTree &tree, NodeId statement)
 std::vector<std::string> attributeChain(const AstTree &tree, NodeId id)
 {
     std::vector<std::string> chain;
-    while (tree.is(id, "Attribute")) {
+    for (; tree.is(id, "Attribute"); id = tree.child(id, "value"))
         chain.insert(chain.begin(), tree.text(id, "attr"));
-        id = tree.child(id, "value");
-    }
     if (tree.is(id, "Name"))
         chain.insert(chain.begin(), tree.text(id, "id"));
     return chain;
@@ -150,24 +129,17 @@ std::vector<std::string> attributeChain(const AstTree &tree, NodeId id)
 
 std::string attributeOf(const AstTree &tree, NodeId id, std::string_view object)
 {
-    if (!tree.is(id, "Attribute"))
-        return {};
-    const NodeId value = tree.child(id, "value");
-    if (!tree.is(value, "Name") || tree.text(value, "id") != object)
-        return {};
-    return tree.text(id, "attr");
+    const NodeId value = tree.is(id, "Attribute") ? tree.child(id, "value") : kNoNode;
+    return tree.is(value, "Name") && tree.text(value, "id") == object ? tree.text(id, "attr") : std::string();
 }
 
 std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::string fileName, bool compile)
 {
     std::unique_ptr<PythonModule> m(new PythonModule());
     m->m_fileName = std::move(fileName);
-    std::string stem = m->m_fileName.substr(m->m_fileName.find_last_of('/') == std::string::npos
-            ? 0
-            : m->m_fileName.find_last_of('/') + 1);
-    if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".py") == 0)
-        stem.resize(stem.size() - 3);
-    m->m_stem = std::move(stem);
+    m->m_stem = m->m_fileName.substr(m->m_fileName.find_last_of('/') + 1); // npos + 1 is 0
+    if (m->m_stem.size() > 3 && m->m_stem.compare(m->m_stem.size() - 3, 3, ".py") == 0)
+        m->m_stem.resize(m->m_stem.size() - 3);
     ParsedSource parsed = parsePython(source, m->m_fileName, compile);
     if (!parsed.ok()) {
         m->m_syntaxError = parsed.error;
@@ -187,12 +159,7 @@ void PythonModule::index()
     for (const NodeId s : t.children(t.root(), "body")) {
         blocks.push_back(s);
         if (t.is(s, "ClassDef")) {
-            ClassDef c;
-            c.name = t.text(s, "name");
-            c.node = s;
-            c.line = t.node(s).line;
-            c.column = t.node(s).column;
-            c.bases = t.children(s, "bases").toVector();
+            ClassDef c{t.text(s, "name"), t.children(s, "bases").toVector(), {}, std::nullopt, s};
             const Span<NodeId> body = t.children(s, "body");
             for (std::size_t i = 0; i < body.size(); ++i) {
                 const NodeId member = body[i];
@@ -207,14 +174,12 @@ void PythonModule::index()
         } else if (t.is(s, "FunctionDef") || t.is(s, "AsyncFunctionDef")) {
             m_functionIndex[t.text(s, "name")] = m_functions.size();
             m_functions.push_back(readFunction(t, s));
-        } else if (const std::optional<Assignment> a = readAssignment(t, s); a && a->augmented.empty() && a->value != kNoNode) {
+        } else if (const auto a = readAssignment(t, s); a && a->augmented.empty() && a->value != kNoNode) {
             for (const NodeId target : a->targets) {
                 if (!t.is(target, "Name"))
                     continue;
                 Constant &c = m_constants[t.text(target, "id")];
                 c.value = a->value;
-                c.line = t.node(s).line;
-                c.column = t.node(a->value).column;
                 ++c.assignments;
             }
         }
@@ -238,24 +203,17 @@ void PythonModule::index()
 void PythonModule::readImports(NodeId statement)
 {
     const AstTree &t = m_tree;
-    const int line = t.node(statement).line;
-    if (t.is(statement, "ImportFrom")) {
-        const NodeId level = t.child(statement, "level");
-        const int dots = t.is(level, "int") ? std::atoi(t.node(level).text.c_str()) : 0;
-        const std::string module = std::string(static_cast<std::size_t>(std::max(dots, 0)), '.') + t.text(statement, "module");
-        for (const NodeId alias : t.children(statement, "names")) {
-            const std::string &name = t.text(alias, "name");
-            if (name == "*")
-                continue;
-            const std::string &as = t.text(alias, "asname");
-            m_imports[as.empty() ? name : as] = ImportedName{module, name, line};
-        }
-        return;
-    }
+    const bool from = t.is(statement, "ImportFrom");
+    const NodeId level = t.child(statement, "level");
+    const int dots = t.is(level, "int") ? std::max(std::atoi(t.node(level).text.c_str()), 0) : 0;
+    const std::string module = std::string(static_cast<std::size_t>(dots), '.') + t.text(statement, "module");
     for (const NodeId alias : t.children(statement, "names")) {
-        const std::string &dotted = t.text(alias, "name");
+        const std::string &name = t.text(alias, "name");
         const std::string &as = t.text(alias, "asname");
-        m_imports[as.empty() ? dotted.substr(0, dotted.find('.')) : as] = ImportedName{dotted, std::string(), line};
+        if (!from)
+            m_imports[as.empty() ? name.substr(0, name.find('.')) : as] = ImportedName{name, std::string()};
+        else if (name != "*")
+            m_imports[as.empty() ? name : as] = ImportedName{module, name};
     }
 }
 

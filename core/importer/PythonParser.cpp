@@ -7,46 +7,32 @@
 #include "PythonParser.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) // clang's spelling of GCC's __SANITIZE_ADDRESS__
 #define SPLITSCOPE_ADDRESS_SANITIZER 1
 #endif
 #endif
-#include <utility>
-#include <vector>
 
 namespace splitscope::importer {
 
 namespace {
 
 // An owned (new) reference, released when it goes out of scope.
-class PyRef {
-public:
-    PyRef() = default;
-    explicit PyRef(PyObject *object) : m_object(object) {}
-    PyRef(PyRef &&other) noexcept : m_object(std::exchange(other.m_object, nullptr)) {}
-    PyRef &operator=(PyRef &&other) noexcept
-    {
-        std::swap(m_object, other.m_object);
-        return *this;
-    }
-    PyRef(const PyRef &) = delete;
-    PyRef &operator=(const PyRef &) = delete;
-    ~PyRef() { Py_XDECREF(m_object); }
-
-    static PyRef borrowed(PyObject *object)
-    {
-        Py_XINCREF(object);
-        return PyRef(object);
-    }
-    PyObject *get() const { return m_object; }
-    explicit operator bool() const { return m_object != nullptr; }
-
-private:
-    PyObject *m_object = nullptr;
+struct Decref {
+    void operator()(PyObject *object) const { Py_DECREF(object); }
 };
+using PyRef = std::unique_ptr<PyObject, Decref>;
+
+PyRef borrowed(PyObject *object)
+{
+    Py_XINCREF(object);
+    return PyRef(object);
+}
 
 // The interpreter, started once. Its objects live as long as the process.
 struct Runtime {
@@ -189,15 +175,15 @@ public:
 
     bool convert(PyObject *root)
     {
-        m_pending.push_back({PyRef::borrowed(root), kNoNode, 0, false});
+        if (add(root, kNoNode) == kNoNode)
+            return false;
         while (!m_pending.empty()) {
-            Pending p = std::move(m_pending.back());
+            const Pending p = std::move(m_pending.back());
             m_pending.pop_back();
             const NodeId id = add(p.object.get(), p.parent);
             if (id == kNoNode)
                 return false;
-            if (p.hasSlot)
-                m_tree.setChild(p.slot, id);
+            m_tree.setChild(p.slot, id);
         }
         // A subtree ends where its last child's does; children come after their parent.
         for (NodeId id = static_cast<NodeId>(m_tree.size()) - 1; id > 0; --id) {
@@ -211,8 +197,7 @@ private:
     struct Pending {
         PyRef object;
         NodeId parent;
-        std::uint32_t slot;
-        bool hasSlot;
+        std::uint32_t slot; // of the parent's children
     };
     struct TypeInfo {
         std::string_view name;
@@ -231,7 +216,7 @@ private:
         if (fields && PyTuple_Check(fields.get())) {
             for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields.get()); ++i) {
                 PyObject *name = PyTuple_GET_ITEM(fields.get(), i);
-                info.fields.emplace_back(m_tree.intern(utf8(name)), PyRef::borrowed(name));
+                info.fields.emplace_back(m_tree.intern(utf8(name)), borrowed(name));
             }
         }
         PyRef attributes(PyObject_GetAttr(reinterpret_cast<PyObject *>(type), m_rt.attributesName));
@@ -296,30 +281,26 @@ private:
             n.line = std::max(n.line, 0);
             n.endLine = std::max(n.endLine, 0);
         }
-        std::vector<Pending> children;
+        const std::size_t firstChild = m_pending.size();
         for (const auto &[name, pyName] : type.fields) {
             PyRef value(PyObject_GetAttr(object, pyName.get()));
-            if (!value) {
+            if (!value)
                 PyErr_Clear(); // an optional field never set
+            if (!value || value.get() == Py_None) {
                 m_tree.addField(name, 0);
-                continue;
-            }
-            if (PyList_Check(value.get())) {
+            } else if (PyList_Check(value.get())) {
                 const Py_ssize_t count = PyList_GET_SIZE(value.get());
                 const std::uint32_t slot = m_tree.addField(name, static_cast<std::uint32_t>(count));
                 for (Py_ssize_t i = 0; i < count; ++i) {
                     PyObject *item = PyList_GET_ITEM(value.get(), i);
                     if (item != Py_None)
-                        children.push_back({PyRef::borrowed(item), id, slot + static_cast<std::uint32_t>(i), true});
+                        m_pending.push_back({borrowed(item), id, slot + static_cast<std::uint32_t>(i)});
                 }
-            } else if (value.get() == Py_None) {
-                m_tree.addField(name, 0);
             } else {
-                children.push_back({std::move(value), id, m_tree.addField(name, 1), true});
+                m_pending.push_back({std::move(value), id, m_tree.addField(name, 1)});
             }
         }
-        for (auto it = children.rbegin(); it != children.rend(); ++it)
-            m_pending.push_back(std::move(*it));
+        std::reverse(m_pending.begin() + static_cast<std::ptrdiff_t>(firstChild), m_pending.end()); // first on top
         return id;
     }
 
@@ -338,7 +319,7 @@ void nulPosition(std::string_view source, std::size_t at, ParsedSource &out)
         if (source[i] == '\n' || (source[i] == '\r' && (i + 1 >= at || source[i + 1] != '\n'))) {
             ++out.line;
             out.column = 1;
-        } else if ((static_cast<unsigned char>(source[i]) & 0xC0) != 0x80 && source[i] != '\r') {
+        } else if (!isContinuationByte(source[i]) && source[i] != '\r') {
             ++out.column;
         }
     }

@@ -7,31 +7,15 @@ namespace splitscope::importer {
 
 namespace {
 
-Value located(Value v, const PythonModule &module, NodeId e)
-{
-    v.module = &module;
-    v.line = module.tree().node(e).line;
-    v.column = module.tree().node(e).column;
-    return v;
-}
-
-std::size_t utf8Length(unsigned char lead)
-{
-    return lead < 0x80 ? 1 : (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : 4;
-}
-
 // tuple("ab") == ("a", "b"): a str iterates by code point.
 std::vector<Value> characters(const Value &s)
 {
     std::vector<Value> out;
-    for (std::size_t i = 0; i < s.text.size();) {
-        const std::size_t n = std::min(utf8Length(static_cast<unsigned char>(s.text[i])), s.text.size() - i);
-        Value c = s;
-        c.text = s.text.substr(i, n);
-        c.parenthesized = false;
-        c.literals.clear();
-        out.push_back(std::move(c));
-        i += n;
+    for (std::size_t i = 0, n = 1; i < s.text.size(); i += n, n = 1) {
+        while (i + n < s.text.size() && isContinuationByte(s.text[i + n]))
+            ++n;
+        out.push_back(stringValue(s, s.text.substr(i, n)));
+        out.back().parenthesized = false;
     }
     return out;
 }
@@ -74,9 +58,7 @@ bool looksLikeMissingComma(const Value &value)
         return false;
     for (std::size_t i = 0; i < value.literals.size(); ++i) {
         const std::string &literal = value.literals[i];
-        if (literal.empty())
-            return false;
-        if (i > 0 && (value.literals[i - 1].back() == '_' || literal.front() == '_'))
+        if (literal.empty() || (i > 0 && (value.literals[i - 1].back() == '_' || literal.front() == '_')))
             return false;
     }
     return true;
@@ -96,17 +78,29 @@ std::string Value::typeName() const
     return "a value";
 }
 
-Value unresolved(const PythonModule &module, NodeId e, std::string why)
+Value located(Value v, const PythonModule &module, NodeId e)
 {
-    Value v;
-    v.kind = Value::Kind::Unresolved;
-    v.text = std::move(why);
-    return located(std::move(v), module, e);
+    v.module = &module;
+    v.line = module.tree().node(e).line;
+    v.column = module.tree().node(e).column;
+    return v;
 }
 
-Value ValueEvaluator::evaluate(const PythonModule &module, NodeId expr, const Locals *locals)
+Value stringValue(Value base, std::string text)
 {
-    return eval(module, expr, locals, 0);
+    base.kind = Value::Kind::String;
+    base.text = std::move(text);
+    base.items.clear();
+    base.entries.clear();
+    base.literals.clear();
+    return base;
+}
+
+Value unresolved(const PythonModule &module, NodeId e, std::string why)
+{
+    Value v; // Unresolved
+    v.text = std::move(why);
+    return located(std::move(v), module, e);
 }
 
 Value ValueEvaluator::eval(const PythonModule &module, NodeId e, const Locals *locals, int depth)
@@ -146,8 +140,7 @@ Value ValueEvaluator::eval(const PythonModule &module, NodeId e, const Locals *l
                 Value inner = eval(module, t.child(item, "value"), locals, depth + 1);
                 if (inner.kind != Value::Kind::Sequence)
                     return inner.isUnresolved() ? inner : unresolved(module, item, "a starred " + inner.typeName());
-                for (Value &x : inner.items)
-                    v.items.push_back(std::move(x));
+                v.items.insert(v.items.end(), inner.items.begin(), inner.items.end());
             } else {
                 v.items.push_back(eval(module, item, locals, depth + 1));
             }
@@ -163,8 +156,7 @@ Value ValueEvaluator::eval(const PythonModule &module, NodeId e, const Locals *l
                 Value spread = eval(module, values[i], locals, depth + 1);
                 if (spread.kind != Value::Kind::Dict)
                     return spread.isUnresolved() ? spread : unresolved(module, e, "a ** of " + spread.typeName());
-                for (auto &entry : spread.entries)
-                    v.entries.push_back(std::move(entry));
+                v.entries.insert(v.entries.end(), spread.entries.begin(), spread.entries.end());
                 continue;
             }
             const Value key = eval(module, keys[i], locals, depth + 1);
@@ -230,14 +222,10 @@ Value ValueEvaluator::name(const PythonModule &module, NodeId e, const Locals *l
         return unresolved(module, e, "the name '" + id + "', whose value refers to itself");
     if (memo.value.module == nullptr) {
         memo.inProgress = true;
-        Value computed = eval(*found.module, found.item->value, nullptr, depth + 1);
-        // m_constants may have grown while evaluating; look the entry up again.
-        Memo &done = m_constants[found.item];
-        done.value = std::move(computed);
-        done.inProgress = false;
-        if (done.value.module == nullptr)
-            done.value.module = found.module;
-        return done.value;
+        memo.value = eval(*found.module, found.item->value, nullptr, depth + 1); // std::map: `memo` stays valid
+        memo.inProgress = false;
+        if (memo.value.module == nullptr)
+            memo.value.module = found.module;
     }
     return memo.value;
 }
@@ -260,15 +248,8 @@ Value ValueEvaluator::call(const PythonModule &module, NodeId e, const Locals *l
             } else if (source.kind == Value::Kind::Sequence) {
                 v.items = std::move(source.items);
             } else if (source.kind == Value::Kind::Dict) {
-                for (auto &entry : source.entries) {
-                    Value key = entry.second;
-                    key.kind = Value::Kind::String;
-                    key.text = entry.first;
-                    key.items.clear();
-                    key.entries.clear();
-                    key.literals.clear();
-                    v.items.push_back(std::move(key));
-                }
+                for (auto &entry : source.entries)
+                    v.items.push_back(stringValue(entry.second, entry.first));
             } else {
                 return source.isUnresolved() ? source : unresolved(module, e, callee + "() of " + source.typeName());
             }

@@ -10,8 +10,8 @@
 
 namespace splitscope::importer {
 
-// A value the importer can know without running Python: literals and what is built
-// from them. Everything else is Unresolved, with the reason and where it is.
+// A value the importer can know without running Python: literals and what is built from them. Everything else
+// is Unresolved, with the reason and where it is.
 struct Value {
     enum class Kind { None, Bool, Number, String, Sequence, Dict, Unresolved };
     Kind kind = Kind::Unresolved;
@@ -27,7 +27,6 @@ struct Value {
     int column = 0;
 
     bool isUnresolved() const { return kind == Kind::Unresolved; }
-    // "a str", "a tuple", "None", ... for messages.
     std::string typeName() const;
 };
 
@@ -36,23 +35,13 @@ using Locals = std::map<std::string, Value>;
 // Python's truth value of a known value (Unresolved is false; check first).
 bool truthValue(const Value &value);
 
-// True for a str written as adjacent literals that Python joins into one ("height"
-// "width" is "heightwidth"): where names belong, most likely a missing comma. Not when
-// a literal is empty or two meet at an underscore ("use_gradient" "_checkpointing"
-// splits one long name on purpose).
+// A str of adjacent literals that Python joins ("height" "width"), where names belong: most likely a missing comma.
+// Not when a literal is empty or two meet at an underscore ("use_gradient" "_checkpointing" is on purpose).
 bool looksLikeMissingComma(const Value &value);
 
-// Evaluates the literal subset of Python on CPython's syntax tree: None/True/False,
-// numbers, str (adjacent literals, which CPython joins, remembered in `literals`),
-// tuples, lists, sets, dicts with str keys, names bound in `locals` or to
-// module-level constants (also imported ones), `+` on str and sequences,
-// `tuple()/list()/set()/dict()` of those, subscripts of them with a literal key,
-// `not`, and `A if COND else B` when COND is known. f-strings, bytes, calls to
-// anything else, attributes, comprehensions and operators are Unresolved.
-//
-// Constants are evaluated once each (memoized per evaluator), a constant that
-// refers to itself is Unresolved, nesting is bounded by kMaxDepth and sizes by
-// kMaxItems / kMaxStringBytes, so no input can make evaluation slow or large.
+// Evaluates the literal subset of Python: literals, displays, names of locals and module-level constants (also
+// imported ones), `+`, tuple()/list()/set()/dict(), subscripts with a literal key, `not` and `A if C else B`.
+// Anything else is Unresolved. Constants are memoized, and nesting and sizes bounded.
 class ValueEvaluator {
 public:
     static constexpr int kMaxDepth = 64;
@@ -61,7 +50,10 @@ public:
 
     explicit ValueEvaluator(const ModuleSet &modules) : m_modules(modules) {}
 
-    Value evaluate(const PythonModule &module, NodeId expr, const Locals *locals = nullptr);
+    Value evaluate(const PythonModule &module, NodeId expr, const Locals *locals = nullptr)
+    {
+        return eval(module, expr, locals, 0);
+    }
 
 private:
     Value eval(const PythonModule &module, NodeId expr, const Locals *locals, int depth);
@@ -71,15 +63,18 @@ private:
     Value subscript(const PythonModule &module, NodeId e, const Locals *locals, int depth);
 
     const ModuleSet &m_modules;
-    // Memoized module constants; an entry with `inProgress` marks a cycle.
     struct Memo {
         Value value;
         bool inProgress = false;
     };
-    std::map<const Constant *, Memo> m_constants;
+    std::map<const Constant *, Memo> m_constants; // memoized, `inProgress` marks a cycle
 };
 
+// `v` at the position of `e` in `module`.
+Value located(Value v, const PythonModule &module, NodeId e);
 // An Unresolved value saying `why`, at the position of `e` in `module`.
 Value unresolved(const PythonModule &module, NodeId e, std::string why);
+// The str `text`, where `base` is.
+Value stringValue(Value base, std::string text);
 
 } // namespace splitscope::importer

@@ -63,7 +63,6 @@ std::optional<TrainingScript> readTrainingScript(ImportContext &context, const P
 {
     const AstTree &t = script.tree();
     TrainingScript out;
-    out.script = &script;
     const ClassDef *cls = nullptr;
     for (const ClassDef &c : script.classes()) {
         for (const BaseClass &base : baseClasses(context.modules(), script, c)) {
@@ -75,7 +74,7 @@ std::optional<TrainingScript> readTrainingScript(ImportContext &context, const P
     if (!init)
         return std::nullopt;
     out.moduleClass = cls->name;
-    out.line = cls->line;
+    out.line = t.node(cls->node).line;
     // The flags `__main__` passes: QwenImageTrainingModule(task=args.task, ...).
     std::map<std::string, std::string> flagOf;
     for (NodeId id = 0; id < static_cast<NodeId>(t.size()); ++id) {
