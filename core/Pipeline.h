@@ -99,6 +99,9 @@ struct LossSpec {
     // Params the loss writes before anything reads them (FlowMatchSFTLoss rebuilds
     // `latents` from fresh noise): what stage one left there is never used.
     std::optional<std::vector<std::string>> outputParams;
+    // The models the loss runs (DiffSynth: in_iteration_models, handed to model_fn):
+    // stage two must load them. nullopt: not said.
+    std::optional<std::vector<std::string>> models;
 };
 
 // Which models need gradients, as DiffSynth's train.py takes them.

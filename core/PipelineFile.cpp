@@ -791,8 +791,13 @@ private:
                 bool wasString = false;
                 if (readStringList(memberPath, params, false, &wasString, "param names", "param name"))
                     spec.outputParams = std::move(params);
+            } else if (key == "models") {
+                std::vector<std::string> models;
+                bool wasString = false;
+                if (readStringList(memberPath, models, false, &wasString, "model names", "model name"))
+                    spec.models = std::move(models);
             } else {
-                unknownKey(key, memberPath, spec.extra, "name, input_params, output_params");
+                unknownKey(key, memberPath, spec.extra, "name, input_params, output_params, models");
             }
         });
         loss = std::move(spec);
@@ -1474,6 +1479,8 @@ std::string serializePipeline(const Pipeline &p)
             loss["input_params"] = stringList(*p.loss->inputParams, p.loss->inputParamsWasString);
         if (p.loss->outputParams)
             loss["output_params"] = *p.loss->outputParams;
+        if (p.loss->models)
+            loss["models"] = *p.loss->models;
         addExtra(loss, p.loss->extra);
         doc["loss"] = std::move(loss);
     }

@@ -452,6 +452,8 @@ LossSpec PipelineReader::loss(const State &state, const std::vector<ModelSpec> &
 {
     LossSpec spec;
     spec.name = m_lossName;
+    if (state.inIterationModels)
+        spec.models = *state.inIterationModels; // what the loss hands to model_fn
     const KnownLoss *known = nullptr;
     std::vector<std::string> knownNames;
     for (const KnownLoss &l : knownLosses()) {
