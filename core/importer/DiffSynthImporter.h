@@ -13,7 +13,7 @@
 namespace splitscope::importer {
 
 // Reads DiffSynth-Studio pipeline sources (Python) into `splitscope.pipeline/1` descriptions (DESIGN.md §2).
-// CPython's own parser reads the files (PythonParser.h); nothing of them is ever run:
+// CPython's own parser reads the files (core/python/PythonParser.h); nothing of them is ever run:
 //
 //     const ImportResult r = importDiffSynthPath("DiffSynth-Studio/diffsynth/pipelines");
 //     for (const Diagnostic &d : r.diagnostics) log(d.toString());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "PythonModule.h"
 
-#include "PythonParser.h"
+#include "core/python/PythonParser.h"
 
 #include <algorithm>
 
@@ -140,7 +140,7 @@ std::unique_ptr<PythonModule> PythonModule::read(std::string_view source, std::s
     m->m_stem = m->m_fileName.substr(m->m_fileName.find_last_of('/') + 1); // npos + 1 is 0
     if (m->m_stem.size() > 3 && m->m_stem.compare(m->m_stem.size() - 3, 3, ".py") == 0)
         m->m_stem.resize(m->m_stem.size() - 3);
-    ParsedSource parsed = parsePython(source, m->m_fileName, compile);
+    python::ParsedSource parsed = python::parsePython(source, m->m_fileName, compile);
     if (!parsed.ok()) {
         m->m_syntaxError = parsed.error;
         m->m_syntaxErrorLine = parsed.line;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "PythonAst.h"
+#include "core/python/PythonAst.h"
 
 #include <map>
 #include <memory>
@@ -11,6 +11,14 @@
 #include <vector>
 
 namespace splitscope::importer {
+
+// The importer reads CPython's syntax trees (core/python).
+using python::AstNode;
+using python::AstTree;
+using python::isContinuationByte;
+using python::kNoNode;
+using python::NodeId;
+using python::shortened;
 
 struct Parameter {
     enum class Kind { Positional, VarPositional, KeywordOnly, VarKeyword };

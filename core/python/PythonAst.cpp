@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace splitscope::importer {
+namespace splitscope::python {
 
 namespace {
 
@@ -206,4 +206,4 @@ std::string shortened(const std::string &text, std::size_t maxBytes)
     return text.substr(0, cut) + "...";
 }
 
-} // namespace splitscope::importer
+} // namespace splitscope::python

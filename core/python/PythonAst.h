@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace splitscope::importer {
+namespace splitscope::python {
 
 // A Python module's syntax tree as CPython's `ast` module builds it, copied out of the interpreter (PythonParser.h):
 // node types and field names are CPython's ("Call", "func"). Non-node values are leaves: "str" (UTF-8), "int",
@@ -89,4 +89,4 @@ inline bool isContinuationByte(char c)
 // `text`, or its first `maxBytes` bytes (cut at a character) and "...".
 std::string shortened(const std::string &text, std::size_t maxBytes);
 
-} // namespace splitscope::importer
+} // namespace splitscope::python

@@ -18,7 +18,7 @@
 #endif
 #endif
 
-namespace splitscope::importer {
+namespace splitscope::python {
 
 namespace {
 
@@ -376,4 +376,4 @@ std::string pythonVersion()
     return full.substr(0, full.find(' '));
 }
 
-} // namespace splitscope::importer
+} // namespace splitscope::python

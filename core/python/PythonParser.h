@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-namespace splitscope::importer {
+namespace splitscope::python {
 
 // Parses Python source with CPython's own parser (libpython3.11, embedded, started once in its isolated
-// configuration), so the importer accepts exactly what `python3.11 FILE` accepts; the source is never run. Any
+// configuration), so a reader accepts exactly what `python3.11 FILE` accepts; the source is never run. Any
 // thread may call parsePython; calls take CPython's global interpreter lock in turn.
 struct ParsedSource {
     AstTree tree;
@@ -27,4 +27,4 @@ ParsedSource parsePython(std::string_view source, const std::string &fileName, b
 // The version of the CPython library in use ("3.11.2").
 std::string pythonVersion();
 
-} // namespace splitscope::importer
+} // namespace splitscope::python
