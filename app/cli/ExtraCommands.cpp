@@ -8,6 +8,7 @@
 #endif
 #ifdef SPLITSCOPE_HAVE_IMPORTER
 #include "ImportCommands.h"
+#include "PlanCommand.h"
 #endif
 
 namespace splitscope::cli {
@@ -19,6 +20,7 @@ void addExtraCommands(std::vector<Command> &commands)
 #endif
 #ifdef SPLITSCOPE_HAVE_IMPORTER
     addImportCommands(commands);
+    addPlanCommands(commands);
 #endif
     (void)commands;
 }

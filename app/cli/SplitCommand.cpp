@@ -22,24 +22,6 @@ namespace {
 
 constexpr std::size_t kListedNames = 40; // --explain with a wrong name lists at most this many
 
-// Standard output (checked at exit, StandardStreams.h), or the --output file; the text
-// ends with a line break either way.
-bool writeOutput(const std::string &command, const std::string &text, const std::optional<std::string> &path)
-{
-    if (!path) {
-        writeOut(text);
-        if (!text.empty() && text.back() != '\n')
-            writeOut("\n");
-        return true;
-    }
-    std::string error;
-    if (!writeFileAtomically(*path, !text.empty() && text.back() == '\n' ? text : text + "\n", &error)) {
-        std::fprintf(stderr, "splitscope-cli %s: --output: %s\n", command.c_str(), error.c_str());
-        return false;
-    }
-    return true;
-}
-
 // Why --check fails, on stderr: the output may be an explanation or a file, neither of
 // which shows the verification.
 void reportFailedCheck(const PipelineGraph &graph, const SplitAnalysis &analysis, bool explained)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "StandardStreams.h"
 
+#include "core/AtomicFile.h"
+
 #include "Commands.h"
 
 #include <cerrno>
@@ -89,6 +91,22 @@ int finishStandardOutput(const std::string &command, int status)
     std::fprintf(stderr, "splitscope-cli%s%s: cannot write standard output: %s\n",
         command.empty() ? "" : " ", command.c_str(), reason.c_str());
     return status == kExitUsage || status == kExitFailure ? status : kExitFailure;
+}
+
+bool writeOutput(const std::string &command, const std::string &text, const std::optional<std::string> &path)
+{
+    if (!path) {
+        writeOut(text);
+        if (!text.empty() && text.back() != '\n')
+            writeOut("\n");
+        return true;
+    }
+    std::string error;
+    if (!writeFileAtomically(*path, !text.empty() && text.back() == '\n' ? text : text + "\n", &error)) {
+        std::fprintf(stderr, "splitscope-cli %s: --output: %s\n", command.c_str(), error.c_str());
+        return false;
+    }
+    return true;
 }
 
 } // namespace splitscope::cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,11 @@ bool standardInputWasClosed();
 // Writes `text` to standard output; a failure is remembered for finishStandardOutput().
 void writeOut(std::string_view text);
 void printOut(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+// A command's result: to standard output, or to `path` (`--output FILE`, written
+// atomically); the text ends with a line break either way. False, with the reason on
+// stderr, when the file could not be written.
+bool writeOutput(const std::string &command, const std::string &text, const std::optional<std::string> &path);
 
 // Flushes standard output. When that, or any write before it, failed: says so on stderr
 // ("splitscope-cli COMMAND: cannot write standard output: No space left on device") and
