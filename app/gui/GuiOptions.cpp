@@ -14,7 +14,7 @@ namespace {
 constexpr std::pair<const char *, const char *> kStartupPanels[] = {{"training", "TrainingDock"}, {"run", "RunDock"},
     {"monitor", "RunMonitorDock"}, {"history", "RunHistoryDock"}, {"stepper", "StepperDock"},
     {"compare", "CompareDock"}, {"problems", "ProblemsDock"}, {"inspector", "InspectorDock"},
-    {"verifier", "VerifierDock"}, {"params", "ParamsDock"}};
+    {"verifier", "VerifierDock"}, {"params", "ParamsDock"}, {"plan", "PlanDock"}};
 
 } // namespace
 
@@ -90,10 +90,21 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
         QStringLiteral("WHEN"));
     const QCommandLineOption show(QStringLiteral("show"),
         QStringLiteral("Raise a panel once everything else is done: training, run, monitor, history, stepper, compare, "
-                       "problems, inspector, verifier or params."),
+                       "problems, inspector, verifier, params or plan."),
         QStringLiteral("PANEL"));
+    const QCommandLineOption plan(QStringLiteral("plan"),
+        QStringLiteral("Plan this one-stage DiffSynth-Studio training script (.sh) as File > Plan DiffSynth "
+                       "training does; needs --diffsynth."),
+        QStringLiteral("SCRIPT"));
+    const QCommandLineOption diffsynth(QStringLiteral("diffsynth"),
+        QStringLiteral("With --plan: the DiffSynth-Studio checkout the script runs in (and, unless --workdir, "
+                       "from)."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption workdir(QStringLiteral("workdir"),
+        QStringLiteral("With --plan: the folder the script runs from (relative model and dataset paths)."),
+        QStringLiteral("DIR"));
     parser.addOptions({trainable, lora, mode, step, select, compare, sideBySide, chains, noLabels, presentation,
-        screenshot, size, run, runSettings, runHistory, when, show});
+        screenshot, size, run, runSettings, runHistory, when, show, plan, diffsynth, workdir});
 
     if (!parser.parse(arguments)) {
         result.error = parser.errorText();
@@ -177,8 +188,29 @@ GuiOptionsResult parseGuiOptions(const QStringList &arguments)
             return result;
         }
     }
-    if (parser.isSet(screenshot) && o.pipeline.isEmpty()) {
-        result.error = QStringLiteral("--screenshot needs a PIPELINE");
+    o.planScript = parser.value(plan);
+    o.diffsynth = parser.value(diffsynth);
+    o.planWorkdir = parser.value(workdir);
+    if (o.planScript.isEmpty() != o.diffsynth.isEmpty()) {
+        result.error = o.planScript.isEmpty() ? QStringLiteral("--diffsynth: only with --plan SCRIPT")
+                                              : QStringLiteral("--plan: needs --diffsynth DIR, the checkout it runs in");
+        return result;
+    }
+    if (!o.planWorkdir.isEmpty() && o.planScript.isEmpty()) {
+        result.error = QStringLiteral("--workdir: only with --plan SCRIPT");
+        return result;
+    }
+    if (!o.planScript.isEmpty() && !o.pipeline.isEmpty()) {
+        result.error = QStringLiteral("--plan: not with a PIPELINE (%1); the plan opens the pipeline its script trains")
+                           .arg(o.pipeline);
+        return result;
+    }
+    if (!o.planScript.isEmpty() && !o.runs.empty()) {
+        result.error = QStringLiteral("--run: not with --plan (the plan's commands run from its panel)");
+        return result;
+    }
+    if (parser.isSet(screenshot) && o.pipeline.isEmpty() && o.planScript.isEmpty()) {
+        result.error = QStringLiteral("--screenshot needs a PIPELINE or --plan");
         return result;
     }
     return result;

@@ -19,6 +19,7 @@ namespace splitscope {
 //              [--side-by-side] [--chains] [--no-labels] [--presentation]
 //              [--run stage-one|stage-two|both|baseline]... [--run-settings FILE.json]
 //              [--run-history FILE.json] [--show PANEL]
+//              [--plan SCRIPT.sh --diffsynth CHECKOUT [--workdir DIR]]
 //              [--screenshot OUT.png [--size WxH] [--screenshot-when running|done]]
 //   splitscope --help | --version      (no display needed)
 //
@@ -29,6 +30,8 @@ namespace splitscope {
 // other), with the Run panel's fields from --run-settings (the JSON of
 // RunSettings); with --screenshot the picture is taken when the last launch is
 // done, or halfway through its last stage with --screenshot-when running.
+// --plan plans a one-stage DiffSynth-Studio script as File ▸ Plan DiffSynth training
+// does and opens the pipeline it trains (a screenshot waits for the plan).
 struct GuiOptions {
     QString pipeline;                 // empty: the start state
     std::optional<QStringList> trainable;
@@ -48,6 +51,9 @@ struct GuiOptions {
     QString runHistory;               // where the run history is kept (screenshots: in memory by default)
     bool screenshotWhileRunning = false; // --screenshot-when running
     QString show;                     // a panel to raise: run, monitor, history, stepper, compare, ...
+    QString planScript;               // --plan: a one-stage DiffSynth script to plan (opens its pipeline)
+    QString diffsynth;                // the checkout it runs in
+    QString planWorkdir;              // where it runs from; empty: the checkout
 };
 
 // The panels --show can raise, and the object name of each one's dock (empty

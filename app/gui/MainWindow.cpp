@@ -26,6 +26,12 @@
 #include "widgets/run/RunMonitor.h"
 #include "widgets/run/RunPanel.h"
 #include "widgets/run/RunningUnitMarker.h"
+#ifdef SPLITSCOPE_HAVE_PLAN
+#include "widgets/plan/PlanController.h"
+#include "widgets/plan/PlanDialog.h"
+#include "widgets/plan/PlanPanel.h"
+#include "widgets/plan/PlanRunner.h"
+#endif
 
 #include "resources/Examples.h"
 
@@ -269,6 +275,26 @@ void MainWindow::createDocks()
     QDockWidget *history = addPanel(m_historyPanel, tr("Run history"), QStringLiteral("RunHistoryDock"),
         Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_monitorDock, history);
+#ifdef SPLITSCOPE_HAVE_PLAN
+    m_planController = new PlanController(m_document, this);
+    m_planPanel = new PlanPanel(m_planController, this);
+    // Next to Run: both run training, one with Splitscope's engine, one with DiffSynth's commands.
+    QDockWidget *planDock = addPanel(m_planPanel, tr("Plan"), QStringLiteral("PlanDock"), Qt::LeftDockWidgetArea);
+    tabifyDockWidget(run, planDock);
+    planDock->setToolTip(tr("The two commands of split training for a DiffSynth-Studio command"));
+    planDock->hide(); // until File ▸ Plan DiffSynth training
+    connect(m_planController, &PlanController::planChanged, this, [this] {
+        const auto plan = m_planController->current();
+        statusBar()->showMessage(tr("Planned %1: stage one runs %2, stage two %3")
+                                     .arg(QString::fromStdString(plan->pipeline),
+                                         countText(static_cast<qint64>(plan->stageOne.units.size()), tr("%n unit"), tr("%n units")),
+                                         countText(static_cast<qint64>(plan->stageTwo.units.size()), tr("%n unit"), tr("%n units"))),
+            kStatusMessageMs);
+    });
+    connect(m_planController, &PlanController::planFailed, this, [this] {
+        statusBar()->showMessage(tr("No plan: the Plan panel says why"), kStatusMessageMs);
+    });
+#endif
     splitDockWidget(inspector, verifier, Qt::Vertical);
     tabifyDockWidget(verifier, params);
     verifier->raise();
@@ -421,6 +447,10 @@ void MainWindow::createActions()
     import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     import->setToolTip(tr("Read a DiffSynth-Studio pipeline (.py file or folder) into a pipeline description"));
 #endif
+#ifdef SPLITSCOPE_HAVE_PLAN
+    QAction *planAction = file->addAction(tr("&Plan DiffSynth training…"), this, &MainWindow::planDiffSynth);
+    planAction->setToolTip(tr("Turn a one-stage DiffSynth-Studio training command into the two stage commands"));
+#endif
     file->addSeparator();
     QAction *reload = file->addAction(icon("reload"), tr("Re&load"), this, [this]() { m_document->reload(); });
     reload->setShortcut(QKeySequence(Qt::Key_F5 | Qt::SHIFT));
@@ -501,6 +531,21 @@ void MainWindow::createActions()
     runMenu->addSeparator();
     runMenu->addAction(m_run->cancelAction());
     runMenu->addAction(m_run->resumeAction());
+#ifdef SPLITSCOPE_HAVE_PLAN
+    runMenu->addSeparator();
+    QAction *runPlan = runMenu->addAction(tr("Run &plan…"), this, [this]() {
+        showDock(QStringLiteral("PlanDock"));
+        m_planPanel->runPlan();
+    });
+    runPlan->setToolTip(tr("Run the plan's two commands, one after the other, once you have seen them"));
+    runPlan->setEnabled(false);
+    const auto updateRunPlan = [this, runPlan]() {
+        runPlan->setEnabled(m_planController->hasPlan() && !m_planController->runner()->isRunning());
+    };
+    connect(m_planController, &PlanController::planChanged, this, updateRunPlan);
+    connect(m_planController->runner(), &PlanRunner::stageStarted, this, updateRunPlan);
+    connect(m_planController->runner(), &PlanRunner::finished, this, updateRunPlan);
+#endif
     runMenu->addSeparator();
     runMenu->addAction(tr("Run &settings"), this, [this]() { showDock(QStringLiteral("RunDock")); });
     runMenu->addAction(tr("Run &monitor"), this, [this]() { showDock(QStringLiteral("RunMonitorDock")); });
@@ -555,6 +600,10 @@ void MainWindow::showDock(const QString &objectName)
                                                                     : 0;
     if (dock->height() < room)
         resizeDocks({dock}, {room}, Qt::Vertical);
+    // The plan's commands are long lines: its column gets a third of the window (they
+    // scroll sideways; more would leave the graph too little).
+    if (objectName == QLatin1String("PlanDock") && dock->width() < width() / 3)
+        resizeDocks({dock}, {width() / 3}, Qt::Horizontal);
 }
 
 void MainWindow::runLaunched()
@@ -637,6 +686,37 @@ void MainWindow::importDiffSynth()
     if (m_persistent)
         settings.setValue(QStringLiteral("lastImportDir"), QFileInfo(path).absolutePath());
     importDiffSynthPath(path);
+#endif
+}
+
+void MainWindow::planDiffSynth()
+{
+#ifdef SPLITSCOPE_HAVE_PLAN
+    PlanDialog dialog(this);
+    QSettings settings;
+    dialog.setScriptPath(settings.value(QStringLiteral("lastPlanScript")).toString());
+    dialog.setCheckout(settings.value(QStringLiteral("lastCheckout")).toString());
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    plan::PlanInput input;
+    if (!dialog.makeInput(input))
+        return;
+    if (m_persistent) {
+        settings.setValue(QStringLiteral("lastPlanScript"), dialog.scriptPath());
+        settings.setValue(QStringLiteral("lastCheckout"), dialog.checkout());
+    }
+    planDiffSynthInput(input);
+#endif
+}
+
+void MainWindow::planDiffSynthInput(const plan::PlanInput &input)
+{
+#ifdef SPLITSCOPE_HAVE_PLAN
+    showDock(QStringLiteral("PlanDock"));
+    m_planController->plan(input);
+    statusBar()->showMessage(tr("Planning %1…").arg(QString::fromStdString(input.scriptName)), kStatusMessageMs);
+#else
+    Q_UNUSED(input);
 #endif
 }
 

@@ -11,7 +11,12 @@ class QShortcut;
 
 namespace splitscope {
 
+namespace plan {
+struct PlanInput;
+}
 class ComparePanel;
+class PlanController;
+class PlanPanel;
 class GraphWorkspace;
 class InspectorPanel;
 class ParamsPanel;
@@ -71,6 +76,10 @@ public Q_SLOTS:
     // asks which one when there are several. False (errors shown) when nothing was
     // imported or the importer is not built.
     bool importDiffSynthPath(const QString &path);
+    // Plans a one-stage DiffSynth command (File ▸ Plan DiffSynth training, without the dialog).
+    void planDiffSynthInput(const plan::PlanInput &input);
+    PlanController *planController() const { return m_planController; }
+    PlanPanel *planPanel() const { return m_planPanel; }
     // Shows and raises the dock with this object name (RunDock, RunMonitorDock, ...).
     void showDock(const QString &objectName);
     // F6 / Shift+F6: the keyboard focus to the next / previous pane: the graph, then
@@ -94,6 +103,7 @@ private:
     void createActions();
     void openDialog();
     void importDiffSynth();
+    void planDiffSynth();
     void saveAs();
     void exportAs(const QString &format);
     void rememberRecent(const QString &path);
@@ -138,6 +148,8 @@ private:
     RunMonitor *m_monitor = nullptr;
     RunHistoryPanel *m_historyPanel = nullptr;
     RunningUnitMarker *m_runningUnit = nullptr;
+    PlanController *m_planController = nullptr; // null without the importer
+    PlanPanel *m_planPanel = nullptr;
     QDockWidget *m_monitorDock = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;

@@ -16,6 +16,13 @@
 
 #include "core/AtomicFile.h"
 
+#ifdef SPLITSCOPE_HAVE_PLAN
+#include "widgets/plan/PlanController.h"
+
+#include <QDir>
+#include <QProcessEnvironment>
+#endif
+
 #include <QAction>
 #include <QApplication>
 #include <QBuffer>
@@ -254,6 +261,50 @@ QString startRuns(MainWindow &window, const GuiOptions &o, bool block)
         }
     }
     return {};
+}
+
+QString startPlan(MainWindow &window, const GuiOptions &o)
+{
+    if (o.planScript.isEmpty())
+        return {};
+#ifdef SPLITSCOPE_HAVE_PLAN
+    plan::PlanInput input;
+    std::string error;
+    if (!readWholeFile(o.planScript.toStdString(), input.script, &error))
+        return QStringLiteral("--plan: %1: %2").arg(o.planScript, QString::fromStdString(error));
+    input.scriptName = o.planScript.toStdString();
+    input.checkout = o.diffsynth.toStdString();
+    input.workdir = (o.planWorkdir.isEmpty() ? o.diffsynth : o.planWorkdir).toStdString();
+    const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &key : environment.keys())
+        input.environment.emplace(key.toStdString(), environment.value(key).toStdString());
+    window.planDiffSynthInput(input);
+    PlanController *planner = window.planController();
+    planner->waitForPlan();
+    if (!planner->hasPlan() || hasErrors(planner->diagnostics())) { // a failed attempt keeps the last plan
+        QStringList lines;
+        for (const Diagnostic &d : planner->diagnostics()) {
+            if (d.severity == Severity::Error)
+                lines << QString::fromStdString(d.toString());
+        }
+        return QStringLiteral("--plan: %1: no plan\n%2").arg(o.planScript, lines.join(QLatin1Char('\n')));
+    }
+    return {};
+#else
+    Q_UNUSED(window);
+    return QStringLiteral("--plan: this build has no planner (it needs CPython's library, python3.11-dev)");
+#endif
+}
+
+void waitForStartupPlan(MainWindow &window, const GuiOptions &o)
+{
+#ifdef SPLITSCOPE_HAVE_PLAN
+    if (!o.planScript.isEmpty())
+        window.planController()->waitForPlan();
+#else
+    Q_UNUSED(window);
+    Q_UNUSED(o);
+#endif
 }
 
 void showStartupPanel(MainWindow &window, const GuiOptions &o)

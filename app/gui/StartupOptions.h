@@ -23,6 +23,13 @@ QString applyRunOptions(MainWindow &window, const GuiOptions &options);
 // that could not start or failed.
 QString startRuns(MainWindow &window, const GuiOptions &options, bool block);
 
+// --plan SCRIPT --diffsynth DIR: plans the script and opens the pipeline it trains,
+// waiting for the plan. Returns "" or the error (the script unreadable, or what the
+// planner said is wrong, with file and line). Nothing to do without --plan.
+QString startPlan(MainWindow &window, const GuiOptions &options);
+// With --plan, waits for a re-plan under way (a --trainable after the plan makes one).
+void waitForStartupPlan(MainWindow &window, const GuiOptions &options);
+
 // Raises the panel named by --show (nothing when it is empty).
 void showStartupPanel(MainWindow &window, const GuiOptions &options);
 

@@ -120,6 +120,13 @@ int main(int argc, char **argv)
             printDiagnostics(document->diagnostics());
             return kExitBadInput;
         }
+    } else if (!options.planScript.isEmpty()) {
+        // The plan opens the pipeline its script trains.
+        if (const QString error = splitscope::startPlan(window, options); !error.isEmpty()) {
+            std::fprintf(stderr, "splitscope: %s\n", qPrintable(error));
+            if (screenshot)
+                return kExitBadInput;
+        }
     } else {
         // Reopen what was open last time, else the start example.
         const QString last = QSettings().value(QStringLiteral("lastPipeline")).toString();
@@ -150,6 +157,7 @@ int main(int argc, char **argv)
                 return error.contains(QLatin1String("cannot start")) ? kExitBadInput : kExitFailure;
         }
     }
+    splitscope::waitForStartupPlan(window, options);
     splitscope::showStartupPanel(window, options);
     if (screenshot) {
         QString error;

@@ -34,6 +34,9 @@
 #include "widgets/run/RunHistoryPanel.h"
 #include "widgets/run/RunPanel.h"
 #include "widgets/run/RunSession.h"
+#ifdef SPLITSCOPE_HAVE_PLAN
+#include "widgets/plan/PlanController.h"
+#endif
 
 #include <QAbstractButton>
 #include <QMap>
@@ -146,6 +149,8 @@ private Q_SLOTS:
     void presentationModeKeepsNamesReadable();
     void anotherPipelineLeavesSideBySide();
     void importsADiffSynthSource();
+    void planOptionOpensThePlannedPipeline();
+    void screenshotOfAPlan();
     void screenshotWritesThePicture();
     void screenshotOfAStepAndAComparison();
     void screenshotRefusesBadInput_data();
@@ -443,6 +448,86 @@ void TestApp::importsADiffSynthSource()
     QVERIFY(syntaxError);
 #else
     QSKIP("the importer (splitscope_importer) is not built");
+#endif
+}
+
+namespace {
+const QString kPlanScript = QStringLiteral(SPLITSCOPE_SOURCE_DIR "/tests/plan/fixtures/lora.sh");
+const QString kPlanCheckout = QStringLiteral(SPLITSCOPE_SOURCE_DIR "/tests/importer/fixtures/checkout");
+} // namespace
+
+void TestApp::planOptionOpensThePlannedPipeline()
+{
+#ifdef SPLITSCOPE_HAVE_PLAN
+    MainWindow window(false);
+    window.show();
+    const GuiOptionsResult parsed = parseGuiOptions({QStringLiteral("splitscope"), QStringLiteral("--plan"), kPlanScript,
+        QStringLiteral("--diffsynth"), kPlanCheckout, QStringLiteral("--trainable"), QStringLiteral("text_encoder"),
+        QStringLiteral("--show"), QStringLiteral("plan")});
+    QVERIFY2(parsed.error.isEmpty(), qPrintable(parsed.error));
+    QCOMPARE(startPlan(window, parsed.options), QString());
+    // The plan opened what the script trains, split as it trains it (LoRA on dit).
+    SplitDocument *document = window.document();
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("tiny_image"));
+    QCOMPARE(document->training().toConfig().loraBaseModel, std::optional<std::string>("dit"));
+    // --trainable after it plans again with text_encoder trained as well.
+    QCOMPARE(applyStartupOptions(window, parsed.options), QString());
+    waitForStartupPlan(window, parsed.options);
+    showStartupPanel(window, parsed.options);
+    const auto plan = window.planController()->current();
+    QVERIFY(plan);
+    QCOMPARE(plan->trainingConfig.trainableModels, std::optional<std::string>("text_encoder"));
+    QVERIFY2(QString::fromStdString(plan->stageTwo.command).contains(QStringLiteral("--trainable_models text_encoder")),
+        plan->stageTwo.command.c_str());
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("PlanDock"));
+    QVERIFY(dock && dock->isVisible());
+    // Its commands are long lines: the dock is given a third of the window.
+    QVERIFY2(dock->width() >= window.width() / 3 - 8, qPrintable(QString::number(dock->width())));
+
+    // What the planner refuses is said with the script's name and line.
+    QTemporaryDir dir;
+    const QString none = dir.filePath(QStringLiteral("none.sh"));
+    {
+        QFile file(none);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("echo nothing to train\n");
+    }
+    GuiOptions bad = parsed.options;
+    bad.planScript = none;
+    const QString error = startPlan(window, bad);
+    QVERIFY2(error.contains(none + QStringLiteral(":1: error: no command runs a train.py")), qPrintable(error));
+    QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("tiny_image"));
+#else
+    QSKIP("the planner (splitscope_plan) is not built");
+#endif
+}
+
+void TestApp::screenshotOfAPlan()
+{
+#ifdef SPLITSCOPE_HAVE_PLAN
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("plan.png"));
+    Run run = runApp({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("1366x768"),
+        QStringLiteral("--plan"), kPlanScript, QStringLiteral("--diffsynth"), kPlanCheckout, QStringLiteral("--show"),
+        QStringLiteral("plan")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    QCOMPARE(QImage(out).size(), QSize(1366, 768));
+    // Bad input: exit status 2, the flag named, no picture.
+    const QString none = dir.filePath(QStringLiteral("none.png"));
+    run = runApp({QStringLiteral("--screenshot"), none, QStringLiteral("--plan"), kPlanScript});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.stdErr.contains(QStringLiteral("--plan: needs --diffsynth")), qPrintable(run.stdErr));
+    run = runApp({QStringLiteral("--screenshot"), none, QStringLiteral("--plan"), QStringLiteral("/nonexistent/train.sh"),
+        QStringLiteral("--diffsynth"), kPlanCheckout});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.stdErr.contains(QStringLiteral("--plan: /nonexistent/train.sh")), qPrintable(run.stdErr));
+    run = runApp({QStringLiteral("--screenshot"), none, QStringLiteral("qwen_image"), QStringLiteral("--plan"), kPlanScript,
+        QStringLiteral("--diffsynth"), kPlanCheckout});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.stdErr.contains(QStringLiteral("--plan: not with a PIPELINE")), qPrintable(run.stdErr));
+    QVERIFY(!QFile::exists(none));
+#else
+    QSKIP("the planner (splitscope_plan) is not built");
 #endif
 }
 
