@@ -266,7 +266,7 @@ std::string splitToText(const PipelineGraph &graph, const SplitAnalysis &analysi
         out << " (DiffSynth's fixed point, " << s.iterations.size() << " iteration"
             << (s.iterations.size() == 1 ? "" : "s") << ")";
     else if (s.mode == SplitMode::Safe)
-        out << " (the least hazard-free closure; README: \"Verification, the safe split, the cache set\")";
+        out << " (the least hazard-free closure; docs/verification.md, \"The safe split\")";
     out << "\n\n";
 
     auto names = [&](const std::vector<UnitId> &units) {

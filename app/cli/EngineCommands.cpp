@@ -432,7 +432,7 @@ int runInitModels(const Args &args)
     ArgParser p;
     p.option("root", "DIR", "the models root (default $SPLITSCOPE_MODEL_ROOT, else ./models)");
     p.option("model_id", "ORG/MODEL", "folder under the root (default Qwen/Qwen-Image)");
-    p.option("preset", "default|small", "model sizes (default: the README's; small: for tests)");
+    p.option("preset", "default|small", "model sizes (default: docs/engine.md's; small: for tests)");
     p.option("seed", "N", "seed of the weights (default 0)");
     p.flag("overwrite", "replace existing models");
     p.flag("help", "show this help");

@@ -14,7 +14,7 @@ namespace splitscope::engine {
 // size that cannot fit is refused before any work instead of ending in the kernel's
 // OOM killer (or LibTorch's "can't allocate memory") hours later.
 //
-// Calibrated on the README's default models with one thread, LoRA rank 32 on the DiT,
+// Calibrated on the default models (docs/engine.md) with one thread, LoRA rank 32 on the DiT,
 // on the peak RSS of whole runs: 4 samples, 2 epochs (8 steps; stage one: the 4
 // samples), as the engine runs them (2 malloc arenas). A single step is not enough:
 // from the second step on, the optimizer's state and the allocator's pools take more

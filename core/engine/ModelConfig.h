@@ -59,7 +59,7 @@ struct ModelPreset {
     DitConfig dit;
 };
 
-// "default" (the README's figures) or "small" (tests); false for other names.
+// "default" (docs/engine.md's figures) or "small" (tests); false for other names.
 bool modelPreset(const std::string &name, ModelPreset &preset);
 std::vector<std::string> modelPresetNames();
 

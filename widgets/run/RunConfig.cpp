@@ -528,7 +528,7 @@ QStringList trainingDifferences(const RunConfig &a, const RunConfig &b)
         compare(tr("LoRA targets"), s.loraTargets.trimmed(), t.loraTargets.trimmed());
     }
     compare(tr("seed"), QString::number(s.seed), QString::number(t.seed));
-    // Equal bits need equal thread counts (README, "Known limits").
+    // Equal bits need equal thread counts (docs/engine.md, "Determinism").
     compare(tr("threads"), s.threads > 0 ? QString::number(s.threads) : tr("all cores"),
         t.threads > 0 ? QString::number(t.threads) : tr("all cores"));
     return out;

@@ -1178,7 +1178,7 @@ void RunPanel::askGenerateDataset()
 
 void RunPanel::askCreateModels()
 {
-    const QStringList presets{tr("default (the README's sizes)"), tr("small (seconds per run; for tests)")};
+    const QStringList presets{tr("default (full sizes, docs/engine.md)"), tr("small (seconds per run; for tests)")};
     bool ok = false;
     const QString choice = QInputDialog::getItem(this, tr("Create tiny models"),
         tr("Seeded Qwen-Image-shaped models under\n%1").arg(QDir::toNativeSeparators(fieldText(m_models))), presets, 0,
