@@ -41,6 +41,7 @@ int runPlan(const Args &rawArgs)
     p.option("workdir", "DIR", "where the command runs, for its relative paths (default: the current folder)");
     p.option("cache_path", "DIR", "stage one's --output_path, the cache (default: the command's --output_path + -cache)");
     p.option("output_path", "DIR", "stage two's --output_path (default: the command's)");
+    p.option("line", "N", "the train.py command that starts on line N of the script (when it has several)");
     p.option("model_base_path", "DIR", "where the model files are (default: $DIFFSYNTH_MODEL_BASE_PATH, else ./models)");
     p.option("model", "ENTRY=ATTR[,ATTR]", "the pipeline model(s) a model entry holds (repeatable)");
     p.flag("prune", "remove unneeded entries from the model flags instead of listing them in --offload_models");
@@ -91,6 +92,10 @@ int runPlan(const Args &rawArgs)
         return p.usageError("plan", "--format: '" + format + "' is not text, json or sh");
 
     plan::PlanInput in;
+    long long line = 0;
+    if (p.has("line") && !p.intValue("line", line, 1, 1000000))
+        return p.usageError("plan", p.error());
+    in.line = static_cast<int>(line);
     if (command.empty()) {
         in.scriptName = p.positionals().front();
         std::string error;

@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <regex>
+#include <sstream>
 
 namespace splitscope::plan {
 
@@ -68,6 +70,28 @@ void readBasePath(const std::string &file, ModelConfigs &out)
         if (t.is(id, "Assign") && importer::attributeOf(t, t.children(id, "targets")[0]) == "local_model_path"
             && t.is(t.child(t.child(id, "value"), "value"), "str"))
             out.defaultBase = t.text(t.child(id, "value"), "value");
+    }
+}
+
+// The example comments belong to the config whose dict they are in: the last one that
+// starts on or before the comment's line. A comment is not in CPython's tree: it is read
+// from the text, and only in the one shape the file writes it.
+void readExamples(const std::string &text, std::vector<ModelConfigs::Name> named, ModelConfigs &out)
+{
+    std::sort(named.begin(), named.end(), [](const auto &a, const auto &b) { return a.line < b.line; });
+    static const std::regex example(
+        R"re(^\s*#\s*Example:\s*ModelConfig\(\s*model_id\s*=\s*"([^"]+)"\s*,\s*origin_file_pattern\s*=\s*"([^"]+)"\s*\))re");
+    std::istringstream lines(text);
+    std::string line;
+    for (int number = 1; std::getline(lines, line); ++number) {
+        std::smatch m;
+        if (line.find("Example") == std::string::npos || !std::regex_search(line, m, example))
+            continue;
+        const auto after = std::upper_bound(named.begin(), named.end(), number,
+            [](int n, const ModelConfigs::Name &c) { return n < c.line; });
+        if (after == named.begin())
+            continue;
+        out.byExample[m[1].str() + ":" + m[2].str()].push_back({std::prev(after)->model, number});
     }
 }
 
@@ -188,6 +212,7 @@ ModelConfigs readModelConfigs(const std::string &checkout)
         addError(out.diagnostics, out.file, "MODEL_CONFIGS is not a list this reader can read: " + configs.text, configs.line);
         return out;
     }
+    std::vector<ModelConfigs::Name> named; // each config's model and the line its dict starts on
     for (const importer::Value &config : configs.items) {
         std::string hash, name;
         for (const auto &[key, value] : config.entries) {
@@ -196,9 +221,12 @@ ModelConfigs readModelConfigs(const std::string &checkout)
             if (key == "model_name" && value.kind == importer::Value::Kind::String)
                 name = value.text;
         }
-        if (!hash.empty() && !name.empty())
+        if (!hash.empty() && !name.empty()) {
             out.byHash[hash].push_back({name, config.line});
+            named.push_back({name, config.line});
+        }
     }
+    readExamples(text, named, out);
     return out;
 }
 

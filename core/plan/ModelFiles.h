@@ -34,7 +34,7 @@ std::vector<std::string> entryFiles(const std::string &base, const std::string &
 
 // What a checkout says about model files: diffsynth/configs/model_configs.py, the model
 // names each hash loads as (one file can hold several models), with where each is
-// listed; diffsynth/core/loader/config.py, the environment variable that names the
+// listed, and by the example comments; diffsynth/core/loader/config.py, the environment variable that names the
 // model base folder and the folder when it is unset.
 struct ModelConfigs {
     struct Name {
@@ -42,6 +42,12 @@ struct ModelConfigs {
         int line = 0;
     };
     std::map<std::string, std::vector<Name>> byHash;
+    // The comment above a config's hash, `# Example: ModelConfig(model_id="Qwen/Qwen-Image",
+    // origin_file_pattern="vae/...")`, by "model_id:pattern": what DiffSynth's authors say the
+    // entry loads, for when the files are not there to hash. Written by hand and not always
+    // right (Qwen-Image's text_encoder and transformer examples are swapped), so the plan
+    // checks it against the entry's names. `line`: the comment's.
+    std::map<std::string, std::vector<Name>> byExample;
     std::string file; // model_configs.py, as found
     std::string baseVariable = "DIFFSYNTH_MODEL_BASE_PATH";
     std::string defaultBase = "./models";

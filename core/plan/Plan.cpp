@@ -166,7 +166,7 @@ public:
         const ShellScript script = parseShellScript(m_in.script);
         if (!script.error.empty())
             return fail(script.errorLine, script.errorColumn, "shell-syntax", script.error);
-        const FoundCommand found = findTrainCommand(script);
+        const FoundCommand found = findTrainCommand(script, m_in.line);
         if (!found.command)
             return fail(found.line, found.column, "no-train-command", found.error);
         m_command = *found.command;
@@ -439,7 +439,7 @@ private:
                                                + "; set " + m_configs.baseVariable + " or --model_base_path)");
             }
             if (m.resolvedBy.empty())
-                resolveByName(e, m, tried);
+                resolveByNameOrExample(e, m, tried);
             if (m.resolvedBy.empty()) {
                 const TrainFlag *f = flag(e.flag.c_str());
                 fail(f->line, f->column, "unresolved-entry",
@@ -468,6 +468,95 @@ private:
                 m_plan.warnings.push_back("'" + it->second + "' and '" + m.entry + "' both hold " + m.models.front()
                     + ": the pipeline keeps one of them; check the entries (or say which with --model ENTRY=ATTR)");
         }
+    }
+
+    // Without files to hash: by the entry's names, or by the example comment in
+    // model_configs.py that names this very entry. The names win when both answer and
+    // disagree (the comments are written by hand; the folders are the model's layout),
+    // with a warning that says so.
+    void resolveByNameOrExample(const Entry &e, PlannedModel &m, std::vector<std::string> &tried)
+    {
+        PlannedModel byExample = m;
+        if (!e.isPath)
+            resolveByExample(e, byExample, tried);
+        resolveByName(e, m, tried);
+        if (byExample.resolvedBy.empty())
+            return;
+        if (m.resolvedBy.empty()) {
+            m = std::move(byExample);
+            return;
+        }
+        std::vector<std::string> a = m.models, b = byExample.models;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        if (a == b) {
+            m.resolvedBy = "configs";
+            m.how = byExample.how + "; " + m.how;
+            return;
+        }
+        m_plan.warnings.push_back("'" + e.text + "': " + byExample.how + ", but " + m.how + "; planned as "
+            + join(m.models, ", ") + " (with the files present the plan goes by their hash; or say which with --model)");
+    }
+
+    // The comment for this model id and pattern; else the comments for this pattern under
+    // other model ids (FLUX.1-Fill-dev's text_encoder/ is written as FLUX.1-dev's), when
+    // they all come to the same attributes.
+    void resolveByExample(const Entry &e, PlannedModel &m, std::vector<std::string> &tried)
+    {
+        if (m_configs.file.empty())
+            return;
+        std::vector<ModelConfigs::Name> examples;
+        std::string said;
+        const auto exact = m_configs.byExample.find(e.modelId + ":" + e.pattern);
+        if (exact != m_configs.byExample.end()) {
+            examples = exact->second;
+            said = "the example comment at model_configs.py:" + std::to_string(examples.front().line);
+        } else {
+            std::vector<std::string> lines;
+            for (const auto &[key, names] : m_configs.byExample) {
+                const std::size_t colon = key.find(':');
+                if (key.compare(colon + 1, std::string::npos, e.pattern) != 0)
+                    continue;
+                for (const ModelConfigs::Name &n : names) {
+                    examples.push_back(n);
+                    lines.push_back(std::to_string(n.line));
+                }
+            }
+            if (examples.empty())
+                return;
+            said = "the example comments for this pattern under other model ids (model_configs.py:" + join(lines, ", ") + ")";
+        }
+        std::string where;
+        std::vector<std::string> names;
+        std::vector<std::string> models;
+        for (const ModelConfigs::Name &n : examples) {
+            if (contains(names, n.model))
+                continue;
+            std::string at;
+            const std::vector<std::string> attributes = attributesOf(n.model, at);
+            if (exact == m_configs.byExample.end() && attributes.empty())
+                continue; // another pipeline's model, under another id
+            names.push_back(n.model);
+            if (exact == m_configs.byExample.end() && !models.empty() && attributes != models) {
+                tried.push_back(said + ", which disagree");
+                return;
+            }
+            for (const std::string &a : attributes)
+                if (!contains(models, a))
+                    models.push_back(a);
+            if (!at.empty() && where.find(at) == std::string::npos)
+                where += (where.empty() ? "" : ", ") + at;
+        }
+        if (names.empty())
+            return;
+        said += (exact != m_configs.byExample.end() ? " says it is " : " say it is ") + join(names, ", ");
+        if (models.empty()) {
+            tried.push_back(said + ", which the pipeline's from_pretrained fetches into no attribute");
+            return;
+        }
+        m.models = models;
+        m.resolvedBy = "configs";
+        m.how = said + " (" + where + ")";
     }
 
     // The entry's path names the attribute: a folder or file called text_encoder, vae, or

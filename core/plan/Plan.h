@@ -37,8 +37,10 @@ namespace splitscope::plan {
 // pipeline's model attributes, and the plan says how: "files" (the entry's safetensors
 // files, found where DiffSynth looks for them, hashed as DiffSynth hashes them, looked
 // up in the checkout's model_configs.py and joined with what from_pretrained fetches),
-// "names" (the entry's path names the attribute: text_encoder/ for text_encoder,
-// transformer/ for dit), or "user" (`models`). An entry that none of these decides is
+// "configs" (no files: the example comment in model_configs.py that names this entry,
+// checked against its names, which win when they disagree, with a warning), "names"
+// (the entry's path names the attribute: text_encoder/ for text_encoder, transformer/
+// for dit), or "user" (`models`). An entry that none of these decides is
 // an error that says what was tried; nothing is guessed. The units of each stage are
 // DiffSynth's seed split for the command's --trainable_models and --lora_base_model,
 // computed as DiffSynth computes them (no blanks trimmed); both commands are read back
@@ -47,6 +49,7 @@ namespace splitscope::plan {
 struct PlanInput {
     std::string script;     // a .sh file's text, or the command
     std::string scriptName; // for messages
+    int line = 0;           // the train.py command that starts on this line; 0: the only one
     std::string checkout;   // a DiffSynth-Studio checkout: the pipeline comes from the train.py the command runs
     std::optional<Pipeline> pipeline; // else this description (no from_pretrained: entries resolve by names)
     std::string workdir = ".";        // where the command runs (relative model and dataset paths)
@@ -65,7 +68,7 @@ struct PlannedModel {
     std::string flag;  // "model_id_with_origin_paths" or "model_paths"
     std::string entry; // as written in the command
     std::vector<std::string> models; // pipeline model attributes (one file can hold several)
-    std::string resolvedBy;          // "files", "names" or "user"
+    std::string resolvedBy;          // "files", "configs", "names" or "user"
     std::string how;                 // for people: the hash and where it is listed, the name matched, ...
     std::vector<std::string> files;
     std::optional<std::uint64_t> bytes;

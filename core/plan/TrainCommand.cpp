@@ -63,36 +63,55 @@ void TrainCommand::setFlag(const std::string &name, const std::optional<std::str
         *it = std::move(f);
 }
 
-FoundCommand findTrainCommand(const ShellScript &script)
+FoundCommand findTrainCommand(const ShellScript &script, int line)
 {
     FoundCommand out;
-    const ShellCommand *found = nullptr;
-    std::size_t scriptWord = 0;
-    for (int pass = 0; pass < 2 && !found; ++pass) {
+    struct Candidate {
+        const ShellCommand *command;
+        std::size_t scriptWord;
+    };
+    std::vector<Candidate> candidates;
+    for (int pass = 0; pass < 2 && candidates.empty(); ++pass) {
         for (const ShellCommand &c : script.commands) {
             for (std::size_t i = 0; i < c.words.size(); ++i) {
                 const std::string name = fileName(c.words[i].value);
-                const bool matches = pass == 0 ? name == "train.py" : name.size() > 3 && name.rfind(".py") == name.size() - 3;
-                if (!matches)
-                    continue;
-                if (found) {
-                    out.error = "two commands run a train.py (lines " + std::to_string(found->line) + " and "
-                        + std::to_string(c.line) + "); a one-stage script has one";
-                    out.line = c.line;
-                    return out;
+                if (pass == 0 ? name == "train.py" : name.size() > 3 && name.rfind(".py") == name.size() - 3) {
+                    candidates.push_back({&c, i});
+                    break;
                 }
-                found = &c;
-                scriptWord = i;
-                break;
             }
         }
     }
-    if (!found) {
+    std::vector<std::string> lines;
+    for (const Candidate &c : candidates)
+        lines.push_back(std::to_string(c.command->line));
+    std::string listed; // "3, 12 and 23"
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        listed += (i == 0 ? "" : i + 1 == lines.size() ? " and " : ", ") + lines[i];
+    if (line > 0) {
+        const auto at = std::find_if(candidates.begin(), candidates.end(), [line](const Candidate &c) { return c.command->line == line; });
+        if (at == candidates.end()) {
+            out.error = "no command that runs a train.py starts on line " + std::to_string(line)
+                + (candidates.empty() ? std::string() : " (" + std::string(candidates.size() == 1 ? "it starts on line " : "they start on lines ") + listed + ")");
+            out.line = line;
+            return out;
+        }
+        candidates = {*at};
+    }
+    if (candidates.size() > 1) {
+        out.error = std::to_string(candidates.size()) + " commands run a train.py (lines " + listed
+            + "); a one-stage script has one: say which with --line " + lines.front() + " (or another of those lines)";
+        out.line = candidates[1].command->line;
+        return out;
+    }
+    if (candidates.empty()) {
         out.error = "no command runs a train.py (such as `accelerate launch examples/qwen_image/model_training/train.py "
                     "--dataset_base_path ...`)";
         out.line = script.commands.empty() ? 0 : script.commands.front().line;
         return out;
     }
+    const ShellCommand *found = candidates.front().command;
+    const std::size_t scriptWord = candidates.front().scriptWord;
     TrainCommand command;
     command.line = found->line;
     for (std::size_t i = 0; i < scriptWord; ++i)

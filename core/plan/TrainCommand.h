@@ -44,15 +44,16 @@ struct TrainCommand {
 };
 
 // The command of `script` that runs a train.py (the first word whose file name is
-// train.py, else one ending in .py). Errors, with the line: no such command, two of
-// them, a flag given twice.
+// train.py, else one ending in .py); with `line`, the one that starts on that line (a
+// script that trains two models, as Wan2.2's high- and low-noise DiTs, has two). Errors,
+// with the line: no such command, several of them without `line`, a flag given twice.
 struct FoundCommand {
     std::optional<TrainCommand> command;
     std::string error;
     int line = 0;
     int column = 0;
 };
-FoundCommand findTrainCommand(const ShellScript &script);
+FoundCommand findTrainCommand(const ShellScript &script, int line = 0);
 
 // A change the plan makes to a flag: a new value (nullopt: a switch), or its removal.
 // A flag the command lacks is added after the others.

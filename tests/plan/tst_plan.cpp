@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -95,6 +96,7 @@ private Q_SLOTS:
     void stageCommandsChangeWhatTheDocumentSays();
     void theDocumentsQwenImageExample();
     void entriesByTheUser();
+    void entriesByTheExampleComments();
     void prune();
     void badInput_data();
     void badInput();
@@ -172,7 +174,17 @@ void TestPlan::trainCommand()
     QVERIFY(QString::fromStdString(none.error).startsWith("no command runs a train.py"));
     const FoundCommand two = findTrainCommand(parseShellScript("python a/train.py\npython b/train.py\n"));
     QCOMPARE(QString::fromStdString(two.error),
-        QString("two commands run a train.py (lines 1 and 2); a one-stage script has one"));
+        QString("2 commands run a train.py (lines 1 and 2); a one-stage script has one: say which with --line 1 (or "
+                "another of those lines)"));
+    // Wan2.2's scripts train the high- and the low-noise DiT one after the other: --line picks one.
+    const ShellScript three = parseShellScript("python a/train.py --x 1\npython b/train.py \\\n  --x 2\n\npython c/train.py\n");
+    QCOMPARE(QString::fromStdString(findTrainCommand(three).error).section(';', 0, 0),
+        QString("3 commands run a train.py (lines 1, 2 and 5)"));
+    const FoundCommand second = findTrainCommand(three, 2);
+    QVERIFY(second.command);
+    QCOMPARE(second.command->script, std::string("b/train.py"));
+    QCOMPARE(QString::fromStdString(findTrainCommand(three, 3).error),
+        QString("no command that runs a train.py starts on line 3 (they start on lines 1, 2 and 5)"));
 }
 
 void TestPlan::modelFiles()
@@ -353,6 +365,43 @@ void TestPlan::entriesByTheUser()
                              "pipeline keeps one of them; check the entries (or say which with --model ENTRY=ATTR)";
     QCOMPARE(std::count(twice.plan->warnings.begin(), twice.plan->warnings.end(), both), std::ptrdiff_t(1));
     QCOMPARE(twice.plan->warnings.size(), std::size_t(2));
+}
+
+// No files to hash: the example comment above a config names the entry. The fixture's
+// comments are wrong for text_encoder/ (two configs claim it, as in DiffSynth's own file):
+// its names win, and a warning says so. The vae's comment agrees with its name.
+void TestPlan::entriesByTheExampleComments()
+{
+    QTemporaryDir empty;
+    const PlanResult r = makePlan(fixtureInput("lora.sh", empty.path().toStdString()));
+    QVERIFY2(r.plan, qPrintable(errors(r)));
+    std::map<std::string, const PlannedModel *> byEntry;
+    for (const PlannedModel &m : r.plan->models)
+        byEntry[m.entry] = &m;
+    const PlannedModel *dit = byEntry.at("Tiny/Tiny-Image:transformer/diffusion_pytorch_model*.safetensors");
+    const PlannedModel *te = byEntry.at("Tiny/Tiny-Image:text_encoder/model.safetensors");
+    const PlannedModel *vae = byEntry.at("Tiny/Tiny-Image:vae/diffusion_pytorch_model.safetensors");
+    QCOMPARE(dit->resolvedBy, std::string("names")); // no comment names transformer/
+    QCOMPARE(dit->models, std::vector<std::string>{"dit"});
+    QCOMPARE(te->resolvedBy, std::string("names"));
+    QCOMPARE(te->models, std::vector<std::string>{"text_encoder"});
+    QCOMPARE(vae->resolvedBy, std::string("configs"));
+    QCOMPARE(vae->models, std::vector<std::string>{"vae"});
+    QVERIFY2(QString::fromStdString(vae->how).startsWith("the example comment at model_configs.py:19 says it is tiny_vae (pipe.vae = "
+                                                         "fetch_model(\"tiny_vae\") at "),
+        vae->how.c_str());
+    QVERIFY(!vae->bytes && vae->files.empty());
+    QCOMPARE(r.plan->warnings.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(r.plan->warnings.front()).section(" (pipe.", 0, 0),
+        QString("'Tiny/Tiny-Image:text_encoder/model.safetensors': the example comment at model_configs.py:7 says it is "
+                "tiny_dit, tiny_text_encoder"));
+    QVERIFY(r.plan->warnings.front().find("but its path names text_encoder; planned as text_encoder (with the files present "
+                                          "the plan goes by their hash; or say which with --model)") != std::string::npos);
+    // The plan is the same as with the files.
+    const PlanResult withFiles = makePlan(fixtureInput("lora.sh", m_work.path().toStdString()));
+    QVERIFY(withFiles.plan);
+    QCOMPARE(r.plan->stageOne.command, withFiles.plan->stageOne.command);
+    QCOMPARE(r.plan->stageTwo.command, withFiles.plan->stageTwo.command);
 }
 
 void TestPlan::prune()

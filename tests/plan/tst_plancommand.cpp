@@ -177,6 +177,9 @@ void TestPlanCommand::usageErrors_data()
                                 << "--format: 'yaml' is not text, json or sh";
     QTest::newRow("unknown flag") << QStringList{lora, "--diffsynth", kCheckout, "--trainable_models", "dit"}
                                   << "unknown flag --trainable_models";
+    QTest::newRow("bad line") << QStringList{lora, "--diffsynth", kCheckout, "--line", "0"} << "--line";
+    QTest::newRow("no command on that line") << QStringList{lora, "--diffsynth", kCheckout, "--line", "3"}
+                                             << "lora.sh:3: error: no command that runs a train.py starts on line 3 (it starts on line 7)";
     QTest::newRow("bad model") << QStringList{lora, "--diffsynth", kCheckout, "--model", "dit"}
                                << "--model 'dit': write ENTRY=ATTRIBUTE";
     QTest::newRow("missing script") << QStringList{"/nonexistent/train.sh", "--diffsynth", kCheckout}

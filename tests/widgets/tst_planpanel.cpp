@@ -19,6 +19,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -221,6 +222,12 @@ void TestPlanPanel::dialogModelMappings()
     QCOMPARE(in.models[0].first, std::string("Org/M:all.safetensors"));
     QCOMPARE(in.models[0].second, (std::vector<std::string>{"dit", "vae"}));
     QCOMPARE(in.models[1].second, std::vector<std::string>{"text_encoder"});
+    QCOMPARE(in.line, 0); // the only train.py command
+    auto *line = dialog.findChild<QSpinBox *>(QStringLiteral("commandLine"));
+    QVERIFY(line);
+    line->setValue(23);
+    QVERIFY(dialog.makeInput(in));
+    QCOMPARE(in.line, 23);
     mappings->setText(QStringLiteral("Org/M:all.safetensors=dit Org/M:vae.safetensors"));
     QVERIFY(!dialog.makeInput(in));
     QVERIFY2(dialog.why().contains(QStringLiteral("Model mappings: 'Org/M:vae.safetensors': write ENTRY=ATTRIBUTE")), qPrintable(dialog.why()));

@@ -16,6 +16,7 @@
 #include <QProcessEnvironment>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace splitscope {
@@ -78,6 +79,12 @@ PlanDialog::PlanDialog(QWidget *parent) : QDialog(parent)
     m_output->setPlaceholderText(tr("default: the command's --output_path"));
     m_models = new QLineEdit(this);
     m_models->setPlaceholderText(tr("default: $DIFFSYNTH_MODEL_BASE_PATH, else ./models"));
+    m_line = new QSpinBox(this);
+    m_line->setObjectName(QStringLiteral("commandLine"));
+    m_line->setRange(0, 1000000);
+    m_line->setSpecialValueText(tr("the only train.py command"));
+    m_line->setToolTip(tr("For a script with several train.py commands (Wan2.2 trains two DiTs): the line the one to "
+                          "plan starts on"));
     m_mappings = new QLineEdit(this);
     m_mappings->setObjectName(QStringLiteral("modelMappings"));
     m_mappings->setPlaceholderText(tr("ENTRY=ATTR, space-separated; for entries the plan cannot map"));
@@ -89,6 +96,7 @@ PlanDialog::PlanDialog(QWidget *parent) : QDialog(parent)
     form->addRow(tr("Cache (stage one's output):"), m_cache);
     form->addRow(tr("Stage two's output:"), m_output);
     form->addRow(tr("Model files:"), withBrowse(m_models, this, true, tr("Model base folder")));
+    form->addRow(tr("Command on line:"), m_line);
     form->addRow(tr("Model mappings:"), m_mappings);
     form->addRow(QString(), m_prune);
     layout->addLayout(form);
@@ -177,6 +185,7 @@ bool PlanDialog::makeInput(plan::PlanInput &input) const
         }
         input.models.push_back(std::move(mapping));
     }
+    input.line = m_line->value();
     input.prune = m_prune->isChecked();
     const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     for (const QString &key : environment.keys())

@@ -10,6 +10,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QRadioButton;
+class QSpinBox;
 
 namespace splitscope {
 
@@ -45,6 +46,7 @@ private:
     QLineEdit *m_cache;
     QLineEdit *m_output;
     QLineEdit *m_models;
+    QSpinBox *m_line;
     QLineEdit *m_mappings;
     QCheckBox *m_prune;
     QLabel *m_problem;
