@@ -59,14 +59,6 @@ public:
 
     void reserve(std::size_t count);
 
-    // Starts loading the slot where `name` would be probed, so that a lookup a few
-    // names later does not wait on memory (interning is otherwise bound by that miss).
-    void prefetch(std::string_view name) const
-    {
-        if (!m_slots.empty())
-            __builtin_prefetch(&m_slots[hashOf(name) & (m_slots.size() - 1)]);
-    }
-
 private:
     // The hash sits beside the id so that a probe rejects most non-matching slots
     // without touching the names (one cache miss per probe instead of three).

@@ -2,8 +2,6 @@
 #include "PipelineGraph.h"
 
 #include <algorithm>
-#include <array>
-#include <cstring>
 #include <numeric>
 
 namespace splitscope {
@@ -51,74 +49,6 @@ std::vector<std::uint32_t> prefixStarts(const std::vector<std::uint32_t> &counts
     return start;
 }
 
-// A name's first 8 bytes as a big-endian number, zero-padded. Names whose keys differ
-// compare as their keys do (std::string compares bytes as unsigned char); equal keys
-// with different names need the names themselves.
-std::uint64_t prefixKey(const std::string &name)
-{
-    std::uint64_t word = 0;
-    const std::size_t size = name.size();
-    if (name.capacity() >= sizeof word) {
-        // capacity() characters are allocated, so 8 bytes can be read at once; those past
-        // size() are masked off. (Always the case with libstdc++ and libc++.)
-        std::memcpy(&word, name.data(), sizeof word);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        word = __builtin_bswap64(word);
-#endif
-        const std::uint64_t all = ~std::uint64_t(0);
-        return word & (size >= sizeof word ? all : ~(all >> (8 * size))); // the first `size` bytes
-    }
-    unsigned char bytes[sizeof word] = {};
-    std::memcpy(bytes, name.data(), size);
-    for (const unsigned char b : bytes)
-        word = word << 8 | b;
-    return word;
-}
-
-// Puts the smaller key first, with masks instead of a branch.
-void orderPair(std::uint64_t &keyA, std::uint32_t &idA, std::uint64_t &keyB, std::uint32_t &idB)
-{
-    const std::uint64_t swap = std::uint64_t(0) - static_cast<std::uint64_t>(keyB < keyA);
-    const std::uint64_t keys = (keyA ^ keyB) & swap;
-    keyA ^= keys;
-    keyB ^= keys;
-    const std::uint32_t ids = (idA ^ idB) & static_cast<std::uint32_t>(swap);
-    idA ^= ids;
-    idB ^= ids;
-}
-
-// Sorts at most 4 reads of one unit by name and drops repeats, as fetch_input_params
-// does, writing them to `out` (room for 4). Which of two reads sorts first is random,
-// so a comparison sort mispredicts about every other branch; this sorting network on
-// the names' prefix keys does not branch at all. Returns how many reads were written,
-// or -1 when two different names share their first 8 bytes (the caller sorts those
-// by full name).
-int sortFewByName(std::array<std::uint64_t, 4> key, std::array<std::uint32_t, 4> id, int count, ParamId *out)
-{
-    // Padding: the largest key, so it sorts last, and id -1, which no param has (a name
-    // whose key is the largest too makes a tie, and goes to the full sort).
-    for (int j = count; j < 4; ++j) {
-        key[j] = ~std::uint64_t(0);
-        id[j] = ~std::uint32_t(0);
-    }
-    orderPair(key[0], id[0], key[1], id[1]);
-    orderPair(key[2], id[2], key[3], id[3]);
-    orderPair(key[0], id[0], key[2], id[2]);
-    orderPair(key[1], id[1], key[3], id[3]);
-    orderPair(key[1], id[1], key[2], id[2]);
-    out[0] = static_cast<ParamId>(id[0]);
-    int written = 1;
-    bool tie = false;
-    for (int j = 1; j < 4; ++j) {
-        const bool repeat = id[j] == id[j - 1];
-        tie |= (key[j] == key[j - 1]) & !repeat;
-        out[written] = static_cast<ParamId>(id[j]);
-        written += !repeat;
-    }
-    written -= count < 4; // the padding, now one entry at the end
-    return tie ? -1 : written;
-}
-
 } // namespace
 
 PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline.name)
@@ -150,76 +80,31 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_inputStart.assign(1, 0);
     m_outputStart.assign(1, 0);
     m_unitModelStart.assign(1, 0);
-    // fetch_input_params sorts by name and drops repeats. Units read a handful of
-    // params, so each unit's list is sorted on its own, right after it is interned
-    // while its names are still in cache (a global sort of every name would dominate
-    // large graphs, and a later pass misses the cache on every name it compares).
+    // fetch_input_params sorts by name and drops repeats: each unit's reads are sorted on
+    // their own, right after they are interned (a unit reads a handful of params).
     const auto byName = [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; };
-    const auto sortAndDedupeFrom = [this, &byName](std::size_t begin) {
-        const auto first = m_inputs.begin() + static_cast<std::ptrdiff_t>(begin);
-        std::sort(first, m_inputs.end(), byName);
-        m_inputs.erase(std::unique(first, m_inputs.end()), m_inputs.end());
-    };
-    // A unit's reads from `begin` on, the prefix keys of the first 4 in `keys`: the
-    // sorting network takes up to 4, the comparison sort the rest and any tie.
-    const auto sortReadsFrom = [this, &sortAndDedupeFrom](std::size_t begin, const std::array<std::uint64_t, 4> &keys) {
-        const std::size_t reads = m_inputs.size() - begin;
-        if (reads <= keys.size()) {
-            std::array<std::uint32_t, 4> ids{};
-            std::copy(m_inputs.begin() + static_cast<std::ptrdiff_t>(begin), m_inputs.end(), ids.begin());
-            m_inputs.resize(begin + keys.size());
-            const int sorted = sortFewByName(keys, ids, static_cast<int>(reads), m_inputs.data() + begin);
-            if (sorted >= 0) {
-                m_inputs.resize(begin + static_cast<std::size_t>(sorted));
-                return;
-            }
-            m_inputs.resize(begin);
-            m_inputs.insert(m_inputs.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(reads));
-        }
-        sortAndDedupeFrom(begin);
-    };
     std::vector<UnitId> callingUnit; // the unit of each entry of m_unitModels
-    // One pass over the units, which a large pipeline holds in memory far from the
-    // caches: the lists of names of the unit 2 * kPrefetchDistance places on are
-    // fetched, and the hash slots of those kPrefetchDistance places on (hashing them
-    // reads the names fetched before).
-    constexpr int kPrefetchDistance = 4;
+    std::vector<std::pair<const std::string *, ParamId>> reads; // one unit's
     for (int i = 0; i < n; ++i) {
-        if (i + 2 * kPrefetchDistance < n) {
-            const Unit &further = pipeline.units[i + 2 * kPrefetchDistance];
-            __builtin_prefetch(further.inputParams.data());
-            // The second cache line of the list, or its start again when the list is short
-            // (an empty list's data() may be null, and null + 2 is undefined).
-            __builtin_prefetch(further.inputParams.data() + std::min<std::size_t>(2, further.inputParams.size()));
-            __builtin_prefetch(further.outputParams.data());
-        }
-        if (i + kPrefetchDistance < n) {
-            const Unit &ahead = pipeline.units[i + kPrefetchDistance];
-            for (const auto &p : ahead.inputParams)
-                m_paramIndex.prefetch(p);
-            for (const auto &p : ahead.outputParams)
-                m_paramIndex.prefetch(p);
-        }
         const Unit &u = pipeline.units[i];
         m_unitNames.push_back(u.name);
         m_stochastic.push_back(u.isStochastic() ? 1 : 0);
-        const std::size_t unitInputs = m_inputs.size();
-        std::array<std::uint64_t, 4> keys{};
-        const auto read = [&](const std::string &name) {
-            const std::size_t index = m_inputs.size() - unitInputs;
-            if (index < keys.size())
-                keys[index] = prefixKey(name);
-            m_inputs.push_back(intern(name));
-        };
+        // Sorted by the unit's own strings, which are at hand, rather than by the
+        // interned names, which are spread over the whole table.
+        reads.clear();
         for (const auto &p : u.inputParams)
-            read(p);
+            reads.emplace_back(&p, intern(p));
         for (const auto *map : {&u.inputParamsPosi, &u.inputParamsNega}) {
             if (*map) {
                 for (const auto &entry : **map)
-                    read(entry.second);
+                    reads.emplace_back(&entry.second, intern(entry.second));
             }
         }
-        sortReadsFrom(unitInputs, keys);
+        std::sort(reads.begin(), reads.end(), [](const auto &a, const auto &b) { return *a.first < *b.first; });
+        for (std::size_t r = 0; r < reads.size(); ++r) {
+            if (r == 0 || reads[r].second != reads[r - 1].second)
+                m_inputs.push_back(reads[r].second);
+        }
         m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
         for (const auto &p : u.outputParams)
             m_outputs.push_back(intern(p));
@@ -266,7 +151,8 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                            }),
             m_inputs.end());
     }
-    sortAndDedupeFrom(lossInputs);
+    std::sort(m_inputs.begin() + static_cast<std::ptrdiff_t>(lossInputs), m_inputs.end(), byName);
+    m_inputs.erase(std::unique(m_inputs.begin() + static_cast<std::ptrdiff_t>(lossInputs), m_inputs.end()), m_inputs.end());
     m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
     m_inputs.shrink_to_fit();
     const int paramTotal = paramCount();

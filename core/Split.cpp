@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <memory>
 
 namespace splitscope {
 
@@ -78,23 +76,10 @@ std::vector<char> membersAfterSteps(const Split &split, std::size_t stepCount, i
 
 namespace {
 
-// `condition ? a : b` for pointers, computed with a mask so that the compiler cannot
-// turn it into a branch (GCC 12 does for the ternary, and where the condition is
-// random, as whether an edge reaches a new unit, that branch is often mispredicted).
-template <typename T>
-T *selectPointer(bool condition, T *a, T *b)
-{
-    const auto x = reinterpret_cast<std::uintptr_t>(a);
-    const auto y = reinterpret_cast<std::uintptr_t>(b);
-    return reinterpret_cast<T *>(y ^ ((x ^ y) & (std::uintptr_t(0) - std::uintptr_t(condition))));
-}
-
 // The units of X0, each with the first of its models that needs gradients.
 std::vector<std::pair<UnitId, ModelId>> x0WithModels(const PipelineGraph &graph, const std::vector<std::string> &models)
 {
-    // Read from each model's callers rather than by asking every unit: X0 is usually a
-    // small part of the pipeline, and how many models a unit calls is random, which
-    // a per-unit loop pays for in mispredicted branches.
+    // From each model's callers: X0 is usually a small part of the pipeline.
     const std::vector<ModelId> w = graph.resolveModels(models);
     std::vector<UnitId> units;
     for (const ModelId m : w) {
@@ -141,64 +126,6 @@ void addUndeclaredCallers(const PipelineGraph &graph, const std::vector<std::str
         std::sort(split.x0.begin(), split.x0.end());
 }
 
-// Puts the units one step added in pipeline order: a scan of the reasons when the
-// step added a large share of the pipeline (F often reaches most of it), a sort otherwise.
-void sortAdded(std::vector<UnitId> &added, const Split &split, int iteration, Reason::Rule rule)
-{
-    const std::size_t n = split.reasons.size();
-    if (added.size() * 16 < n) {
-        std::sort(added.begin(), added.end());
-        return;
-    }
-    // Rewritten in place, with one spare slot: every unit is written, only matches are kept.
-    added.push_back(kNoUnit);
-    std::size_t k = 0;
-    for (UnitId u = 0; u < static_cast<UnitId>(n); ++u) {
-        const Reason &r = split.reasons[u];
-        added[k] = u;
-        k += (r.rule == rule) & (r.iteration == iteration);
-    }
-    added.resize(k);
-}
-
-// The units F still has to visit, taken in pipeline order. Data edges only go forward,
-// so a walk in pipeline order meets every unit after all the units with an edge to it.
-// One byte per unit: adding is a plain store (no read-modify-write of a shared word,
-// which would chain the adds of one unit's edges), and finding the next unit reads
-// eight bytes at a time, which skips unreached stretches of the pipeline.
-class UnitsToVisit {
-public:
-    explicit UnitsToVisit(std::size_t units) : m_pending(units + sizeof(std::uint64_t), 0), m_end(units) {}
-
-    // Adds `unit` when `condition` holds, without a branch on it.
-    void addIf(bool condition, UnitId unit) { m_pending[static_cast<std::size_t>(unit)] |= static_cast<std::uint8_t>(condition); }
-
-    // Starts a new walk from the start of the pipeline.
-    void rewind() { m_cursor = 0; }
-
-    // Removes and returns the first unit after the last one taken, or kNoUnit.
-    UnitId takeNext()
-    {
-        while (m_cursor < m_end) {
-            std::uint64_t eight;
-            std::memcpy(&eight, &m_pending[m_cursor], sizeof eight); // the padding keeps this in bounds
-            if (eight != 0) {
-                const std::size_t unit = m_cursor + (static_cast<std::size_t>(__builtin_ctzll(eight)) >> 3);
-                m_pending[unit] = 0;
-                m_cursor = unit + 1;
-                return static_cast<UnitId>(unit);
-            }
-            m_cursor += sizeof eight;
-        }
-        return kNoUnit;
-    }
-
-private:
-    std::vector<std::uint8_t> m_pending; // 1 = to visit; little-endian order within each eight bytes
-    std::size_t m_end;
-    std::size_t m_cursor = 0;
-};
-
 Split emptySplit(const PipelineGraph &graph, const std::vector<std::string> &models, SplitMode mode)
 {
     Split split;
@@ -211,6 +138,12 @@ Split emptySplit(const PipelineGraph &graph, const std::vector<std::string> &mod
 
 } // namespace
 
+// DiffSynth's fixed point (DESIGN.md §1): X = X0; then, until nothing changes,
+// F adds every unit reachable from X along data edges, and U adds, for each param p,
+// the units that write p after p's first reader in X when that reader writes p too.
+// Both steps only look at what the previous step added: F searches from the units the
+// last U added (X0 at first), since the successors of the others are in X already; U
+// only revisits the params whose first reader in X moved.
 Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string> &modelsRequiringBackward)
 {
     Split split = emptySplit(graph, modelsRequiringBackward, SplitMode::Seed);
@@ -218,137 +151,96 @@ Split computeSeedSplit(const PipelineGraph &graph, const std::vector<std::string
     const int paramTotal = graph.paramCount();
     constexpr UnitId kNone = 0x7fffffff;
 
-    // firstConsumer[p]: the first unit of X that reads p, over the units folded in so far.
-    std::vector<UnitId> firstConsumer(paramTotal, kNone);
-    // suffixFrom[p]: chain(p)[suffixFrom[p]..] has already been added by U.
-    std::vector<std::uint32_t> suffixFrom(paramTotal);
+    std::vector<UnitId> firstReader(paramTotal, kNone); // the first unit of X that reads p, so far
+    // chain(p)[addedFrom[p]..] is in X already (U added it).
+    std::vector<std::size_t> addedFrom(paramTotal);
     for (ParamId p = 0; p < paramTotal; ++p)
-        suffixFrom[p] = static_cast<std::uint32_t>(graph.chain(p).size());
-    std::vector<int> dirtyStamp(paramTotal, -1);
+        addedFrom[p] = graph.chain(p).size();
+    std::vector<int> movedIn(paramTotal, 0); // the iteration in which p's first reader last moved
 
-    // The units of X not yet folded into firstConsumer: what the last U added (X0 at
-    // first), then what F adds (in pipeline order), in that order.
-    // Whether an edge or a read changes anything is random, so the loops below select
-    // and count instead of branching on it (a mispredicted branch costs more than the
-    // few stores it saves; one pipeline split again and again would hide that cost,
-    // as the branch predictor learns a small pipeline's outcomes by heart).
-    // Both buffers have one spare slot for the write that is not counted, and are left
-    // uninitialized: a split that reaches little of a large pipeline touches little of them.
-    const std::unique_ptr<UnitId[]> queue(new UnitId[static_cast<std::size_t>(graph.unitCount()) + 1]);
-    std::copy(split.x0.begin(), split.x0.end(), queue.get());
-    std::size_t queued = split.x0.size();
-    const std::unique_ptr<ParamId[]> dirty(new ParamId[static_cast<std::size_t>(paramTotal) + 1]);
-    std::size_t count = split.x0.size();
-    // U walks the queue, which jumps about the pipeline: the params of the unit kAhead
-    // places on are fetched while this one is handled.
-    constexpr std::size_t kAhead = 8;
-    Reason discarded; // the reason written for a starting unit, which keeps its own
-
-    // F walks the units to visit in pipeline order rather than breadth first: from one
-    // unit to the next, its reads of the graph stay close together, so its cost per unit
-    // hardly grows with the pipeline (breadth first, the seed split took 28, 39 and 60 ns
-    // per unit at 10^4, 10^5 and 10^6 units; in this order 33, 37 and 41).
-    // hops[u] is the length of the shortest chain of data edges from this iteration's
-    // starting units to u (0 for units already in X, so no edge improves on them), and
-    // reachedBy[u] the first edge, in pipeline order, that ends such a chain: u's reason,
-    // so that explanations take the fewest steps. Both are final when u is visited.
     constexpr std::uint32_t kUnreached = 0xffffffffu;
-    std::vector<std::uint32_t> hops(static_cast<std::size_t>(graph.unitCount()), kUnreached);
-    struct ReachedBy {
-        UnitId source;
-        ParamId param;
-    };
-    const std::unique_ptr<ReachedBy[]> reachedBy(new ReachedBy[static_cast<std::size_t>(graph.unitCount())]);
-    ReachedBy notShorter; // written for an edge that does not shorten its target's chain
-    UnitsToVisit toVisit(static_cast<std::size_t>(graph.unitCount()));
-    const auto start = [&](UnitId u) {
-        hops[u] = 0;
-        reachedBy[u] = ReachedBy{kNoUnit, -1}; // read, not used: a starting unit keeps its reason
-        toVisit.addIf(true, u);
-    };
+    const auto unitTotal = static_cast<std::size_t>(graph.unitCount());
+    std::vector<std::uint32_t> hops(unitTotal, kUnreached); // 0 for units in X
+    std::vector<std::pair<UnitId, ParamId>> reachedBy(unitTotal, {kNoUnit, -1});
+    std::vector<char> pending(unitTotal, 0); // F's units to visit
     for (const UnitId u : split.x0)
-        start(u);
+        hops[u] = 0;
 
+    // The units the last step added, in the order they were added: where F starts, and
+    // (with F's own) the units U has not looked at yet.
+    std::vector<UnitId> fresh = split.x0;
     for (int iteration = 1;; ++iteration) {
-        const std::size_t before = count;
         Iteration step;
 
-        // F: everything reachable along data edges. Units already in X had their
-        // successors added by the previous F, so the search starts at the last U's units
-        // (X0 at first), which are in the queue and among the units to visit already.
-        const std::size_t firstForward = queued;
-        toVisit.rewind();
-        for (UnitId u; (u = toVisit.takeNext()) != kNoUnit;) {
-            const std::uint32_t h = hops[u];
-            const bool added = h != 0;
-            queue[queued] = u;
-            queued += added;
-            hops[u] = 0;
-            split.trained[u] = 1;
-            Reason *reason = selectPointer(added, &split.reasons[u], &discarded);
-            *reason = Reason{Reason::Rule::Forward, reachedBy[u].source, reachedBy[u].param, -1, kNoUnit, iteration};
-            for (const auto &edge : graph.outEdges(u)) {
-                const UnitId target = edge.target;
-                const std::uint32_t old = hops[target];
-                const bool shorter = h + 1 < old;
-                hops[target] = shorter ? h + 1 : old;
-                *selectPointer(shorter, &reachedBy[target], &notShorter) = ReachedBy{u, edge.param};
-                toVisit.addIf(old == kUnreached, target);
-            }
+        // F: data edges only go forward, so a walk in pipeline order from the first
+        // starting unit meets each unit after every unit with an edge to it. hops[u], the
+        // fewest edges from a starting unit to u, and reachedBy[u], the first edge in
+        // pipeline order that ends such a chain (u's reason, so that explanations take
+        // the fewest steps), are final when the walk gets to u.
+        UnitId walkFrom = graph.unitCount();
+        for (const UnitId u : fresh) {
+            pending[u] = 1;
+            walkFrom = std::min(walkFrom, u);
         }
-        step.forward.assign(queue.get() + firstForward, queue.get() + queued);
-        count += step.forward.size();
-
-        // U: first consumers over X as it stands after F; only params whose first
-        // consumer moved can add anything new.
-        std::size_t dirtyCount = 0;
-        for (std::size_t i = 0; i < queued; ++i) {
-            const UnitId u = queue[i];
-            if (i + kAhead < queued) {
-                for (const ParamId p : graph.inputs(queue[i + kAhead])) {
-                    __builtin_prefetch(&firstConsumer[p]);
-                    __builtin_prefetch(&dirtyStamp[p]);
-                }
-            }
-            for (const ParamId p : graph.inputs(u)) {
-                const UnitId old = firstConsumer[p];
-                const bool moved = u < old;
-                firstConsumer[p] = moved ? u : old;
-                const bool firstMove = moved & (dirtyStamp[p] != iteration);
-                dirtyStamp[p] = moved ? iteration : dirtyStamp[p];
-                dirty[dirtyCount] = p;
-                dirtyCount += firstMove;
-            }
-        }
-        // `dirty` is in a deterministic order already (units in X order, params in input order).
-        for (std::size_t d = 0; d < dirtyCount; ++d) {
-            const ParamId p = dirty[d];
-            const UnitId first = firstConsumer[p];
-            const int index = graph.chainIndex(p, first);
-            const Span<UnitId> chain = graph.chain(p);
-            if (index < 0 || index == static_cast<int>(chain.size()) - 1)
+        for (UnitId u = walkFrom; u < graph.unitCount(); ++u) {
+            if (!pending[u])
                 continue;
-            const auto from = static_cast<std::uint32_t>(index + 1);
-            for (std::uint32_t k = from; k < suffixFrom[p]; ++k) {
-                const UnitId later = chain[k];
-                if (!split.trained[later]) {
-                    split.trained[later] = 1;
-                    split.reasons[later] = Reason{Reason::Rule::Update, first, p, -1, kNoUnit, iteration};
-                    step.update.push_back(later);
+            pending[u] = 0;
+            const std::uint32_t h = hops[u];
+            if (h != 0) {
+                split.trained[u] = 1;
+                split.reasons[u] = Reason{Reason::Rule::Forward, reachedBy[u].first, reachedBy[u].second, -1, kNoUnit, iteration};
+                step.forward.push_back(u);
+            }
+            for (const auto &edge : graph.outEdges(u)) {
+                if (h + 1 >= hops[edge.target])
+                    continue; // in X already (0), or reached by a chain as short
+                pending[edge.target] = 1;
+                hops[edge.target] = h + 1;
+                reachedBy[edge.target] = {u, edge.param};
+            }
+            hops[u] = 0; // in X
+        }
+        fresh.insert(fresh.end(), step.forward.begin(), step.forward.end());
+
+        // U: fold the new units into the first readers; every param whose first reader
+        // moved is looked at once, in the order it moved.
+        std::vector<ParamId> moved;
+        for (const UnitId u : fresh) {
+            for (const ParamId p : graph.inputs(u)) {
+                if (u >= firstReader[p])
+                    continue;
+                firstReader[p] = u;
+                if (movedIn[p] != iteration) {
+                    movedIn[p] = iteration;
+                    moved.push_back(p);
                 }
             }
-            suffixFrom[p] = std::min(suffixFrom[p], from);
         }
-        count += step.update.size();
-        std::copy(step.update.begin(), step.update.end(), queue.get());
-        queued = step.update.size();
+        for (const ParamId p : moved) {
+            const UnitId first = firstReader[p];
+            const int index = graph.chainIndex(p, first);
+            if (index < 0)
+                continue; // the first reader does not rewrite p
+            const Span<UnitId> chain = graph.chain(p);
+            const auto from = static_cast<std::size_t>(index) + 1;
+            for (std::size_t k = from; k < addedFrom[p]; ++k) {
+                const UnitId later = chain[k];
+                if (split.trained[later])
+                    continue;
+                split.trained[later] = 1;
+                split.reasons[later] = Reason{Reason::Rule::Update, first, p, -1, kNoUnit, iteration};
+                step.update.push_back(later);
+            }
+            addedFrom[p] = std::min(addedFrom[p], from);
+        }
+        fresh = step.update;
         for (const UnitId u : step.update)
-            start(u);
-
-        // F's units are in pipeline order already.
-        sortAdded(step.update, split, iteration, Reason::Rule::Update);
+            hops[u] = 0;
+        std::sort(step.update.begin(), step.update.end());
+        const bool changed = !step.forward.empty() || !step.update.empty();
         split.iterations.push_back(std::move(step));
-        if (count == before)
+        if (!changed)
             break;
     }
     return split;

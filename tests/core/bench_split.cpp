@@ -228,15 +228,14 @@ int main(int argc, char **argv)
             z.scanTime);
     }
     const Size &largest = sizes.back();
-    std::printf("\nTarget: 10^6 units split (graph+seed) in at most 1 s -> %s (%.3f s at %ld units)\n",
-        largest.units == 1000000 ? (largest.both <= 1.0 ? "met" : "MISSED") : "not measured", largest.both,
+    std::printf("\nTarget: 10^6 units split (graph+seed) in at most 0.5 s -> %s (%.3f s at %ld units)\n",
+        largest.units == 1000000 ? (largest.both <= 0.5 ? "met" : "MISSED") : "not measured", largest.both,
         largest.units);
-    std::printf("Target: ten times the units costs at most 12 times the time (graph+seed):\n");
+    std::printf("Growth per decade, for reading (the instruction target is `packaging/splitscope-dev bench\n"
+                "instructions`; wall time on a shared machine is too noisy for one):\n");
     for (std::size_t i = 1; i < sizes.size(); ++i) {
-        const double ratio = sizes[i].both / sizes[i - 1].both;
-        std::printf("  %ld units / %ld units: %.2fx %s; fresh pipelines (fresh g+s): %.2fx; reading every\n"
-                    "    name once (scan s): %.2fx\n",
-            sizes[i].units, sizes[i - 1].units, ratio, ratio <= 12 ? "(met)" : "(MISSED)",
+        std::printf("  %ld units / %ld units: graph+seed %.2fx, fresh pipelines %.2fx, reading every name once %.2fx\n",
+            sizes[i].units, sizes[i - 1].units, sizes[i].both / sizes[i - 1].both,
             sizes[i].freshBoth / sizes[i - 1].freshBoth, sizes[i].scanTime / sizes[i - 1].scanTime);
     }
 

@@ -208,7 +208,7 @@ void TestExplain::stageOneValueShadowed()
     Pipeline p;
     p.name = "shadow";
     p.units = {unit("A", {"x"}, {"p"}), unit("B", {"z"}, {"p"}), unit("C", {"p"}, {"y"}, {"dit"})};
-    p.loss = LossSpec{"L", std::vector<std::string>{"y"}, false, {}, std::nullopt};
+    p.loss = LossSpec{"L", std::vector<std::string>{"y"}, false, {}, std::nullopt, std::nullopt};
     const PipelineGraph g(p);
     const Split s = computeSeedSplit(g, {"dit"});
     QCOMPARE(toQt(explainUnit(g, s, g.findUnit("A")).lines).last(),
@@ -224,7 +224,7 @@ void TestExplain::stageOneValueTheLossShouldSee()
     Pipeline p;
     p.name = "lossr";
     p.units = {unit("A", {"x"}, {"p"}, {"dit"}), unit("B", {"z"}, {"p"})};
-    p.loss = LossSpec{"L", std::vector<std::string>{"p"}, false, {}, std::nullopt};
+    p.loss = LossSpec{"L", std::vector<std::string>{"p"}, false, {}, std::nullopt, std::nullopt};
     const PipelineGraph g(p);
     const Split s = computeSeedSplit(g, {"dit"});
     QCOMPARE(toQt(explainUnit(g, s, g.findUnit("B")).lines).last(),
@@ -462,7 +462,7 @@ void TestExplain::namesWithControlCharacters()
     Pipeline q = p;
     q.name = std::string("ctl\x01", 4);
     q.units[1].name = "B\\N";
-    q.loss = LossSpec{"L\n", std::nullopt, false, {}, std::nullopt};
+    q.loss = LossSpec{"L\n", std::nullopt, false, {}, std::nullopt, std::nullopt};
     const PipelineGraph gq(q);
     const std::string dot = splitToDot(gq, analyzeSplit(gq, {"dit"}, SplitMode::Seed));
     for (const char *expected : {R"(digraph "ctl\\u0001" {)", R"(label="ctl\\u0001: seed split, training dit")",
