@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "CacheManifest.h"
 
+#include "CacheCheck.h"
+
 #include "Hash.h"
 #include "JsonDocument.h"
 
@@ -14,14 +16,6 @@ namespace splitscope::engine {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string listText(const std::vector<std::string> &items)
-{
-    std::string out = "[";
-    for (std::size_t i = 0; i < items.size(); ++i)
-        out += (i ? ", " : "") + items[i];
-    return out + "]";
-}
 
 } // namespace
 

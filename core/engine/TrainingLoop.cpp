@@ -12,6 +12,8 @@
 #include "Runner.h"
 #include "SeedSequence.h"
 #include "Trainer.h"
+
+#include "CacheCheck.h"
 #include "TrainingState.h"
 #include "UnitRuntime.h"
 #include "core/CountText.h"
@@ -44,14 +46,6 @@ struct StepInput {
     bool badInput = false; // the error is the input's (a corrupt cache shard, an unreadable image)
     double readSeconds = 0;
 };
-
-std::string listText(const std::vector<std::string> &items)
-{
-    std::string out = "[";
-    for (std::size_t i = 0; i < items.size(); ++i)
-        out += (i ? ", " : "") + items[i];
-    return out + "]";
-}
 
 // loss.csv as DiffSynth's CSVLogger writes it: "step,key,value", one row a step.
 // On resume, rows past the resumed step (from a run killed after its last saved
@@ -99,29 +93,20 @@ private:
 
 std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &manifest)
 {
-    std::vector<std::string> diffs;
-    auto compare = [&](const std::string &what, const std::string &cache, const std::string &run) {
-        if (cache != run)
-            diffs.push_back(what + ": the cache has " + cache + ", this run " + run);
-    };
-    compare("pipeline", manifest.pipeline, m_declaration->name);
-    compare("task (loss)", manifest.task + " (" + manifest.loss + ")", m_task.loss + " (" + m_loss->name + ")");
-    if (manifest.pipeline == m_declaration->name && manifest.task == m_task.loss)
-        compare("pipeline description (hash)", hashToHex(manifest.pipelineHash), hashToHex(pipelineHash(m_pipeline)));
-    compare("models requiring backward (--lora_base_model, --trainable_models)", listText(manifest.modelsRequiringBackward),
-        listText(m_modelsRequiringBackward));
-    std::vector<std::string> one;
+    CacheExpectation wanted;
+    wanted.pipeline = m_declaration->name;
+    wanted.task = m_task.loss;
+    wanted.loss = m_loss->name;
+    wanted.pipelineHash = pipelineHash(m_pipeline);
+    wanted.modelsRequiringBackward = m_modelsRequiringBackward;
     for (std::size_t i = 0; i < m_declaration->units.size(); ++i) {
         if (!m_split.trained[i])
-            one.push_back(m_declaration->units[i].name);
+            wanted.stageOneUnits.push_back(m_declaration->units[i].name);
     }
-    compare("stage-one units (the split)", listText(manifest.stageOneUnits), listText(one));
-    if (!manifest.cacheAllParams) {
-        for (const auto &param : m_cacheSet) {
-            if (std::find(manifest.cacheSet.begin(), manifest.cacheSet.end(), param) == manifest.cacheSet.end())
-                diffs.push_back("cached params: the cache lacks '" + param + "', which stage two reads");
-        }
-    }
+    wanted.cacheSet = m_cacheSet;
+    std::vector<std::string> diffs;
+    for (const CacheMismatch &m : cacheMismatches(manifest, wanted))
+        diffs.push_back(m.text());
     for (const CacheModelRecord &record : manifest.models) {
         const ResolvedModel *resolved = nullptr;
         for (const auto &r : m_models) {

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/engine/CacheManifest.h"
+
 #include "WidgetTestSupport.h"
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/run/ExecutablePipeline.h"
 #include "widgets/run/RunConfig.h"
 
@@ -39,32 +42,27 @@ inline bool writeModelFiles(const QString &root, const ExecutablePipeline &pipel
     return true;
 }
 
-// A manifest.json as stage one writes it (core/engine/CacheManifest.cpp), of the
+// A manifest.json as stage one writes it (engine::CacheManifest::toJson), of the
 // split with `stageOneUnits` storing `cacheSet`.
 inline bool writeManifest(const QString &cacheDir, bool complete, const QStringList &modelsRequiringBackward,
     const QString &mode = QStringLiteral("seed"), int samples = 4, int cached = 4,
     const QStringList &stageOneUnits = {}, const QStringList &cacheSet = {})
 {
-    QJsonArray shards;
+    engine::CacheManifest m;
+    m.complete = complete;
+    m.pipeline = "tiny-qwen-image";
+    m.task = "sft";
+    m.loss = "FlowMatchSFTLoss";
+    m.splitMode = mode.toStdString();
+    m.modelsRequiringBackward = toStdStrings(modelsRequiringBackward);
+    m.stageOneUnits = toStdStrings(stageOneUnits);
+    m.cacheSet = toStdStrings(cacheSet);
+    m.settings = {{"seed", "0"}, {"cache_shard_size", "16"}};
+    m.samples = static_cast<std::size_t>(samples);
     for (int first = 0; first < cached; first += 2)
-        shards.append(QJsonObject{{QStringLiteral("process"), 0},
-            {QStringLiteral("file"), QStringLiteral("0/shard-%1.safetensors").arg(first / 2, 5, 10, QLatin1Char('0'))},
-            {QStringLiteral("first"), first}, {QStringLiteral("count"), std::min(2, cached - first)},
-            {QStringLiteral("bytes"), 1000}, {QStringLiteral("checksum"), QStringLiteral("00")}});
-    const QJsonObject doc{{QStringLiteral("format"), QStringLiteral("splitscope.cache/1")},
-        {QStringLiteral("complete"), complete}, {QStringLiteral("pipeline"), QStringLiteral("tiny-qwen-image")},
-        {QStringLiteral("task"), QStringLiteral("sft")},
-        {QStringLiteral("split"),
-            QJsonObject{{QStringLiteral("mode"), mode},
-                {QStringLiteral("models_require_backward"), QJsonArray::fromStringList(modelsRequiringBackward)},
-                {QStringLiteral("stage_one_units"), QJsonArray::fromStringList(stageOneUnits)}}},
-        {QStringLiteral("cache_set"), QJsonArray::fromStringList(cacheSet)},
-        {QStringLiteral("cache_all_params"), false},
-        {QStringLiteral("settings"),
-            QJsonObject{{QStringLiteral("seed"), QStringLiteral("0")}, {QStringLiteral("cache_shard_size"), QStringLiteral("16")}}},
-        {QStringLiteral("dataset"), QJsonObject{{QStringLiteral("samples"), samples}}},
-        {QStringLiteral("shards"), shards}};
-    return writeText(QDir(cacheDir).filePath(QStringLiteral("manifest.json")), QJsonDocument(doc).toJson());
+        m.shards.push_back({0, QStringLiteral("0/shard-%1.safetensors").arg(first / 2, 5, 10, QLatin1Char('0')).toStdString(),
+            static_cast<std::size_t>(first), static_cast<std::size_t>(std::min(2, cached - first)), 1000, 0});
+    return writeText(QDir(cacheDir).filePath(QStringLiteral("manifest.json")), QByteArray::fromStdString(m.toJson()));
 }
 
 // A stand-in for splitscope-cli in `dir`, for launches without LibTorch: each call

@@ -533,6 +533,14 @@ void TestRunConfig::cacheChecks()
             qPrintable(issues[0].message));
     }
     QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 0).isEmpty());
+    // dit trained in full and as the LoRA base needs gradients once, as the engine records it
+    // (the app's own copy of the list used to keep it twice and call this cache another one's).
+    QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}));
+    RunConfig twice = c;
+    twice.trainable = {QStringLiteral("dit")};
+    twice.loraBase = QStringLiteral("dit");
+    QCOMPARE(modelsRequiringBackward(twice), QStringList{QStringLiteral("dit")});
+    QVERIFY(cacheDifferences(readCacheStatus(cache), twice, RunStage::StageTwo).isEmpty());
     // The mode's name is not what counts (cacheOfTheSameSplitWhateverTheMode): the same split
     // made by the safe algorithm is this run's cache.
     QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}, QStringLiteral("safe")));
@@ -541,7 +549,10 @@ void TestRunConfig::cacheChecks()
     QVERIFY(writeText(QDir(cache).filePath("manifest.json"), "{\"format\": \"other\"}"));
     status = readCacheStatus(cache);
     QVERIFY(!status.exists);
-    QVERIFY2(status.error.endsWith("is not a Splitscope cache manifest"), qPrintable(status.error));
+    // The engine's reader's words: file, line and column, key, what it expected.
+    QVERIFY2(status.error.endsWith("manifest.json:1:12: format: expected \"splitscope.cache/1\" (not a Splitscope cache, "
+                                   "or a newer one), found the string \"other\""),
+        qPrintable(status.error));
     QCOMPARE(fields(validateRun(c, tiny(), RunKind::StageOne, 0)), QList<RunField>{RunField::Cache});
 }
 

@@ -27,6 +27,22 @@ QString countText(qint64 count, const QString &one, const QString &many)
     return text.replace(QLatin1String("%n"), QString::number(count));
 }
 
+QStringList toQStringList(const std::vector<std::string> &items)
+{
+    QStringList out;
+    for (const std::string &item : items)
+        out << QString::fromStdString(item);
+    return out;
+}
+
+std::vector<std::string> toStdStrings(const QStringList &items)
+{
+    std::vector<std::string> out;
+    for (const QString &item : items)
+        out.push_back(item.toStdString());
+    return out;
+}
+
 QString nameText(const std::string &name)
 {
     return QString::fromStdString(printableName(name));

@@ -5,9 +5,11 @@
 #include <QLabel>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <string>
+#include <vector>
 
 class QAction;
 class QFrame;
@@ -35,6 +37,10 @@ QString countText(qint64 count, const QString &one, const QString &many);
 // characters, which are written as escapes (A\nB), as in the command line's reports
 // (printableName). Identifiers stay raw; this is only for what people read.
 QString nameText(const std::string &name);
+
+// Lists of names between the core's and Qt's strings (UTF-8).
+QStringList toQStringList(const std::vector<std::string> &items);
+std::vector<std::string> toStdStrings(const QStringList &items);
 
 // `text` cut to at most `maxChars` characters by replacing its middle with "…" (a third
 // of the room for the end), never splitting a surrogate pair; shorter text unchanged.

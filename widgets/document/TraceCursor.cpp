@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "TraceCursor.h"
 
+#include "widgets/common/WidgetHelpers.h"
+
 #include "SplitDocument.h"
 
 #include "core/Explain.h"
@@ -21,14 +23,6 @@ StepCause causeOf(const Split &split, UnitId unit)
     case Reason::Rule::ReachingDefinition: return StepCause{StepCause::Kind::Reader, r.cause, unit, r.param};
     default: return StepCause{StepCause::Kind::Model, kNoUnit, unit, -1};
     }
-}
-
-QStringList toQStringList(const std::vector<std::string> &lines)
-{
-    QStringList out;
-    for (const auto &line : lines)
-        out << QString::fromStdString(line);
-    return out;
 }
 
 QString stepTitle(const TraceStep &step)

@@ -4,15 +4,14 @@
 #include "ExecutablePipeline.h"
 #include "RunFormat.h"
 
+#include "core/engine/CacheCheck.h"
+
 #include "widgets/common/WidgetHelpers.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 #include <algorithm>
 
@@ -23,14 +22,6 @@ namespace {
 QString tr(const char *text, int n = -1)
 {
     return QCoreApplication::translate("RunChecks", text, nullptr, n);
-}
-
-QStringList stringList(const QJsonValue &value)
-{
-    QStringList out;
-    for (const QJsonValue &v : value.toArray())
-        out << v.toString();
-    return out;
 }
 
 // A list as the engine's messages write it: "[a, b]".
@@ -134,44 +125,41 @@ CacheStatus readCacheStatus(const QString &cachePath)
         status.error = tr("%1: cannot be read (%2)").arg(path, file.errorString());
         return status;
     }
-    QJsonParseError parseError;
-    const QJsonObject doc = QJsonDocument::fromJson(file.readAll(), &parseError).object();
-    if (parseError.error != QJsonParseError::NoError
-        || doc.value(QLatin1String("format")).toString() != QLatin1String("splitscope.cache/1")) {
-        status.error = tr("%1 is not a Splitscope cache manifest").arg(path);
+    // The engine's own reader: what it refuses, the app refuses, with the same words.
+    engine::CacheManifest m;
+    std::string error;
+    if (!engine::CacheManifest::parse(file.readAll().toStdString(), path.toStdString(), m, &error)) {
+        status.error = QString::fromStdString(error); // names the file, line, key, and what it expected
         return status;
     }
     status.exists = true;
-    status.complete = doc.value(QLatin1String("complete")).toBool();
-    status.pipeline = doc.value(QLatin1String("pipeline")).toString();
-    status.task = doc.value(QLatin1String("task")).toString();
-    const QJsonObject split = doc.value(QLatin1String("split")).toObject();
-    status.splitMode = split.value(QLatin1String("mode")).toString();
-    status.modelsRequiringBackward = stringList(split.value(QLatin1String("models_require_backward")));
-    status.stageOneUnits = stringList(split.value(QLatin1String("stage_one_units")));
-    status.cacheSet = stringList(doc.value(QLatin1String("cache_set")));
-    status.cacheAllParams = doc.value(QLatin1String("cache_all_params")).toBool();
-    const QJsonObject settings = doc.value(QLatin1String("settings")).toObject();
-    for (auto it = settings.begin(); it != settings.end(); ++it)
-        status.settings.insert(it.key(), it.value().toString());
-    status.samples = doc.value(QLatin1String("dataset")).toObject().value(QLatin1String("samples")).toInt();
-    for (const QJsonValue &shard : doc.value(QLatin1String("shards")).toArray()) {
-        const QJsonObject s = shard.toObject();
-        ++status.shards;
-        status.cachedSamples += s.value(QLatin1String("count")).toInt();
-        status.bytes += static_cast<qint64>(s.value(QLatin1String("bytes")).toDouble());
-    }
+    status.complete = m.complete;
+    status.pipeline = QString::fromStdString(m.pipeline);
+    status.task = QString::fromStdString(m.task);
+    status.splitMode = QString::fromStdString(m.splitMode);
+    status.modelsRequiringBackward = toQStringList(m.modelsRequiringBackward);
+    status.stageOneUnits = toQStringList(m.stageOneUnits);
+    status.cacheSet = toQStringList(m.cacheSet);
+    status.cacheAllParams = m.cacheAllParams;
+    for (const auto &[key, value] : m.settings)
+        status.settings.insert(QString::fromStdString(key), QString::fromStdString(value));
+    status.samples = static_cast<int>(m.samples);
+    status.shards = static_cast<int>(m.shards.size());
+    status.cachedSamples = static_cast<int>(m.finishedSamples());
+    status.bytes = static_cast<qint64>(m.shardBytes());
+    status.manifest = std::move(m);
     return status;
 }
 
 QStringList modelsRequiringBackward(const RunConfig &config)
 {
-    // As TrainingConfig::modelsRequiringBackward: the LoRA base is appended even
-    // when it is also trainable, and the manifest records the list so.
-    QStringList models = config.trainable;
+    // The core's list, which the engine records: trainable_models, then
+    // lora_base_model, a model named twice once.
+    TrainingConfig training;
+    training.trainableModels = config.trainable.join(QLatin1Char(',')).toStdString();
     if (!config.loraBase.isEmpty())
-        models << config.loraBase;
-    return models;
+        training.loraBaseModel = config.loraBase.toStdString();
+    return toQStringList(training.modelsRequiringBackward());
 }
 
 QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, RunStage stage)
@@ -181,26 +169,37 @@ QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, 
         if (cached != wanted)
             diffs << tr("%1: the cache has %2, this run %3").arg(what, cached, wanted);
     };
-    compare(tr("pipeline"), cache.pipeline, config.pipeline);
-    compare(tr("task"), cache.task, config.task);
-    compare(tr("models requiring backward"), listText(cache.modelsRequiringBackward),
-        listText(modelsRequiringBackward(config)));
-    // Unit and param lists are long: what moved, not both lists whole.
-    if (listText(cache.stageOneUnits) != listText(config.stageOneUnits)) {
-        const QString moved = movedText(cache.stageOneUnits, config.stageOneUnits, tr("%1 moved to stage two"),
-            tr("%1 moved to stage one"));
-        diffs << tr("stage-one units: %1").arg(moved.isEmpty() ? tr("the same units in another order") : moved);
-    }
-    if (stage == RunStage::StageTwo) {
-        // Stage two needs every param it reads; a cache may store more.
-        if (!cache.cacheAllParams) {
-            for (const QString &param : config.cacheSet) {
-                if (!cache.cacheSet.contains(param))
-                    diffs << tr("cached params: the cache lacks '%1', which stage two reads").arg(param);
-            }
+    // What stage two checks, as the engine checks it (engine::cacheMismatches); the
+    // app words the unit lists as what moved.
+    engine::CacheExpectation wanted;
+    wanted.pipeline = config.pipeline.toStdString();
+    wanted.task = config.task.toStdString();
+    wanted.modelsRequiringBackward = toStdStrings(modelsRequiringBackward(config));
+    wanted.stageOneUnits = toStdStrings(config.stageOneUnits);
+    if (stage == RunStage::StageTwo)
+        wanted.cacheSet = toStdStrings(config.cacheSet); // stage two needs every param it reads; a cache may store more
+    const auto text = [](const std::string &s) { return QString::fromStdString(s); };
+    for (const engine::CacheMismatch &m : engine::cacheMismatches(cache.manifest, wanted)) {
+        switch (m.what) {
+        case engine::CacheMismatch::What::Pipeline: compare(tr("pipeline"), text(m.cached), text(m.wanted)); break;
+        case engine::CacheMismatch::What::Task: compare(tr("task"), text(m.cached), text(m.wanted)); break;
+        case engine::CacheMismatch::What::ModelsRequiringBackward:
+            compare(tr("models requiring backward"), text(m.cached), text(m.wanted));
+            break;
+        case engine::CacheMismatch::What::StageOneUnits: {
+            const QString moved = movedText(cache.stageOneUnits, config.stageOneUnits, tr("%1 moved to stage two"),
+                tr("%1 moved to stage one"));
+            diffs << tr("stage-one units: %1").arg(moved.isEmpty() ? tr("the same units in another order") : moved);
+            break;
         }
-        return diffs;
+        case engine::CacheMismatch::What::CachedParam:
+            diffs << tr("cached params: the cache lacks '%1', which stage two reads").arg(text(m.wanted));
+            break;
+        case engine::CacheMismatch::What::PipelineHash: diffs << text(m.text()); break;
+        }
     }
+    if (stage == RunStage::StageTwo)
+        return diffs;
     // Stage one continues a cache only if it would write the same one.
     if (listText(cache.cacheSet) != listText(config.cacheSet)) {
         const QString moved = movedText(cache.cacheSet, config.cacheSet, tr("the cache stores %1, this split does not"),

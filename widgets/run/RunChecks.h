@@ -3,6 +3,8 @@
 
 #include "RunConfig.h"
 
+#include "core/engine/CacheManifest.h"
+
 #include <QHash>
 #include <QList>
 #include <QString>
@@ -23,8 +25,8 @@ struct RunIssue {
     bool confirmable = false;
 };
 
-// What a stage-one cache folder holds, read from its manifest.json
-// (core/engine/CacheManifest.h, format splitscope.cache/1) without the engine.
+// What a stage-one cache folder holds, read from its manifest.json by the engine's
+// protocol library (core/engine/CacheManifest.h, format splitscope.cache/1; no Torch).
 struct CacheStatus {
     bool exists = false;   // manifest.json is there and readable
     QString error;         // it is there but not a Splitscope cache
@@ -41,6 +43,7 @@ struct CacheStatus {
     QStringList cacheSet;  // the params stored per sample
     bool cacheAllParams = false;
     QHash<QString, QString> settings; // stage one's settings: seed, num_threads, cache_shard_size, ...
+    engine::CacheManifest manifest;   // as the engine reads it
 
     // "complete: 8 samples in 3 shards (1.2 MiB), seed split for dit".
     QString summary() const;

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "CacheManifest.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace splitscope::engine {
+
+// What stage two wants of a cache, apart from what only the files can tell (the
+// weights of the models stage one ran, its tokenizer): the one check the engine makes
+// before it reads a cache and the app makes before it launches (no Torch here).
+struct CacheExpectation {
+    std::string pipeline;                   // "tiny-qwen-image"
+    std::string task;                       // "sft"
+    std::optional<std::string> loss;        // "FlowMatchSFTLoss"; unset: not compared
+    std::optional<std::uint64_t> pipelineHash; // unset: not compared
+    std::vector<std::string> modelsRequiringBackward; // TrainingConfig::modelsRequiringBackward()
+    std::vector<std::string> stageOneUnits;
+    std::vector<std::string> cacheSet; // the params stage two reads from the cache
+};
+
+struct CacheMismatch {
+    enum class What { Pipeline, Task, PipelineHash, ModelsRequiringBackward, StageOneUnits, CachedParam };
+    What what;
+    std::string cached; // the manifest's value ("[dit]"), empty for a missing param
+    std::string wanted; // this run's (for CachedParam: the param)
+    // One line, as the engine reports it: "pipeline: the cache has A, this run B".
+    std::string text() const;
+};
+
+// Empty when the cache fits; the task and pipeline hash are compared only where the
+// pipeline and task agree (another pipeline's hash says nothing more).
+std::vector<CacheMismatch> cacheMismatches(const CacheManifest &manifest, const CacheExpectation &wanted);
+
+// "[a, b]", as the messages write lists.
+std::string listText(const std::vector<std::string> &items);
+
+} // namespace splitscope::engine
