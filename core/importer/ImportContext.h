@@ -47,6 +47,8 @@ public:
     void report(Severity severity, const char *code, const PythonModule &module, NodeId at, std::string where,
         std::string message)
     {
+        if (at == kNoNode) // no place to name: the file alone
+            return report(severity, code, module, 0, 0, std::move(where), std::move(message));
         const AstNode &n = module.tree().node(at);
         report(severity, code, module, n.line, n.column, std::move(where), std::move(message));
     }

@@ -164,6 +164,8 @@ void UnitReader::readInit(const PythonModule &module, const ClassDef &cls, const
         called = true;
         const CallArguments callArguments = evaluateCallArguments(m_context, module, super->call, &locals, super->skip);
         BaseClass target = bases.empty() ? BaseClass() : bases.front();
+        if (target.node == kNoNode)
+            target.node = s; // a class without bases: its findings go to the super() call
         if (!super->explicitBase.empty()) {
             target.name = m_context.modules().originalName(module, super->explicitBase);
             target.definition = m_context.modules().findClass(module, super->explicitBase);

@@ -542,6 +542,17 @@ void TestDiffSynthImporter::errors()
                                  "def model_fn(dit=None, **kwargs):\n"
                                  "    return dit\n";
     QVERIFY(importDiffSynthSource(pipeline, "tiny.py").ok());
+    // A unit class with no base (a keyword where the base belongs, as the fuzzer wrote it):
+    // the unknown base is reported at the super() call, not at a node that is not there.
+    {
+        std::string noBase = pipeline;
+        noBase.replace(noBase.find("(PipelineUnit):"), 15, "(Pi=PipelineUnit):");
+        const ImportResult r = importDiffSynthSource(noBase, "tiny.py");
+        const Diagnostic *d = findDiagnostic(r.diagnostics, "unknown-base-class", 7);
+        QVERIFY(d);
+        QCOMPARE(d->column, 9);
+        QVERIFY2(d->message.find("a base class is not PipelineUnit") != std::string::npos, d->message.c_str());
+    }
     const auto edited = [&](const std::string &from, const std::string &to) {
         std::string s = pipeline;
         const std::size_t at = s.find(from);
