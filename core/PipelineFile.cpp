@@ -117,9 +117,9 @@ private:
 // Reads one document into a Pipeline, collecting diagnostics. Type errors skip the
 // offending value and go on, so one pass reports every problem it can; a syntax
 // error stops the pass (nothing after it can be trusted).
-class PipelineReader {
+class DescriptorReader {
 public:
-    PipelineReader(std::string_view text, std::string fileName)
+    DescriptorReader(std::string_view text, std::string fileName)
         : m_text(text), m_reader(text), m_file(std::move(fileName))
     {
     }
@@ -1350,7 +1350,7 @@ LoadResult parsePipeline(std::string_view text, const std::string &fileName)
         return failedLoad(fileName, "input-too-large",
             tooLargeMessage("the text has " + std::to_string(text.size()) + " bytes", kMaxPipelineBytes));
     try {
-        PipelineReader reader(text, fileName);
+        DescriptorReader reader(text, fileName);
         return reader.read();
     } catch (const std::bad_alloc &) {
         // The reader's memory is freed by now; a message needs little.

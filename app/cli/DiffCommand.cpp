@@ -3,7 +3,7 @@
 // training configurations) and explain every unit that moved.
 #include "ArgParser.h"
 #include "Commands.h"
-#include "PipelineSource.h"
+#include "PipelineArgument.h"
 #include "StandardStreams.h"
 
 #include "core/SplitReport.h"

@@ -178,16 +178,6 @@ std::vector<std::string> commaList(const std::string &text)
 
 } // namespace
 
-std::string engineBuiltinPipelineJson(const std::string &name)
-{
-    return engine::builtinPipelineJson(name, "sft");
-}
-
-std::vector<std::string> engineBuiltinPipelineNames()
-{
-    return engine::builtinPipelineNames();
-}
-
 int runDescribe(const Args &args)
 {
     ArgParser p;

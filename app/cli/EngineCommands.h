@@ -12,10 +12,6 @@ namespace splitscope::cli {
 // (core/engine). Compiled in when the engine is built (SPLITSCOPE_HAVE_ENGINE).
 void addEngineCommands(std::vector<Command> &commands);
 
-// The JSON description of a built-in executable pipeline, or "" when unknown.
-std::string engineBuiltinPipelineJson(const std::string &name);
-std::vector<std::string> engineBuiltinPipelineNames();
-
 // `train`'s exit status when SIGINT/SIGTERM stopped it after keeping its work
 // (core/engine/Events.h documents every status).
 constexpr int kExitCancelled = 4;

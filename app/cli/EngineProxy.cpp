@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "EngineProxy.h"
 
+#include "core/engine/ExecutableCatalog.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace splitscope::cli {
@@ -70,48 +71,10 @@ void addEngineProxyCommands(std::vector<Command> &commands)
 
 std::vector<std::string> engineProxyPipelineNames()
 {
-    return {"tiny-qwen-image"};
-}
-
-std::string engineProxyPipelineJson(const std::string &name)
-{
-    const auto names = engineProxyPipelineNames();
-    if (std::find(names.begin(), names.end(), name) == names.end())
-        return {};
-    // Run `splitscope-engine describe NAME` and collect what it prints.
-    int fds[2];
-    if (::pipe(fds) != 0)
-        return {};
-    const std::string program = engineExecutable();
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        return {};
-    }
-    if (pid == 0) {
-        ::dup2(fds[1], STDOUT_FILENO);
-        ::close(fds[0]);
-        ::close(fds[1]);
-        std::vector<std::string> words = {"splitscope-cli", "describe", name};
-        std::vector<char *> argv = argvOf(words);
-        ::execv(program.c_str(), argv.data());
-        ::_exit(127);
-    }
-    ::close(fds[1]);
-    std::string json;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-        if (n > 0)
-            json.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? json : std::string();
+    std::vector<std::string> names;
+    for (const engine::ExecutablePipelineFacts &p : engine::executableCatalog())
+        names.push_back(p.name);
+    return names;
 }
 
 } // namespace splitscope::cli

@@ -14,9 +14,10 @@ namespace splitscope::cli {
 // user (or the GUI) started.
 void addEngineProxyCommands(std::vector<Command> &commands);
 
-// The built-in executable pipelines, and one's description (asked of the engine;
-// empty when the name is unknown or the engine cannot run).
+// The built-in pipelines the engine can train (core/engine/ExecutableCatalog.h).
+// Each is also a built-in example
+// (resources/examples), whose description tests/widgets/tst_runexample keeps equal to
+// the engine's declarations, so the CLI never has to ask the engine for one.
 std::vector<std::string> engineProxyPipelineNames();
-std::string engineProxyPipelineJson(const std::string &name);
 
 } // namespace splitscope::cli

@@ -25,17 +25,7 @@ void addExtraCommands(std::vector<Command> &commands)
     (void)commands;
 }
 
-std::string extraBuiltinPipelineJson(const std::string &name)
-{
-#ifdef SPLITSCOPE_HAVE_ENGINE
-    return engineProxyPipelineJson(name);
-#else
-    (void)name;
-    return {};
-#endif
-}
-
-std::vector<std::string> extraBuiltinPipelineNames()
+std::vector<std::string> executablePipelineNames()
 {
 #ifdef SPLITSCOPE_HAVE_ENGINE
     return engineProxyPipelineNames();

@@ -15,10 +15,7 @@ void addExtraCommands(std::vector<Command> &commands);
 
 namespace splitscope::cli {
 
-// The JSON description of a built-in executable pipeline (for example
-// "tiny-qwen-image" from the engine), or an empty string when there is none.
-std::string extraBuiltinPipelineJson(const std::string &name);
-// Names of those pipelines.
-std::vector<std::string> extraBuiltinPipelineNames();
+// Names of the built-in examples the engine can also train (none without the engine).
+std::vector<std::string> executablePipelineNames();
 
 } // namespace splitscope::cli

@@ -4,7 +4,7 @@
 
 #include "ArgParser.h"
 #include "Commands.h"
-#include "PipelineSource.h"
+#include "PipelineArgument.h"
 #include "StandardStreams.h"
 
 #include "core/AtomicFile.h"

@@ -4,7 +4,7 @@
 #include "PlanCommand.h"
 
 #include "ArgParser.h"
-#include "PipelineSource.h"
+#include "PipelineArgument.h"
 #include "StandardStreams.h"
 
 #include "core/AtomicFile.h"

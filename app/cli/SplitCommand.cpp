@@ -3,7 +3,7 @@
 #include "ArgParser.h"
 #include "Commands.h"
 #include "ExtraCommands.h"
-#include "PipelineSource.h"
+#include "PipelineArgument.h"
 #include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
@@ -232,32 +232,20 @@ int runExamples(const Args &args)
         return p.usageError("examples", "--output writes one example; name it (see 'splitscope-cli examples')");
     if (p.positionals().empty()) {
         // Each name once; "(executable)" marks those splitscope-engine can also train.
-        const std::vector<std::string> executable = extraBuiltinPipelineNames();
+        const std::vector<std::string> executable = executablePipelineNames();
         const auto isExecutable = [&executable](const std::string &name) {
             return std::find(executable.begin(), executable.end(), name) != executable.end();
         };
         for (const auto &e : builtinExamples())
             printOut("%s%s\n", e.name.c_str(), isExecutable(e.name) ? " (executable)" : "");
-        for (const auto &name : executable) {
-            if (!findBuiltinExample(name))
-                printOut("%s (executable)\n", name.c_str());
-        }
         return kExitOk;
     }
     const std::string &name = p.positionals().front();
-    std::string json;
-    if (const BuiltinExample *e = findBuiltinExample(name))
-        json = e->json;
-    else
-        json = extraBuiltinPipelineJson(name);
-    if (json.empty()) {
+    const BuiltinExample *example = findBuiltinExample(name);
+    if (!example) {
         std::vector<std::string> names;
         for (const auto &e : builtinExamples())
             names.push_back(e.name);
-        for (const auto &n : extraBuiltinPipelineNames()) {
-            if (std::find(names.begin(), names.end(), n) == names.end())
-                names.push_back(n);
-        }
         const std::string hint = suggestName(name, names);
         std::string all;
         for (const auto &n : names)
@@ -265,7 +253,7 @@ int runExamples(const Args &args)
         return p.usageError("examples", "no built-in pipeline named '" + name + "'"
                 + (hint.empty() ? " (built-in: " + all + ")" : " (did you mean '" + hint + "'?)"));
     }
-    return writeOutput("examples", json, p.value("output")) ? kExitOk : kExitFailure;
+    return writeOutput("examples", example->json, p.value("output")) ? kExitOk : kExitFailure;
 }
 
 } // namespace splitscope::cli

@@ -13,7 +13,7 @@
 #include "PseudocodeOracle.h"
 
 #include "core/PipelineFile.h"
-#include "core/RandomPipeline.h"
+#include "support/RandomPipeline.h"
 #include "core/Split.h"
 #include "core/Verifier.h"
 

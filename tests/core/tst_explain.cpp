@@ -3,7 +3,7 @@
 // one, the stepper's sentences, and the diff of two splits.
 #include "core/Explain.h"
 #include "core/PipelineFile.h"
-#include "core/RandomPipeline.h"
+#include "support/RandomPipeline.h"
 #include "core/SplitReport.h"
 #include "resources/Examples.h"
 

@@ -10,7 +10,7 @@
 //    two-stage execution, on the seed split and on random partitions.
 #include "PseudocodeOracle.h"
 
-#include "core/RandomPipeline.h"
+#include "support/RandomPipeline.h"
 #include "core/Verifier.h"
 
 #include <QTest>

@@ -5,9 +5,15 @@
 #include "core/PipelineGraph.h"
 #include "core/Split.h"
 #include "core/Verifier.h"
+#include "core/engine/Engine.h"
+#include "core/engine/ExecutableCatalog.h"
+#include "core/engine/ModelFiles.h"
 #include "core/engine/TinyQwenImage.h"
 
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace splitscope;
 
@@ -38,6 +44,7 @@ private Q_SLOTS:
     void trainingTheTextEncoderMakesTheSeedSplitHazardous();
     void trainingTheVaeKeepsItsUnitsInStageTwo();
     void everyParamHasASpec();
+    void catalogMatchesTheEngine();
 };
 
 void TestTinyPipeline::descriptionIsCanonical()
@@ -150,6 +157,47 @@ void TestTinyPipeline::everyParamHasASpec()
             param.c_str());
     }
     QCOMPARE(specified, named);
+}
+
+// The catalog the app and the CLI read (engine protocol) says what the engine does:
+// the same models, the same losses by task, and patterns that find the files
+// init-models writes.
+void TestTinyPipeline::catalogMatchesTheEngine()
+{
+    QVERIFY(!engine::executableCatalog().empty());
+    for (const engine::ExecutablePipelineFacts &facts : engine::executableCatalog()) {
+        const engine::PipelineDeclaration *declaration = engine::findPipelineDeclaration(facts.name);
+        QVERIFY2(declaration, facts.name.c_str());
+        std::vector<std::string> catalogModels;
+        for (const auto &f : facts.modelFiles)
+            catalogModels.push_back(f.model);
+        std::vector<std::string> engineModels = declaration->models;
+        std::sort(catalogModels.begin(), catalogModels.end());
+        std::sort(engineModels.begin(), engineModels.end());
+        QCOMPARE(catalogModels, engineModels);
+        QCOMPARE(facts.losses.size(), declaration->losses.size());
+        for (const engine::LossDeclaration &loss : declaration->losses)
+            QCOMPARE(facts.taskOfLoss(loss.name), loss.task);
+
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        engine::InitModelsParams init;
+        init.root = root.path().toStdString();
+        init.modelId = facts.modelId;
+        init.preset = "small";
+        std::string error;
+        QVERIFY2(engine::initModels(init, nullptr, &error), error.c_str());
+        std::string list;
+        for (const auto &f : facts.modelFiles)
+            list += (list.empty() ? "" : ",") + facts.modelId + ":" + f.pattern;
+        std::vector<engine::ModelPathSpec> specs;
+        QVERIFY2(engine::parseModelPathSpecs(list, "catalog", specs, &error), error.c_str());
+        std::vector<engine::ResolvedModel> models;
+        QVERIFY2(engine::resolveModels(init.root, specs, models, &error), error.c_str());
+        QCOMPARE(models.size(), facts.modelFiles.size());
+        for (std::size_t i = 0; i < models.size(); ++i)
+            QCOMPARE(models[i].name, facts.modelFiles[i].model);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTinyPipeline)

@@ -18,7 +18,7 @@
 
 #include "LatencyProbe.h"
 
-#include "core/RandomPipeline.h"
+#include "support/RandomPipeline.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -10,7 +10,7 @@
 #include "widgets/document/TraceCursor.h"
 
 #include "core/PipelineFile.h"
-#include "core/RandomPipeline.h"
+#include "support/RandomPipeline.h"
 #include "core/SplitReport.h"
 
 #include <QDir>

@@ -12,7 +12,7 @@
 #include "widgets/layout/QuickLayeredLayout.h"
 
 #include "core/PipelineFile.h"
-#include "core/RandomPipeline.h"
+#include "support/RandomPipeline.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <QFuture>

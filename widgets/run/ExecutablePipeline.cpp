@@ -2,6 +2,7 @@
 #include "ExecutablePipeline.h"
 
 #include "core/PipelineFile.h"
+#include "core/engine/ExecutableCatalog.h"
 #include "resources/Examples.h"
 
 #include <QCoreApplication>
@@ -17,23 +18,19 @@ QString tr(const char *text)
     return QCoreApplication::translate("ExecutablePipeline", text);
 }
 
-// The engine's declaration (core/engine/TinyQwenImageUnits.cpp) and the files
-// `splitscope-cli init-models` writes (core/engine/ModelInitializer.cpp); the
-// patterns are the ones of DiffSynth's Qwen-Image LoRA command.
-ExecutablePipeline tinyQwenImage()
+// The GUI's form of the engine protocol's catalog entry (Qt strings for the forms).
+ExecutablePipeline fromFacts(const engine::ExecutablePipelineFacts &facts)
 {
     ExecutablePipeline p;
-    p.name = QStringLiteral("tiny-qwen-image");
-    p.example = QStringLiteral("tiny-qwen-image");
-    p.modelId = QStringLiteral("Qwen/Qwen-Image");
-    p.modelFiles = {{QStringLiteral("dit"), QStringLiteral("transformer/diffusion_pytorch_model*.safetensors")},
-        {QStringLiteral("text_encoder"), QStringLiteral("text_encoder/model*.safetensors")},
-        {QStringLiteral("vae"), QStringLiteral("vae/diffusion_pytorch_model.safetensors")}};
-    p.losses = {{QStringLiteral("FlowMatchSFTLoss"), QStringLiteral("sft")},
-        {QStringLiteral("DirectDistillLoss"), QStringLiteral("direct_distill")}};
-    p.loraTargets = QStringLiteral(
-        "to_q,to_k,to_v,add_q_proj,add_k_proj,add_v_proj,to_out.0,to_add_out,img_mlp.net.2,img_mod.1,txt_mlp.net.2,txt_mod.1");
-    p.removePrefix = QStringLiteral("pipe.dit.");
+    p.name = QString::fromStdString(facts.name);
+    p.example = QString::fromStdString(facts.example);
+    p.modelId = QString::fromStdString(facts.modelId);
+    for (const engine::ExecutableModelFile &f : facts.modelFiles)
+        p.modelFiles.push_back({QString::fromStdString(f.model), QString::fromStdString(f.pattern)});
+    for (const engine::ExecutableLoss &l : facts.losses)
+        p.losses.push_back({QString::fromStdString(l.name), QString::fromStdString(l.task)});
+    p.loraTargets = QString::fromStdString(facts.loraTargets);
+    p.removePrefix = QString::fromStdString(facts.removePrefix);
     return p;
 }
 
@@ -107,7 +104,12 @@ QString ExecutablePipeline::taskOfLoss(const QString &loss) const
 
 const std::vector<ExecutablePipeline> &executablePipelines()
 {
-    static const std::vector<ExecutablePipeline> pipelines = {tinyQwenImage()};
+    static const std::vector<ExecutablePipeline> pipelines = [] {
+        std::vector<ExecutablePipeline> all;
+        for (const engine::ExecutablePipelineFacts &facts : engine::executableCatalog())
+            all.push_back(fromFacts(facts));
+        return all;
+    }();
     return pipelines;
 }
 

@@ -11,11 +11,9 @@
 namespace splitscope {
 
 // What the GUI must know to launch one of the engine's built-in executable
-// pipelines (core/engine/TinyQwenImage.h) without linking the engine: the name
-// `splitscope-cli train --pipeline` takes, the example that describes it
-// (resources/examples, kept equal to `splitscope-cli describe` by a test), where
-// `init-models` writes each model (DiffSynth's `--model_id_with_origin_paths`
-// entries), and the defaults of the seed document's LoRA command.
+// pipelines without linking the engine: the engine protocol's catalog entry
+// (core/engine/ExecutableCatalog.h) in Qt strings. Its example (resources/examples)
+// is kept equal to `splitscope-cli describe` by a test.
 struct ExecutablePipeline {
     struct ModelFile {
         QString model;   // the pipeline's model name: "dit"

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "PipelineSource.h"
+#include "PipelineArgument.h"
 
 #include "ArgParser.h"
 #include "Commands.h"
-#include "ExtraCommands.h"
 #include "StandardStreams.h"
 #include "resources/Examples.h"
 
@@ -19,16 +18,12 @@ namespace splitscope::cli {
 
 namespace {
 
-// Every built-in pipeline name once (the engine's executable ones may also be examples).
+// Every built-in pipeline's name (the engine's executable ones are examples too).
 std::vector<std::string> builtinPipelineNames()
 {
     std::vector<std::string> names;
     for (const auto &e : builtinExamples())
         names.push_back(e.name);
-    for (const auto &name : extraBuiltinPipelineNames()) {
-        if (std::find(names.begin(), names.end(), name) == names.end())
-            names.push_back(name);
-    }
     return names;
 }
 
@@ -76,18 +71,13 @@ LoadResult loadPipelineArgument(const std::string &argument, const std::string &
     // named after the model, say) does not hide a built-in pipeline; the note says so.
     const bool folder = exists && S_ISDIR(st.st_mode);
     if ((!exists || folder) && mayBeBuiltin) {
-        std::string json;
-        if (const BuiltinExample *example = findBuiltinExample(argument))
-            json = example->json;
-        else
-            json = extraBuiltinPipelineJson(argument);
-        if (!json.empty()) {
+        if (const BuiltinExample *example = findBuiltinExample(argument)) {
             if (folder)
                 std::fprintf(stderr,
                     "splitscope-cli %s: note: '%s' here is a folder, not a pipeline file; reading the built-in "
                     "pipeline of that name\n",
                     command.c_str(), argument.c_str());
-            return parsePipeline(json, "<built-in " + argument + ">");
+            return parsePipeline(example->json, "<built-in " + argument + ">");
         }
     }
     LoadResult result = loadPipelineFile(argument);

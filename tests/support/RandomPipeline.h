@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "Pipeline.h"
+#include "core/Pipeline.h"
 
 #include <cstdint>
 
 namespace splitscope {
 
-// Seeded random pipelines, for property tests, benchmarks and synthetic examples.
+// Seeded random pipelines, for property tests and benchmarks.
 // The same options and seed always give the same pipeline on the same build.
 struct RandomPipelineOptions {
     int units = 8;
