@@ -53,6 +53,7 @@ inline bool writeManifest(const QString &cacheDir, bool complete, const QStringL
     m.pipeline = "tiny-qwen-image";
     m.task = "sft";
     m.loss = "FlowMatchSFTLoss";
+    m.pipelineHash = findExecutablePipeline(QStringLiteral("tiny-qwen-image"))->descriptionHash(QStringLiteral("sft")).value();
     m.splitMode = mode.toStdString();
     m.modelsRequiringBackward = toStdStrings(modelsRequiringBackward);
     m.stageOneUnits = toStdStrings(stageOneUnits);

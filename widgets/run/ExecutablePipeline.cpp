@@ -3,6 +3,7 @@
 
 #include "core/PipelineFile.h"
 #include "core/engine/ExecutableCatalog.h"
+#include "core/engine/Hash.h"
 #include "resources/Examples.h"
 
 #include <QCoreApplication>
@@ -100,6 +101,17 @@ QString ExecutablePipeline::taskOfLoss(const QString &loss) const
             return l.task;
     }
     return {};
+}
+
+std::optional<std::uint64_t> ExecutablePipeline::descriptionHash(const QString &task) const
+{
+    const BuiltinExample *shipped = findBuiltinExample(example.toStdString());
+    const std::optional<Pipeline> &description = shippedDescription(*this);
+    if (!shipped || !description || !description->loss)
+        return std::nullopt;
+    if (taskOfLoss(QString::fromStdString(description->loss->name)) != task)
+        return std::nullopt;
+    return engine::hashBytes(shipped->json.data(), shipped->json.size());
 }
 
 const std::vector<ExecutablePipeline> &executablePipelines()

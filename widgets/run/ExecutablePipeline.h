@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace splitscope {
@@ -38,6 +40,11 @@ struct ExecutablePipeline {
     QString modelSpecs(const QStringList &models = {}) const;
     // The task of a loss name, "" when this pipeline has no such loss.
     QString taskOfLoss(const QString &loss) const;
+    // The description hash stage one records for `task` (engine::pipelineHash: of the
+    // engine's description for that task), when the shipped example is that
+    // description (its loss is the task's; tst_runexample keeps its bytes the
+    // engine's); unset for another task, which the app then cannot compare.
+    std::optional<std::uint64_t> descriptionHash(const QString &task) const;
 };
 
 // The built-in executable pipelines (one today: tiny-qwen-image).

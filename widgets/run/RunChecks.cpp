@@ -174,6 +174,8 @@ QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, 
     engine::CacheExpectation wanted;
     wanted.pipeline = config.pipeline.toStdString();
     wanted.task = config.task.toStdString();
+    if (const ExecutablePipeline *executable = findExecutablePipeline(config.pipeline))
+        wanted.pipelineHash = executable->descriptionHash(config.task);
     wanted.modelsRequiringBackward = toStdStrings(modelsRequiringBackward(config));
     wanted.stageOneUnits = toStdStrings(config.stageOneUnits);
     if (stage == RunStage::StageTwo)
