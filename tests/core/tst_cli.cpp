@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // splitscope-cli split / validate / examples as a user runs them: exit statuses,
 // messages on stderr that name what is wrong, and the JSON schema.
+#include "support/TestFiles.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -91,12 +93,6 @@ struct stat lstatOf(const QString &path)
     struct stat st {};
     ::lstat(path.toLocal8Bit().constData(), &st);
     return st;
-}
-
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 } // namespace
@@ -309,7 +305,7 @@ void TestCli::outputFollowsLinksAndWritesThroughDevices()
     const Run linked = cli({"split", "counterexample_write_after_read", "--output", link});
     QCOMPARE(linked.status, 0);
     QVERIFY(S_ISLNK(lstatOf(link).st_mode));
-    QCOMPARE(QString::fromUtf8(readAll(keep)), expected);
+    QCOMPARE(QString::fromUtf8(splitscope::test::readFileBytes(keep)), expected);
 
     // Standard output named as a file is written on the descriptor.
     const Run stdoutRun = cli({"split", "counterexample_write_after_read", "--output", "/dev/stdout"});
@@ -361,7 +357,7 @@ void TestCli::outputIsNotTheInput()
     QTemporaryDir dir;
     const QString input = dir.filePath("p.json");
     QVERIFY(QFile::copy(kExamples + "/counterexample_write_after_read.json", input));
-    const QByteArray before = readAll(input);
+    const QByteArray before = splitscope::test::readFileBytes(input);
     const Run same = cli({"split", input, "--output", input});
     QCOMPARE(same.status, 2);
     QVERIFY2(same.err.contains(("--output: '" + input + "' is the input file").toUtf8()), same.err.constData());
@@ -371,7 +367,7 @@ void TestCli::outputIsNotTheInput()
     const Run linked = cli({"split", input, "--output", link});
     QCOMPARE(linked.status, 2);
     QVERIFY2(linked.err.contains("is the input file"), linked.err.constData());
-    QCOMPARE(readAll(input), before);
+    QCOMPARE(splitscope::test::readFileBytes(input), before);
     // A built-in name is no file: an output file of that name is fine.
     QCOMPARE(cli({"split", "counterexample_write_after_read", "--output", dir.filePath("out.txt")}).status, 0);
 }
@@ -656,7 +652,7 @@ void TestCli::closedStandardOutput()
     const Run toFile = cliInShell({}, {"split", "qwen_image", "--output", out}, ">&-");
     QCOMPARE(toFile.status, 0);
     QVERIFY(toFile.err.isEmpty());
-    QVERIFY(readAll(out).startsWith("Pipeline qwen_image: 10 units"));
+    QVERIFY(splitscope::test::readFileBytes(out).startsWith("Pipeline qwen_image: 10 units"));
 }
 
 void TestCli::unreadableInputsAreRefused()
@@ -726,7 +722,7 @@ void TestCli::memoryRunningOutIsAFailureNotAnAbort()
 void TestCli::standardInput()
 {
     // `-` reads standard input (it used to be looked up as a built-in name: "Did you mean ...").
-    const QByteArray doc = readAll(kExamples + "/counterexample_write_after_read.json");
+    const QByteArray doc = splitscope::test::readFileBytes(kExamples + "/counterexample_write_after_read.json");
     const Run v = cli({"validate", "-"}, doc);
     QCOMPARE(v.status, 0);
     QVERIFY2(v.out.contains("<stdin>: 0 errors, 0 warnings"), v.out.constData());
@@ -746,7 +742,7 @@ void TestCli::standardInput()
     QCOMPARE(same.status, 2);
     QVERIFY2(same.err.contains(("--output: '" + input + "' is the input file (standard input)").toUtf8()),
         same.err.constData());
-    QCOMPARE(readAll(input), doc);
+    QCOMPARE(splitscope::test::readFileBytes(input), doc);
     const Run closed = cliInShell({}, {"validate", "-"}, "<&-");
     QCOMPARE(closed.status, 2);
     QVERIFY2(closed.out.contains("<stdin>: error: cannot read standard input: it is closed"), closed.out.constData());
@@ -892,8 +888,8 @@ void TestCli::importWritesNoSourceThroughALink()
     const QDir fixtures(QStringLiteral(SPLITSCOPE_IMPORTER_FIXTURES) + "/folder");
     for (const QString &name : fixtures.entryList({"*.py"}, QDir::Files))
         QVERIFY(QFile::copy(fixtures.filePath(name), source + "/" + name));
-    const QByteArray beta = readAll(source + "/beta_video.py");
-    const QByteArray alpha = readAll(source + "/alpha_image.py");
+    const QByteArray beta = splitscope::test::readFileBytes(source + "/beta_video.py");
+    const QByteArray alpha = splitscope::test::readFileBytes(source + "/alpha_image.py");
 
     // out3/beta_video.json -> ../f3/beta_video.py: writing it would replace the source.
     const QString out = dir.filePath("out3");
@@ -906,7 +902,7 @@ void TestCli::importWritesNoSourceThroughALink()
         + "/beta_video.py'); writing would overwrite it; nothing was written";
     QVERIFY2(linked.err.contains(refused.toUtf8()),
         linked.err.constData());
-    QCOMPARE(readAll(source + "/beta_video.py"), beta);
+    QCOMPARE(splitscope::test::readFileBytes(source + "/beta_video.py"), beta);
     QCOMPARE(QDir(out).entryList(QDir::Files | QDir::System), QStringList({"beta_video.json"})); // nothing else written
 
     // --output-dir the source folder itself, where alpha_image.json links to alpha_image.py.
@@ -914,7 +910,7 @@ void TestCli::importWritesNoSourceThroughALink()
     const Run same = cli({"import-diffsynth", source, "--output-dir", source});
     QCOMPARE(same.status, 2);
     QVERIFY2(same.err.contains("/alpha_image.json' is one of the .py files read from"), same.err.constData());
-    QCOMPARE(readAll(source + "/alpha_image.py"), alpha);
+    QCOMPARE(splitscope::test::readFileBytes(source + "/alpha_image.py"), alpha);
     QVERIFY(!QFile::exists(source + "/beta_video.json"));
 
     // A hard link is the same file by another name; -o is checked the same way.
@@ -923,13 +919,13 @@ void TestCli::importWritesNoSourceThroughALink()
     const Run hard = cli({"import-diffsynth", source, "--pipeline", "AlphaImagePipeline", "-o", hardLink});
     QCOMPARE(hard.status, 2);
     QVERIFY2(hard.err.contains("hard.json' is one of the .py files read from"), hard.err.constData());
-    QCOMPARE(readAll(source + "/beta_video.py"), beta);
+    QCOMPARE(splitscope::test::readFileBytes(source + "/beta_video.py"), beta);
 
     // Without links the folder imports as before, into the source folder too.
     QVERIFY(QFile::remove(source + "/alpha_image.json"));
     QCOMPARE(cli({"import-diffsynth", source, "--output-dir", source}).status, 0);
     QVERIFY(QFile::exists(source + "/alpha_image.json"));
-    QCOMPARE(readAll(source + "/alpha_image.py"), alpha);
+    QCOMPARE(splitscope::test::readFileBytes(source + "/alpha_image.py"), alpha);
 #endif
 }
 

@@ -156,10 +156,4 @@ int runCli(const QStringList &arguments, QString *out, QString *err, int timeout
     return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
 }
 
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 } // namespace enginetest

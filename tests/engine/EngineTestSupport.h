@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/engine/Engine.h"
+#include "support/TestFiles.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -60,6 +61,6 @@ double maxAbsDiff(const QString &a, const QString &b, QString *error);
 // or timed out) and fills stdout/stderr.
 int runCli(const QStringList &arguments, QString *out = nullptr, QString *err = nullptr, int timeoutMs = 300000);
 
-QByteArray readFile(const QString &path);
+using splitscope::test::readFileBytes;
 
 } // namespace enginetest

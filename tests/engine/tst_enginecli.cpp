@@ -300,7 +300,7 @@ void TestEngineCli::killDuringStageOneThenResume()
     QCOMPARE(runCli(args, &stdoutText, &err), 0);
     QVERIFY2(err.contains("resuming stage one:"), qPrintable(err));
     for (const char *file : {"manifest.json", "0/shard-00000.safetensors", "0/shard-00001.safetensors", "0/shard-00002.safetensors"})
-        QVERIFY2(readFile(m_fixture.path("kill-ref/") + file) == readFile(m_fixture.path("kill-run/") + file), file);
+        QVERIFY2(readFileBytes(m_fixture.path("kill-ref/") + file) == readFileBytes(m_fixture.path("kill-run/") + file), file);
 }
 
 void TestEngineCli::sigtermDuringStageTwo()
@@ -325,16 +325,16 @@ void TestEngineCli::sigtermDuringStageTwo()
 
     // The same command without --resume would have overwritten the saved state and
     // loss.csv: it is refused, and nothing changes.
-    const QByteArray savedState = readFile(checkpoint.value("path").toString());
-    const QByteArray savedLoss = readFile(m_fixture.path("term-run/loss.csv"));
+    const QByteArray savedState = readFileBytes(checkpoint.value("path").toString());
+    const QByteArray savedLoss = readFileBytes(m_fixture.path("term-run/loss.csv"));
     QString newRunErr;
     QStringList newRun = args;
     newRun << "--max_steps" << "2";
     QCOMPARE(runCli(newRun, nullptr, &newRunErr), 2);
     QVERIFY2(newRunErr.contains("--output_path '" + m_fixture.path("term-run") + "' holds an unfinished run"),
         qPrintable(newRunErr));
-    QCOMPARE(readFile(checkpoint.value("path").toString()), savedState);
-    QCOMPARE(readFile(m_fixture.path("term-run/loss.csv")), savedLoss);
+    QCOMPARE(readFileBytes(checkpoint.value("path").toString()), savedState);
+    QCOMPARE(readFileBytes(m_fixture.path("term-run/loss.csv")), savedLoss);
 
     args.removeLast();
     args.removeLast();
@@ -345,14 +345,14 @@ void TestEngineCli::sigtermDuringStageTwo()
     // A limit the state has reached is refused before anything changes (the output
     // folder spelt with a trailing slash is the same folder).
     const QString state = checkpoint.value("path").toString();
-    const QByteArray stateBytes = readFile(state);
+    const QByteArray stateBytes = readFileBytes(state);
     QStringList limited = args;
     limited.replace(limited.indexOf(m_fixture.path("term-run")), m_fixture.path("term-run") + "/");
     limited << "--max_steps" << "3";
     QString limitErr;
     QCOMPARE(runCli(limited, nullptr, &limitErr), 2);
     QVERIFY2(limitErr.contains("--resume: --max_steps 3 is already reached: the resume state in '"), qPrintable(limitErr));
-    QCOMPARE(readFile(state), stateBytes);
+    QCOMPARE(readFileBytes(state), stateBytes);
     QString err;
     QCOMPARE(runCli(args, nullptr, &err), 0);
     QVERIFY2(err.contains("resuming at epoch"), qPrintable(err));
@@ -593,7 +593,7 @@ void TestEngineCli::outOfMemoryInStageOneKeepsTheShards()
     QCOMPARE(runCli(args, nullptr, &err), 0);
     QVERIFY2(QRegularExpression("resuming stage one: [12] of 3 shards are done").match(err).hasMatch(), qPrintable(err));
     QVERIFY(QFile::exists(cache + "/0/shard-00002.safetensors"));
-    QVERIFY2(QString::fromUtf8(readFile(cache + "/manifest.json")).contains("\"complete\": true"), qPrintable(cache));
+    QVERIFY2(QString::fromUtf8(readFileBytes(cache + "/manifest.json")).contains("\"complete\": true"), qPrintable(cache));
 }
 
 void TestEngineCli::badCacheStopsStageTwoBeforeItsFirstStep()
@@ -633,7 +633,7 @@ void TestEngineCli::sampleDrawsWithTheLora()
         "--num_threads", "1", "--output_dir", m_fixture.path("samples")};
     QCOMPARE(runCli(common + QStringList{"--lora_rank", "4", "--prompt", "a red circle|a blue square"}, &out, &err), 0);
     QCOMPARE(out.split('\n', Qt::SkipEmptyParts).size(), 2);
-    const QByteArray png = readFile(m_fixture.path("samples/sample-001.png"));
+    const QByteArray png = readFileBytes(m_fixture.path("samples/sample-001.png"));
     QVERIFY(png.startsWith("\x89PNG"));
     // IHDR: width and height, big-endian, at bytes 16..23.
     QCOMPARE(qFromBigEndian<quint32>(png.constData() + 16), quint32(32));
@@ -681,19 +681,19 @@ void TestEngineCli::makeDatasetKeepsAnExistingDataset()
     QString out;
     QString err;
     QCOMPARE(runCli({"make-dataset", dir, "--count", "4", "--width", "16", "--height", "16", "--edit"}, &out, &err), 0);
-    const QByteArray metadata = readFile(dir + "/metadata.csv");
-    const QByteArray image = readFile(dir + "/images/00003.png");
+    const QByteArray metadata = readFileBytes(dir + "/metadata.csv");
+    const QByteArray image = readFileBytes(dir + "/images/00003.png");
     // Refused without --overwrite, like init-models; nothing changes.
     QCOMPARE(runCli({"make-dataset", dir, "--count", "2", "--width", "32", "--height", "32"}, &out, &err), 2);
     QVERIFY2(err.contains("'" + dir + "/metadata.csv' already exists (--overwrite replaces the dataset)"), qPrintable(err));
-    QCOMPARE(readFile(dir + "/metadata.csv"), metadata);
-    QCOMPARE(readFile(dir + "/images/00003.png"), image);
+    QCOMPARE(readFileBytes(dir + "/metadata.csv"), metadata);
+    QCOMPARE(readFileBytes(dir + "/images/00003.png"), image);
     // --overwrite leaves no image the new metadata.csv does not list; files it did not write stay.
     QVERIFY(QFile(dir + "/images/notes.txt").open(QIODevice::WriteOnly));
     QCOMPARE(runCli({"make-dataset", dir, "--count", "2", "--width", "32", "--height", "32", "--overwrite"}, &out, &err), 0);
     QCOMPARE(QDir(dir + "/images").entryList(QDir::Files, QDir::Name), (QStringList{"00000.png", "00001.png", "notes.txt"}));
     QVERIFY(!QFileInfo::exists(dir + "/edit"));
-    QCOMPARE(readFile(dir + "/metadata.csv").count('\n'), 3);
+    QCOMPARE(readFileBytes(dir + "/metadata.csv").count('\n'), 3);
     // An image of the user's own, without any metadata.csv yet, is not overwritten either.
     const QString own = m_fixture.path("own-images");
     QVERIFY(QDir().mkpath(own + "/images"));
@@ -704,7 +704,7 @@ void TestEngineCli::makeDatasetKeepsAnExistingDataset()
     }
     QCOMPARE(runCli({"make-dataset", own, "--count", "2", "--width", "16", "--height", "16"}, &out, &err), 2);
     QVERIFY2(err.contains("'" + own + "/images/00001.png' already exists (--overwrite replaces it)"), qPrintable(err));
-    QCOMPARE(readFile(own + "/images/00001.png"), QByteArray("mine"));
+    QCOMPARE(readFileBytes(own + "/images/00001.png"), QByteArray("mine"));
     QVERIFY(!QFileInfo::exists(own + "/metadata.csv"));
 }
 
@@ -843,13 +843,13 @@ void TestEngineCli::brokenPipeCancelsTheRun()
     QVERIFY(!QFileInfo::exists(cache + "/.splitscope.lock"));
     QString err;
     QCOMPARE(runCli(stageOne, nullptr, &err), 0);
-    QVERIFY2(QString::fromUtf8(readFile(cache + "/manifest.json")).contains("\"complete\": true"), qPrintable(err));
+    QVERIFY2(QString::fromUtf8(readFileBytes(cache + "/manifest.json")).contains("\"complete\": true"), qPrintable(err));
     // Stage two, events into the pipe: stderr says why it stops, and the state is kept.
     const QString out = m_fixture.path("pipe-run");
     QStringList stageTwo = trainArgs("sft:train", cache, out) << "--num_epochs" << "3";
     const QString errFile = m_fixture.path("pipe-run.err");
     QCOMPARE(shell(quoted(stageTwo) + " --events jsonl 2>'" + errFile + "' | head -c 0; echo ${PIPESTATUS[0]}"), QString("4"));
-    const QString said = QString::fromUtf8(readFile(errFile));
+    const QString said = QString::fromUtf8(readFileBytes(errFile));
     QVERIFY2(said.contains("standard output was closed (broken pipe): stopping after the current step"), qPrintable(said));
     QVERIFY2(said.contains("cancelled: state saved"), qPrintable(said));
     QVERIFY(QFileInfo::exists(out + "/resume.safetensors"));
@@ -885,7 +885,7 @@ void TestEngineCli::damagedShardDuringStageTwoSavesTheState()
         6, splitscope::engine::deriveSeed(0, 0, 0, splitscope::engine::RandomPurpose::Shuffle));
     const QString file = QString("0/shard-%1.safetensors").arg(order[3], 5, 10, QChar('0'));
     const QString shard = cache + "/" + file;
-    const QByteArray intact = readFile(shard);
+    const QByteArray intact = readFileBytes(shard);
     {
         QFile f(shard);
         QVERIFY(f.setPermissions(f.permissions() | QFileDevice::WriteOwner));
@@ -914,7 +914,7 @@ void TestEngineCli::damagedShardDuringStageTwoSavesTheState()
     QVERIFY2(err.contains("resuming stage one: 5 of 6 shards are done; making 1 damaged shard again: " + file
                  + " (corrupt: checksum "),
         qPrintable(err));
-    QCOMPARE(readFile(shard), intact);
+    QCOMPARE(readFileBytes(shard), intact);
 
     QCOMPARE(runCli(stageTwo << "--resume", nullptr, &err), 0);
     QVERIFY2(err.contains("resuming at epoch 1 of 2, after step 3"), qPrintable(err));

@@ -17,6 +17,7 @@
 #include "core/engine/TinyQwenImage.h"
 #include "core/engine/Tokenizer.h"
 #include "core/AtomicFile.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -32,13 +33,6 @@
 using namespace splitscope::engine;
 
 namespace {
-
-bool writeText(const QString &path, const QByteArray &text)
-{
-    QDir().mkpath(QFileInfo(path).path());
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
 
 Image solid(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b)
 {
@@ -149,7 +143,7 @@ void TestEngineData::datasetReportsBadRows()
     QTemporaryDir dir;
     std::string error;
     QVERIFY(writePngFile(dir.filePath("ok.png").toStdString(), solid(16, 16, 1, 2, 3), &error));
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nok.png,fine\nmissing.png,gone\nok.png\n,empty image\nok.png,fine too\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt\nok.png,fine\nmissing.png,gone\nok.png\n,empty image\nok.png,fine too\n"));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     ImageDataset dataset;
@@ -170,7 +164,7 @@ void TestEngineData::datasetRefusesRepeatedColumnsAndFolders()
     std::string error;
     QVERIFY(writePngFile(dir.filePath("ok.png").toStdString(), solid(16, 16, 1, 2, 3), &error));
     QVERIFY(QDir(dir.path()).mkdir("images"));
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,prompt\nok.png,a,b\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt,prompt\nok.png,a,b\n"));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     ImageDataset dataset;
@@ -178,7 +172,7 @@ void TestEngineData::datasetRefusesRepeatedColumnsAndFolders()
     QCOMPARE(text(error), dir.filePath("metadata.csv") + ":1:14: the header names the column 'prompt' twice (fields 2 and 3): "
         "rename or remove one");
 
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nok.png,fine\nimages,a folder\n\"ok.png\",\"x\"\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt\nok.png,fine\nimages,a folder\n\"ok.png\",\"x\"\n"));
     QVERIFY(!dataset.open(options, &error));
     QVERIFY2(text(error).contains("metadata.csv:3:1: 'image' file 'images' is a folder, not an image file ('"
                  + dir.filePath("images") + "')"),
@@ -186,7 +180,7 @@ void TestEngineData::datasetRefusesRepeatedColumnsAndFolders()
     QVERIFY(!text(error).contains("not found"));
 
     // The column of the cell at fault, counted in characters (the é is one).
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "prompt,image\nfine,ok.png\ncaf\xC3\xA9,missing.png\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "prompt,image\nfine,ok.png\ncaf\xC3\xA9,missing.png\n"));
     QVERIFY(!dataset.open(options, &error));
     QVERIFY2(text(error).contains("metadata.csv:3:6: 'image' file 'missing.png' not found"), error.c_str());
 }
@@ -194,7 +188,7 @@ void TestEngineData::datasetRefusesRepeatedColumnsAndFolders()
 void TestEngineData::datasetNeedsItsColumns()
 {
     QTemporaryDir dir;
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "file,caption\na.png,x\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "file,caption\na.png,x\n"));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     ImageDataset dataset;
@@ -202,7 +196,7 @@ void TestEngineData::datasetNeedsItsColumns()
     QVERIFY(!dataset.open(options, &error));
     QVERIFY2(text(error).endsWith("metadata.csv:1:1: no 'image' column (header: 'file,caption')"), error.c_str());
 
-    QVERIFY(writeText(dir.filePath("other.csv"), "image,prompt\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("other.csv"), "image,prompt\n"));
     options.metadataPath = dir.filePath("other.csv").toStdString();
     QVERIFY(!dataset.open(options, &error));
     QVERIFY2(text(error).endsWith("other.csv:2:1: no data rows after the header"), error.c_str());
@@ -258,9 +252,9 @@ void TestEngineData::datasetChecksEveryImageUpFront()
         bytes.chop(12);
     else if (damage == "short")
         bytes.truncate(20);
-    QVERIFY(writeText(dir.filePath("ok.png"), QByteArray::fromStdString(png)));
-    QVERIFY(writeText(dir.filePath("bad.png"), bytes));
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image\nok.png,a,ok.png\nok.png,b,bad.png\nok.png,c,ok.png\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("ok.png"), QByteArray::fromStdString(png)));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("bad.png"), bytes));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt,edit_image\nok.png,a,ok.png\nok.png,b,bad.png\nok.png,c,ok.png\n"));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     options.dataFileKeys = {"image", "edit_image"};
@@ -279,10 +273,10 @@ void TestEngineData::datasetListsManyBadImages()
     QByteArray metadata = "image,prompt\n";
     for (int i = 0; i < 12; ++i) {
         const QString name = QString("bad-%1.png").arg(i);
-        QVERIFY(writeText(dir.filePath(name), i % 2 ? QByteArray() : QByteArray("\x89PNG\r\n\x1a\n")));
+        QVERIFY(splitscope::test::writeFileBytes(dir.filePath(name), i % 2 ? QByteArray() : QByteArray("\x89PNG\r\n\x1a\n")));
         metadata += name.toUtf8() + ",x\n";
     }
-    QVERIFY(writeText(dir.filePath("metadata.csv"), metadata));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), metadata));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     ImageDataset dataset;
@@ -306,8 +300,8 @@ void TestEngineData::datasetReportsUnreadableImage()
     QVERIFY(data > 4);
     png[data] = '\xff';
     png[data + 1] = '\xff';
-    QVERIFY(writeText(dir.filePath("bad.png"), QByteArray::fromStdString(png)));
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt\nbad.png,broken\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("bad.png"), QByteArray::fromStdString(png)));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt\nbad.png,broken\n"));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     ImageDataset dataset;
@@ -324,7 +318,7 @@ void TestEngineData::datasetSizes()
     std::string error;
     QVERIFY(writePngFile(dir.filePath("wide.png").toStdString(), solid(100, 40, 9, 9, 9), &error));
     QVERIFY(writePngFile(dir.filePath("edit.png").toStdString(), solid(30, 20, 1, 1, 1), &error));
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bold\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bold\n"));
     DatasetOptions options;
     options.basePath = dir.path().toStdString();
     options.dataFileKeys = {"image", "edit_image"};
@@ -352,7 +346,7 @@ void TestEngineData::datasetSizes()
     QCOMPARE(sample.image.width, 32);
     QCOMPARE(sample.image.height, 64);
     const std::uint64_t before = dataset.fingerprint();
-    QVERIFY(writeText(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bolder\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("metadata.csv"), "image,prompt,edit_image,style\nwide.png,\"wide, flat\",edit.png,bolder\n"));
     QVERIFY(dataset.open(options, &error));
     QVERIFY(dataset.fingerprint() != before);
 }
@@ -365,7 +359,7 @@ void TestEngineData::fingerprintIgnoresTheFolderSpelling()
     std::string error;
     QVERIFY(QDir().mkpath(dir.filePath("data")));
     QVERIFY(writePngFile(dir.filePath("data/a.png").toStdString(), solid(16, 16, 1, 2, 3), &error));
-    QVERIFY(writeText(dir.filePath("data/metadata.csv"), "image,prompt\na.png,x\n"));
+    QVERIFY(splitscope::test::writeFileBytes(dir.filePath("data/metadata.csv"), "image,prompt\na.png,x\n"));
     QVERIFY(QFile::link(dir.filePath("data"), dir.filePath("link")));
     std::vector<std::uint64_t> fingerprints;
     for (const QString &base : {dir.filePath("data"), dir.filePath("data/"), dir.filePath("data/./"), dir.filePath("link")}) {
@@ -970,7 +964,7 @@ void TestEngineData::readWholeFileTakesTheCallersLimit()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath("five.txt");
-    QVERIFY(writeText(path, "12345"));
+    QVERIFY(splitscope::test::writeFileBytes(path, "12345"));
     std::string bytes;
     std::string error;
     QVERIFY2(splitscope::readWholeFile(path.toStdString(), bytes, &error, 5), error.c_str());

@@ -38,7 +38,7 @@ QMap<QString, QByteArray> folderContents(const QString &dir)
     QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();
-        files.insert(QDir(dir).relativeFilePath(path), readFile(path));
+        files.insert(QDir(dir).relativeFilePath(path), readFileBytes(path));
     }
     return files;
 }
@@ -128,7 +128,7 @@ bool damageShard(const QString &cache, const QString &file, const QString &how, 
     engine::CacheManifest manifest;
     std::string e;
     const QString manifestPath = cache + "/manifest.json";
-    if (!engine::CacheManifest::parse(readFile(manifestPath).toStdString(), "manifest.json", manifest, &e)) {
+    if (!engine::CacheManifest::parse(readFileBytes(manifestPath).toStdString(), "manifest.json", manifest, &e)) {
         *error = QString::fromStdString(e);
         return false;
     }
@@ -244,7 +244,7 @@ void TestTwoStage::sftOneStageEqualsTwoStage()
     const Run twoRun = runTraining(two);
     QVERIFY2(twoRun.result.status == engine::kTrainOk, qPrintable(twoRun.errors()));
     QCOMPARE(diff(m_fixture.path("sft-one/epoch-1.safetensors"), m_fixture.path("sft-two/epoch-1.safetensors")), 0.0);
-    QCOMPARE(readFile(m_fixture.path("sft-one/loss.csv")), readFile(m_fixture.path("sft-two/loss.csv")));
+    QCOMPARE(readFileBytes(m_fixture.path("sft-one/loss.csv")), readFileBytes(m_fixture.path("sft-two/loss.csv")));
     QVERIFY(QFile::exists(m_fixture.path("sft-two/epoch-0.safetensors")));
     QVERIFY(QFile::exists(m_fixture.path("sft-two/training_args.json")));
     QVERIFY(!QFile::exists(m_fixture.path("sft-two/resume.safetensors"))); // removed at the end
@@ -394,7 +394,7 @@ void TestTwoStage::stageTwoRefusesAMismatchedCache()
     } else if (change == "incomplete") {
         const QString copy = m_fixture.path("incomplete-cache");
         QDir().mkpath(copy + "/0");
-        QByteArray manifest = readFile(cache + "/manifest.json");
+        QByteArray manifest = readFileBytes(cache + "/manifest.json");
         manifest.replace("\"complete\": true", "\"complete\": false");
         QFile out(copy + "/manifest.json");
         QVERIFY(out.open(QIODevice::WriteOnly));
@@ -419,7 +419,7 @@ void TestTwoStage::stageOneResumesAfterCancellation()
     QCOMPARE(cancelled.last("done").value("cancelled").toBool(), true);
     engine::CacheManifest manifest;
     std::string error;
-    QVERIFY(engine::CacheManifest::parse(readFile(m_fixture.path("resumed-cache/manifest.json")).toStdString(), "m", manifest, &error));
+    QVERIFY(engine::CacheManifest::parse(readFileBytes(m_fixture.path("resumed-cache/manifest.json")).toStdString(), "m", manifest, &error));
     QCOMPARE(manifest.complete, false);
     QCOMPARE(manifest.shards.size(), std::size_t(1));
 
@@ -428,9 +428,9 @@ void TestTwoStage::stageOneResumesAfterCancellation()
     QCOMPARE(resumed.result.samples, std::uint64_t(5)); // 8 samples, the first shard of 3 kept
     const QString reference = sftCache();
     for (const char *file : {"manifest.json", "0/shard-00000.safetensors", "0/shard-00001.safetensors", "0/shard-00002.safetensors"}) {
-        const QByteArray a = readFile(reference + "/" + file);
+        const QByteArray a = readFileBytes(reference + "/" + file);
         QVERIFY(!a.isEmpty());
-        QVERIFY2(a == readFile(m_fixture.path("resumed-cache/") + file), file);
+        QVERIFY2(a == readFileBytes(m_fixture.path("resumed-cache/") + file), file);
     }
     // Another run with other settings is refused rather than mixed in.
     p.seed = 7;
@@ -688,8 +688,8 @@ void TestTwoStage::newRunRefusesAnUnfinishedRun()
     p.maxSteps = 3;
     QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
     QVERIFY(QFile::exists(out + "/resume.safetensors"));
-    const QByteArray state = readFile(out + "/resume.safetensors");
-    const QByteArray loss = readFile(out + "/loss.csv");
+    const QByteArray state = readFileBytes(out + "/resume.safetensors");
+    const QByteArray loss = readFileBytes(out + "/loss.csv");
     // A write a kill interrupted: removed only by a run that goes on.
     QFile stale(out + "/loss.csv.tmp-AbC123");
     QVERIFY(stale.open(QIODevice::WriteOnly));
@@ -702,8 +702,8 @@ void TestTwoStage::newRunRefusesAnUnfinishedRun()
     QVERIFY2(refused.errors().contains("--output_path '" + out + "' holds an unfinished run"), qPrintable(refused.errors()));
     QVERIFY2(refused.errors().contains("add --resume to continue it"), qPrintable(refused.errors()));
     QCOMPARE(refused.events.last().value("exit_status").toInt(), engine::kTrainBadInput);
-    QCOMPARE(readFile(out + "/resume.safetensors"), state);
-    QCOMPARE(readFile(out + "/loss.csv"), loss);
+    QCOMPARE(readFileBytes(out + "/resume.safetensors"), state);
+    QCOMPARE(readFileBytes(out + "/loss.csv"), loss);
     QCOMPARE(QDir(out).entryList(QDir::Files | QDir::Hidden), files);
 
     // --resume continues it; once it is done, the same command starts a new run there.
@@ -906,7 +906,7 @@ void TestTwoStage::stageTwoResumesAfterCancellation()
     QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
     QCOMPARE(resumed.result.steps, std::uint64_t(24));
     QCOMPARE(diff(m_fixture.path("cancel-ref/epoch-2.safetensors"), m_fixture.path("cancel-run/epoch-2.safetensors")), 0.0);
-    QCOMPARE(readFile(m_fixture.path("cancel-ref/loss.csv")), readFile(m_fixture.path("cancel-run/loss.csv")));
+    QCOMPARE(readFileBytes(m_fixture.path("cancel-ref/loss.csv")), readFileBytes(m_fixture.path("cancel-run/loss.csv")));
 }
 
 void TestTwoStage::cacheAllParamsKeepsEverything()
@@ -1101,7 +1101,7 @@ void TestTwoStage::maxPixelsWithHeightAndWidthIsWarned()
                 warned << w.value("message").toString();
         }
         QCOMPARE(warned, QStringList{"--max_pixels 1024 is ignored: --height 32 --width 32 give every image its size"});
-        const QJsonObject args = QJsonDocument::fromJson(readFile(out + "/training_args.json")).object();
+        const QJsonObject args = QJsonDocument::fromJson(readFileBytes(out + "/training_args.json")).object();
         QVERIFY(!args.contains("max_pixels"));
         QCOMPARE(args.value("ignored").toObject().value("max_pixels").toInt(), 1024);
     }
@@ -1138,7 +1138,7 @@ void TestTwoStage::ignoredFlagsAreWarnedAndSetApart()
                          "--num_inference_steps 8" + because + "with --num_inference_steps 4"}));
     // After `start`, like every warning.
     QCOMPARE(run.events.first().value("event").toString(), QString("start"));
-    const QJsonObject args = QJsonDocument::fromJson(readFile(m_fixture.path("ignored-two/training_args.json"))).object();
+    const QJsonObject args = QJsonDocument::fromJson(readFileBytes(m_fixture.path("ignored-two/training_args.json"))).object();
     const QStringList stageOneFlags = {"dataset_metadata_path", "max_pixels", "height", "width", "data_file_keys", "extra_inputs",
         "cache_all_params", "cache_shard_size", "num_inference_steps"};
     for (const QString &flag : stageOneFlags)
@@ -1154,7 +1154,7 @@ void TestTwoStage::ignoredFlagsAreWarnedAndSetApart()
     const Run plainRun = runTraining(quiet);
     QVERIFY2(plainRun.result.status == engine::kTrainOk, qPrintable(plainRun.errors()));
     QVERIFY(!codes(plainRun, "warning").contains("ignored-flag"));
-    QVERIFY(!readFile(m_fixture.path("plain-two/training_args.json")).contains("ignored"));
+    QVERIFY(!readFileBytes(m_fixture.path("plain-two/training_args.json")).contains("ignored"));
 
     // One-stage training has no split and no cache.
     auto one = m_fixture.params("sft", m_fixture.path("ignored-one"));
@@ -1164,7 +1164,7 @@ void TestTwoStage::ignoredFlagsAreWarnedAndSetApart()
     QVERIFY2(oneRun.result.status == engine::kTrainOk, qPrintable(oneRun.errors()));
     QCOMPARE(oneRun.last("warning").value("message").toString(),
         QString("--split_mode safe is ignored: one-stage training runs every unit every step, with no split and no cache"));
-    const QJsonObject oneArgs = QJsonDocument::fromJson(readFile(m_fixture.path("ignored-one/training_args.json"))).object();
+    const QJsonObject oneArgs = QJsonDocument::fromJson(readFileBytes(m_fixture.path("ignored-one/training_args.json"))).object();
     QVERIFY(!oneArgs.contains("split_mode"));
     QCOMPARE(oneArgs.value("ignored").toObject(), (QJsonObject{{"split_mode", "safe"}}));
 }
@@ -1349,7 +1349,7 @@ void TestTwoStage::cacheRecordsTheTokenizer()
 {
     const QString cache = sftCache();
     QVERIFY(!cache.isEmpty());
-    const QJsonObject manifest = QJsonDocument::fromJson(readFile(cache + "/manifest.json")).object();
+    const QJsonObject manifest = QJsonDocument::fromJson(readFileBytes(cache + "/manifest.json")).object();
     const QString vocab = m_fixture.models() + "/Qwen/Qwen-Image/tokenizer/vocab.json";
     const QJsonObject recorded = manifest.value("tokenizer").toObject();
     QCOMPARE(recorded.value("path").toString(), vocab);
@@ -1357,7 +1357,7 @@ void TestTwoStage::cacheRecordsTheTokenizer()
     QCOMPARE(hash.size(), 16);
 
     // The same vocabulary with its last two tokens swapped: the same size, other ids.
-    QJsonObject tokenizer = QJsonDocument::fromJson(readFile(vocab)).object();
+    QJsonObject tokenizer = QJsonDocument::fromJson(readFileBytes(vocab)).object();
     QJsonArray tokens = tokenizer.value("tokens").toArray();
     QVERIFY(tokens.size() > 2);
     const QJsonValue last = tokens.at(tokens.size() - 1);
@@ -1456,7 +1456,7 @@ void TestTwoStage::stageOneWarnsAboutTrainingFlags()
     QCOMPARE(run.events.first().value("event").toString(), QString("start"));
     const QString argsPath = m_fixture.path("ignored-cache/training_args.json");
     QCOMPARE(run.last("done").value("outputs").toObject().value("training_args").toString(), argsPath);
-    const QJsonObject args = QJsonDocument::fromJson(readFile(argsPath)).object();
+    const QJsonObject args = QJsonDocument::fromJson(readFileBytes(argsPath)).object();
     const QStringList trainingFlags = {"dataset_repeat", "learning_rate", "weight_decay", "num_epochs", "remove_prefix_in_ckpt",
         "lora_target_modules", "lora_rank", "lora_checkpoint", "use_gradient_checkpointing", "save_steps", "max_steps", "resume"};
     for (const QString &flag : trainingFlags)
@@ -1480,7 +1480,7 @@ void TestTwoStage::stageOneWarnsAboutTrainingFlags()
     const Run plainRun = runTraining(plain);
     QVERIFY2(plainRun.result.status == engine::kTrainOk, qPrintable(plainRun.errors()));
     QVERIFY(!codes(plainRun, "warning").contains("ignored-flag"));
-    const QByteArray plainArgs = readFile(m_fixture.path("plain-cache/training_args.json"));
+    const QByteArray plainArgs = readFileBytes(m_fixture.path("plain-cache/training_args.json"));
     QVERIFY(!plainArgs.isEmpty());
     QVERIFY(!plainArgs.contains("ignored"));
 }

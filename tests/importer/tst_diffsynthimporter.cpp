@@ -10,6 +10,7 @@
 #include "core/Split.h"
 #include "core/Verifier.h"
 #include "core/importer/DiffSynthImporter.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -33,18 +34,10 @@ std::string fixturePath(const char *name)
     return (kFixtures + "/" + name).toStdString();
 }
 
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
 // The 1-based line of `fixture` that contains `marker`.
 int lineOf(const char *fixture, const std::string &marker)
 {
-    std::istringstream in(readText(fixturePath(fixture)));
+    std::istringstream in(test::readFileText(fixturePath(fixture)));
     std::string text;
     for (int line = 1; std::getline(in, text); ++line) {
         if (text.find(marker) != std::string::npos)
@@ -619,7 +612,7 @@ void TestDiffSynthImporter::errors()
     QCOMPARE(large.diagnostics.front().code, std::string("input-too-large"));
 
     // Source from memory without a file name: the pipeline is named after its class.
-    const ImportResult unnamed = importDiffSynthSource(readText(fixturePath("qwen_image.py")), "");
+    const ImportResult unnamed = importDiffSynthSource(test::readFileText(fixturePath("qwen_image.py")), "");
     QVERIFY(unnamed.ok());
     QCOMPARE(unnamed.pipelines.front().pipeline.name, std::string("qwen_image"));
 }

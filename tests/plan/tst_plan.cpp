@@ -6,6 +6,7 @@
 // commands differing from the one-stage command exactly by the feature document's
 // changes, the document's own Qwen-Image example, and every kind of bad input.
 #include "PlanTestSupport.h"
+#include "support/TestFiles.h"
 
 #include "core/PipelineFile.h"
 #include "core/plan/ModelFiles.h"
@@ -28,14 +29,6 @@ namespace {
 
 const std::string kCheckout = SPLITSCOPE_PLAN_CHECKOUT;
 const std::string kFixtures = SPLITSCOPE_PLAN_FIXTURES;
-
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 // "name=value" (or "name" for a switch) for each flag of the train.py command in `text`.
 std::set<std::string> flagsOf(const std::string &text)
@@ -66,7 +59,7 @@ PlanInput fixtureInput(const char *script, const std::string &workdir)
 {
     PlanInput in;
     in.scriptName = script;
-    in.script = readText(kFixtures + "/" + script);
+    in.script = test::readFileText(kFixtures + "/" + script);
     in.checkout = kCheckout;
     in.workdir = workdir;
     return in;
@@ -229,7 +222,7 @@ void TestPlan::expectedPlans()
     const std::string json = planToJson(*r.plan);
     if (qEnvironmentVariableIsSet("SPLITSCOPE_WRITE_EXPECTED"))
         std::ofstream(expectedPath) << json;
-    QCOMPARE(QString::fromStdString(json), QString::fromStdString(readText(expectedPath)));
+    QCOMPARE(QString::fromStdString(json), QString::fromStdString(test::readFileText(expectedPath)));
 }
 
 // Parsed back, each stage command differs from the one-stage command by exactly what the
@@ -238,7 +231,7 @@ void TestPlan::stageCommandsChangeWhatTheDocumentSays()
 {
     const PlanResult r = makePlan(fixtureInput("lora.sh", m_work.path().toStdString()));
     QVERIFY2(r.plan, qPrintable(errors(r)));
-    const std::set<std::string> original = flagsOf(readText(kFixtures + "/lora.sh"));
+    const std::set<std::string> original = flagsOf(test::readFileText(kFixtures + "/lora.sh"));
     const auto difference = [](const std::set<std::string> &a, const std::set<std::string> &b) {
         std::set<std::string> out;
         for (const std::string &x : a) {
@@ -271,7 +264,7 @@ void TestPlan::theDocumentsQwenImageExample()
 {
     PlanInput in;
     in.scriptName = "qwen_image_lora.sh";
-    in.script = readText(kFixtures + "/qwen_image_lora.sh");
+    in.script = test::readFileText(kFixtures + "/qwen_image_lora.sh");
     in.pipeline = *parsePipeline(findBuiltinExample("qwen_image")->json, "qwen_image").pipeline;
     in.workdir = m_work.path().toStdString();
     in.cachePath = "./models/train/Qwen-Image-LoRA-splited-cache";

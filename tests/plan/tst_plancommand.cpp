@@ -4,6 +4,7 @@
 // script that really runs both stages one after the other, the exit status for a split
 // with hazards, and every usage error naming its flag or file.
 #include "PlanTestSupport.h"
+#include "support/TestFiles.h"
 
 #include "core/plan/Plan.h"
 
@@ -45,14 +46,6 @@ Run run(const QString &program, const QStringList &arguments, const QString &wor
 Run cli(const QStringList &arguments, const QString &workdir = {})
 {
     return run(QStringLiteral(SPLITSCOPE_CLI), QStringList{QStringLiteral("plan")} + arguments, workdir);
-}
-
-std::string readText(const QString &path)
-{
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
 }
 
 } // namespace
@@ -98,7 +91,7 @@ void TestPlanCommand::jsonIsTheLibrarysPlan()
     // The script, and the same command given after --: one plan, the library's.
     plan::PlanInput in;
     in.scriptName = (kFixtures + "/lora.sh").toStdString();
-    in.script = readText(kFixtures + "/lora.sh");
+    in.script = test::readFileText((kFixtures + "/lora.sh").toStdString());
     in.checkout = kCheckout.toStdString();
     in.workdir = m_work.path().toStdString();
     const plan::PlanResult planned = plan::makePlan(in);

@@ -25,7 +25,7 @@ inline bool writeDataset(const QString &dir, int rows, const QByteArray &header 
     QByteArray text = header + "\n";
     for (int i = 0; i < rows; ++i)
         text += QByteArray("images/") + QByteArray::number(i) + ".png,a red circle\n";
-    return writeText(QDir(dir).filePath(QStringLiteral("metadata.csv")), text);
+    return writeFileBytes(QDir(dir).filePath(QStringLiteral("metadata.csv")), text);
 }
 
 // Empty files where the pipeline's model patterns look (the checks only look for names).
@@ -36,7 +36,7 @@ inline bool writeModelFiles(const QString &root, const ExecutablePipeline &pipel
             continue;
         QString name = f.pattern;
         name.replace(QLatin1Char('*'), QStringLiteral("-00001-of-00001"));
-        if (!writeText(QDir(root).filePath(pipeline.modelId + QLatin1Char('/') + name), QByteArray()))
+        if (!writeFileBytes(QDir(root).filePath(pipeline.modelId + QLatin1Char('/') + name), QByteArray()))
             return false;
     }
     return true;
@@ -63,7 +63,7 @@ inline bool writeManifest(const QString &cacheDir, bool complete, const QStringL
     for (int first = 0; first < cached; first += 2)
         m.shards.push_back({0, QStringLiteral("0/shard-%1.safetensors").arg(first / 2, 5, 10, QLatin1Char('0')).toStdString(),
             static_cast<std::size_t>(first), static_cast<std::size_t>(std::min(2, cached - first)), 1000, 0});
-    return writeText(QDir(cacheDir).filePath(QStringLiteral("manifest.json")), QByteArray::fromStdString(m.toJson()));
+    return writeFileBytes(QDir(cacheDir).filePath(QStringLiteral("manifest.json")), QByteArray::fromStdString(m.toJson()));
 }
 
 // A stand-in for splitscope-cli in `dir`, for launches without LibTorch: each call
@@ -136,7 +136,7 @@ esac
 
 inline bool setFakeWorkerMode(const QString &dir, const QByteArray &mode)
 {
-    return writeText(QDir(dir).filePath(QStringLiteral("mode")), mode);
+    return writeFileBytes(QDir(dir).filePath(QStringLiteral("mode")), mode);
 }
 
 // The fake worker's calls so far, one argument list a line.

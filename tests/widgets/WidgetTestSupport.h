@@ -6,6 +6,7 @@
 #include "widgets/layout/LayoutController.h"
 
 #include "resources/Examples.h"
+#include "support/TestFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -40,13 +41,6 @@ inline QByteArray exampleText(const QString &name)
 }
 
 // Writes `text` as the whole of `path`, making its folder when missing.
-inline bool writeText(const QString &path, const QByteArray &text)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(text) == text.size();
-}
-
 // A unit name of 317 characters and a param name of 124, with no break points
 // (the QA's unicode.json, shortened to what matters).
 inline QString longUnitName()

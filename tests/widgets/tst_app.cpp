@@ -700,7 +700,7 @@ void TestApp::fileThatFailedAtStartupIsRetried()
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("bad.json"));
     const QByteArray bad = "{\"format\": \"splitscope.pipeline/1\", \"name\": \"x\", \"units\": [{\"name\": 3}]}\n";
-    QVERIFY(writeText(path, bad));
+    QVERIFY(writeFileBytes(path, bad));
     MainWindow window(false);
     window.show();
     QVERIFY(!window.openSource(path));
@@ -708,7 +708,7 @@ void TestApp::fileThatFailedAtStartupIsRetried()
     QVERIFY(!document->hasPipeline());
     auto *banner = window.workspace()->findChild<LoadErrorBanner *>();
     QVERIFY(banner && banner->isVisible());
-    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("krea2"))));
     QTRY_VERIFY_WITH_TIMEOUT(document->hasPipeline(), 5000);
     QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("krea2"));
     QVERIFY(!banner->isVisible());
@@ -721,10 +721,10 @@ void TestApp::fileThatFailedAtStartupIsRetried()
     QCOMPARE(reload->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F5));
     watch->setChecked(false);
     const QString other = dir.filePath(QStringLiteral("other.json"));
-    QVERIFY(writeText(other, bad));
+    QVERIFY(writeFileBytes(other, bad));
     QVERIFY(!window.openSource(other));
     QVERIFY(banner->isVisible());
-    QVERIFY(writeText(other, exampleText(QStringLiteral("qwen_image"))));
+    QVERIFY(writeFileBytes(other, exampleText(QStringLiteral("qwen_image"))));
     QTest::qWait(400); // longer than the watcher's settling time: nothing happens by itself
     QCOMPARE(QString::fromStdString(document->graph().pipelineName()), QStringLiteral("krea2"));
     reload->trigger();
@@ -1126,7 +1126,7 @@ void TestApp::deletedFileIsReportedAsDeleted()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("k.json"));
-    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("krea2"))));
     MainWindow window(false);
     window.show();
     QVERIFY(window.openSource(path));
@@ -1139,7 +1139,7 @@ void TestApp::deletedFileIsReportedAsDeleted()
     QVERIFY2(!message.contains(QStringLiteral("errors")), qPrintable(message));
     QVERIFY(window.document()->hasPipeline()); // the last version stays
     // Written again: it is loaded again.
-    QVERIFY(writeText(path, exampleText(QStringLiteral("qwen_image"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("qwen_image"))));
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(1).toBool(), true);
     QCOMPARE(QString::fromStdString(window.document()->graph().pipelineName()), QStringLiteral("qwen_image"));

@@ -83,7 +83,7 @@ void TestDocument::failedLoadKeepsThePipeline()
 {
     QTemporaryDir dir;
     const QString bad = dir.filePath(QStringLiteral("broken.json"));
-    QVERIFY(writeText(bad, "{\n \"format\": \"splitscope.pipeline/1\",\n \"name\": \"x\",\n \"units\": [ {\"name\": 3} ]\n}\n"));
+    QVERIFY(writeFileBytes(bad, "{\n \"format\": \"splitscope.pipeline/1\",\n \"name\": \"x\",\n \"units\": [ {\"name\": 3} ]\n}\n"));
 
     SplitDocument document;
     QVERIFY(document.openExample(QStringLiteral("qwen_image")));
@@ -280,7 +280,7 @@ void TestDocument::reloadsWhenTheFileChanges()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("pipeline.json"));
-    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("krea2"))));
     SplitDocument document;
     PipelineFileWatcher watcher(&document);
     QVERIFY(document.openFile(path));
@@ -289,14 +289,14 @@ void TestDocument::reloadsWhenTheFileChanges()
 
     // An editor saves a different pipeline: the document follows.
     QSignalSpy reloaded(&watcher, &PipelineFileWatcher::reloaded);
-    QVERIFY(writeText(path, exampleText(QStringLiteral("wan_video"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("wan_video"))));
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(1).toBool(), true);
     QCOMPARE(QString::fromStdString(document.graph().pipelineName()), QStringLiteral("wan_video"));
     QVERIFY(document.graph().unitCount() != unitsBefore);
 
     // A save with an error keeps the last good pipeline, and watching goes on.
-    QVERIFY(writeText(path, "{ \"format\": \"splitscope.pipeline/1\", "));
+    QVERIFY(writeFileBytes(path, "{ \"format\": \"splitscope.pipeline/1\", "));
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(1).toBool(), false);
     QVERIFY(document.lastLoadFailed());
@@ -304,7 +304,7 @@ void TestDocument::reloadsWhenTheFileChanges()
 
     // Replaced by rename (how many editors save): still followed.
     const QString temp = dir.filePath(QStringLiteral("pipeline.json.tmp"));
-    QVERIFY(writeText(temp, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(temp, exampleText(QStringLiteral("krea2"))));
     QVERIFY(QFile::remove(path));
     QVERIFY(QFile::rename(temp, path));
     QVERIFY(reloaded.wait(5000));
@@ -316,7 +316,7 @@ void TestDocument::reloadKeepsChoiceAndSelection()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("q.json"));
-    QVERIFY(writeText(path, exampleText(QStringLiteral("qwen_image"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("qwen_image"))));
     SplitDocument document;
     QVERIFY(document.openFile(path));
     document.setModelTrainable("vae", true);
@@ -339,7 +339,7 @@ void TestDocument::fileThatFailedAtStartupIsFollowed()
 {
     QTemporaryDir dir;
     const QString path = QFileInfo(dir.filePath(QStringLiteral("bad.json"))).absoluteFilePath();
-    QVERIFY(writeText(path, "{\"format\": \"splitscope.pipeline/1\", \"name\": \"x\", \"units\": [{\"name\": 3}]}\n"));
+    QVERIFY(writeFileBytes(path, "{\"format\": \"splitscope.pipeline/1\", \"name\": \"x\", \"units\": [{\"name\": 3}]}\n"));
     SplitDocument document;
     PipelineFileWatcher watcher(&document);
     QVERIFY(!document.openSource(path));
@@ -347,7 +347,7 @@ void TestDocument::fileThatFailedAtStartupIsFollowed()
     QCOMPARE(document.failedPath(), path);
     QCOMPARE(watcher.watchedPaths(), QStringList{path});
     QSignalSpy reloaded(&watcher, &PipelineFileWatcher::reloaded);
-    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("krea2"))));
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(1).toBool(), true);
     QVERIFY(document.hasPipeline());
@@ -360,7 +360,7 @@ void TestDocument::fileThatFailedAtStartupIsFollowed()
     const QString later = QFileInfo(dir.filePath(QStringLiteral("later.json"))).absoluteFilePath();
     QVERIFY(!document.openSource(later));
     QCOMPARE(watcher.watchedPaths(), (QStringList{later, path}));
-    QVERIFY(writeText(later, exampleText(QStringLiteral("qwen_image"))));
+    QVERIFY(writeFileBytes(later, exampleText(QStringLiteral("qwen_image"))));
     QVERIFY(reloaded.wait(5000));
     QCOMPARE(reloaded.last().at(0).toString(), later);
     QCOMPARE(QString::fromStdString(document.graph().pipelineName()), QStringLiteral("qwen_image"));
@@ -372,23 +372,23 @@ void TestDocument::reloadRetriesTheFileThatFailed()
 {
     QTemporaryDir dir;
     const QString path = QFileInfo(dir.filePath(QStringLiteral("bad.json"))).absoluteFilePath();
-    QVERIFY(writeText(path, "{ \"format\": \"splitscope.pipeline/1\", "));
+    QVERIFY(writeFileBytes(path, "{ \"format\": \"splitscope.pipeline/1\", "));
     SplitDocument document;
     QVERIFY(!document.openFile(path));
     QVERIFY(!document.reload()); // still broken
     QVERIFY(document.lastLoadFailed());
     QCOMPARE(document.failedPath(), path);
-    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("krea2"))));
     QVERIFY(document.reload());
     QCOMPARE(document.source().path, path);
     QCOMPARE(document.failedPath(), QString());
 
     // With another pipeline open, Reload retries the file that failed, and it replaces it.
     QVERIFY(document.openExample(QStringLiteral("qwen_image")));
-    QVERIFY(writeText(path, "{}"));
+    QVERIFY(writeFileBytes(path, "{}"));
     QVERIFY(!document.openFile(path));
     QCOMPARE(document.source().exampleName, QStringLiteral("qwen_image"));
-    QVERIFY(writeText(path, exampleText(QStringLiteral("krea2"))));
+    QVERIFY(writeFileBytes(path, exampleText(QStringLiteral("krea2"))));
     QVERIFY(document.reload());
     QCOMPARE(QString::fromStdString(document.graph().pipelineName()), QStringLiteral("krea2"));
     // A failed file that is gone (a typo, say) is not retried while a pipeline is open:

@@ -541,7 +541,7 @@ void TestPanels::summariesCountInTheSingularAndPlural()
     // two, 2 in stage one; vae and dit: 2 and 1.
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("counts.json"));
-    QVERIFY(writeText(path, R"({"format": "splitscope.pipeline/1", "name": "counts", "models": ["vae", "dit"],
+    QVERIFY(writeFileBytes(path, R"({"format": "splitscope.pipeline/1", "name": "counts", "models": ["vae", "dit"],
   "units": [
     {"name": "A", "input_params": ["prompt"], "output_params": ["a"], "onload_model_names": ["vae"]},
     {"name": "B", "input_params": ["prompt"], "output_params": ["b"], "onload_model_names": ["dit"]},

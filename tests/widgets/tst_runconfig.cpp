@@ -373,7 +373,7 @@ void TestRunConfig::settingsFileIsChecked()
     QFETCH(QString, error);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("rs.json"));
-    QVERIFY(writeText(path, json));
+    QVERIFY(writeFileBytes(path, json));
     RunSettings defaults;
     defaults.epochs = 9;
     QStringList errors;
@@ -408,13 +408,13 @@ void TestRunConfig::eachLaunchHasItsOwnFolder()
     const QString second = createRunFolder(out, RunKind::Baseline, when, &error);
     QCOMPARE(second, QDir(out).filePath(QStringLiteral("baseline-20250614-101500-3")));
     QVERIFY(QFileInfo(first).isDir() && QFileInfo(second).isDir());
-    QVERIFY(writeText(dir.filePath(QStringLiteral("file")), "x"));
+    QVERIFY(writeFileBytes(dir.filePath(QStringLiteral("file")), "x"));
     QVERIFY(createRunFolder(dir.filePath(QStringLiteral("file")), RunKind::Both, when, &error).isEmpty());
     QVERIFY2(error.contains(QLatin1String("cannot create the output folder")), qPrintable(error));
 
     // What a run leaves in its folder.
     for (const char *name : {"training_args.json", "loss.csv", "epoch-0.safetensors", "notes.txt"})
-        QVERIFY(writeText(QDir(first).filePath(QLatin1String(name)), "x"));
+        QVERIFY(writeFileBytes(QDir(first).filePath(QLatin1String(name)), "x"));
     QCOMPARE(runFilesIn(first), (QStringList{"epoch-0.safetensors", "loss.csv", "training_args.json"}));
     QVERIFY(runFilesIn(second).isEmpty());
 
@@ -424,7 +424,7 @@ void TestRunConfig::eachLaunchHasItsOwnFolder()
     RunConfig c = tinyConfig(work.path());
     QVERIFY(writeDataset(c.settings.datasetPath, 3));
     QVERIFY(writeModelFiles(c.settings.modelsRoot, tiny()));
-    QVERIFY(writeText(QDir(c.settings.outputPath).filePath(QStringLiteral("resume.safetensors")), "state"));
+    QVERIFY(writeFileBytes(QDir(c.settings.outputPath).filePath(QStringLiteral("resume.safetensors")), "state"));
     QVERIFY(validateRun(c, tiny(), RunKind::Baseline, 0).isEmpty()); // a new folder per launch: nothing replaced
     c.settings.newFolderPerLaunch = false;
     QList<RunIssue> issues = validateRun(c, tiny(), RunKind::Baseline, 0);
@@ -480,7 +480,7 @@ void TestRunConfig::checksNameTheField()
     targets.settings.loraTargets = QStringLiteral(" ");
     QCOMPARE(fields(validateRun(targets, tiny(), RunKind::Baseline, 0)), QList<RunField>{RunField::LoraTargets});
     QVERIFY(validateRun(targets, tiny(), RunKind::StageOne, 0).isEmpty()); // stage one trains nothing
-    QVERIFY(writeText(dir.filePath("file"), "x"));
+    QVERIFY(writeFileBytes(dir.filePath("file"), "x"));
     RunConfig fileOutput = c;
     fileOutput.settings.outputPath = dir.filePath("file");
     issues = validateRun(fileOutput, tiny(), RunKind::Baseline, 0);
@@ -546,7 +546,7 @@ void TestRunConfig::cacheChecks()
     QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}, QStringLiteral("safe")));
     QVERIFY(validateRun(c, tiny(), RunKind::StageTwo, 0).isEmpty());
 
-    QVERIFY(writeText(QDir(cache).filePath("manifest.json"), "{\"format\": \"other\"}"));
+    QVERIFY(writeFileBytes(QDir(cache).filePath("manifest.json"), "{\"format\": \"other\"}"));
     status = readCacheStatus(cache);
     QVERIFY(!status.exists);
     // The engine's reader's words: file, line and column, key, what it expected.
@@ -771,7 +771,7 @@ void TestRunConfig::historyPersistsAndRefusesToOverwrite()
     QCOMPARE(third.run(0)->id(), b->id());
 
     // A damaged file is left alone: the runs in it are not overwritten by new ones.
-    QVERIFY(writeText(path, "{\"format\": \"splitscope.runs/1\", \"runs\": [ {"));
+    QVERIFY(writeFileBytes(path, "{\"format\": \"splitscope.runs/1\", \"runs\": [ {"));
     RunHistory damaged;
     QString error;
     QVERIFY(!damaged.open(path, &error));
@@ -781,7 +781,7 @@ void TestRunConfig::historyPersistsAndRefusesToOverwrite()
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), QByteArray("{\"format\": \"splitscope.runs/1\", \"runs\": [ {"));
-    QVERIFY(writeText(path, "{\"format\": \"splitscope.runs/1\", \"runs\": [ {\"kind\": \"walk\"} ]}"));
+    QVERIFY(writeFileBytes(path, "{\"format\": \"splitscope.runs/1\", \"runs\": [ {\"kind\": \"walk\"} ]}"));
     QVERIFY(!damaged.open(path, &error));
     QVERIFY2(error.contains("runs[0]: \"kind\" is not one of"), qPrintable(error));
 }

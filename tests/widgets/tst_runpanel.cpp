@@ -535,7 +535,7 @@ void TestRunPanel::eachLaunchWritesIntoItsOwnFolder()
         qPrintable(panel->fieldMessage(RunField::Output)));
     QVERIFY(plainTextOf(panel->statusLabel()->text()).startsWith(QLatin1String("One-stage baseline cannot start")));
     // The button asks: No keeps the run...
-    QVERIFY(writeText(QDir(fixed).filePath(QStringLiteral("epoch-7.safetensors")), "older")); // a longer run's
+    QVERIFY(writeFileBytes(QDir(fixed).filePath(QStringLiteral("epoch-7.safetensors")), "older")); // a longer run's
     QString question;
     answerNextMessageBox(QMessageBox::No, &question);
     panel->launchAction(RunKind::Baseline)->trigger();
@@ -787,9 +787,9 @@ void TestRunPanel::keysAndQuestionsBehave()
     QVERIFY(writeModelFiles(s.modelsRoot, tiny()));
     s.newFolderPerLaunch = false;
     for (int epoch = 0; epoch < 60; ++epoch)
-        QVERIFY(writeText(QDir(s.outputPath).filePath(QStringLiteral("epoch-%1.safetensors").arg(epoch)), "x"));
-    QVERIFY(writeText(QDir(s.outputPath).filePath(QStringLiteral("loss.csv")), "x"));
-    QVERIFY(writeText(QDir(s.outputPath).filePath(QStringLiteral("training_args.json")), "{}"));
+        QVERIFY(writeFileBytes(QDir(s.outputPath).filePath(QStringLiteral("epoch-%1.safetensors").arg(epoch)), "x"));
+    QVERIFY(writeFileBytes(QDir(s.outputPath).filePath(QStringLiteral("loss.csv")), "x"));
+    QVERIFY(writeFileBytes(QDir(s.outputPath).filePath(QStringLiteral("training_args.json")), "{}"));
     window.runPanel()->setSettings(s);
     QString asked;
     QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
