@@ -2,10 +2,17 @@
 #include "CacheCheck.h"
 
 #include "Hash.h"
+#include "core/PipelineFile.h"
 
 #include <algorithm>
 
 namespace splitscope::engine {
+
+std::uint64_t pipelineHash(const Pipeline &pipeline)
+{
+    const std::string text = serializePipeline(pipeline);
+    return hashBytes(text.data(), text.size());
+}
 
 std::string listText(const std::vector<std::string> &items)
 {

@@ -8,7 +8,15 @@
 #include <string>
 #include <vector>
 
+namespace splitscope {
+struct Pipeline;
+}
+
 namespace splitscope::engine {
+
+// A hash of the serialized description (stage one records it in the manifest,
+// stage two and the app compare it).
+std::uint64_t pipelineHash(const Pipeline &pipeline);
 
 // What stage two wants of a cache, apart from what only the files can tell (the
 // weights of the models stage one ran, its tokenizer): the one check the engine makes

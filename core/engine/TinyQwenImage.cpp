@@ -97,10 +97,4 @@ std::string builtinPipelineJson(const std::string &name, const std::string &loss
     return serializePipeline(describePipeline(*declaration, lossTask));
 }
 
-std::uint64_t pipelineHash(const Pipeline &pipeline)
-{
-    const std::string text = serializePipeline(pipeline);
-    return hashBytes(text.data(), text.size());
-}
-
 } // namespace splitscope::engine

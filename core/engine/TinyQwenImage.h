@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "CacheCheck.h" // pipelineHash
 #include "core/Pipeline.h"
 
 #include <cstdint>
@@ -89,7 +90,5 @@ const PipelineDeclaration *findPipelineDeclaration(const std::string &name);
 Pipeline describePipeline(const PipelineDeclaration &declaration, const std::string &lossTask);
 // serializePipeline(describePipeline(...)); empty when the name or task is unknown.
 std::string builtinPipelineJson(const std::string &name, const std::string &lossTask = "sft");
-// A hash of the serialized description: what stage two compares with the cache's.
-std::uint64_t pipelineHash(const Pipeline &pipeline);
 
 } // namespace splitscope::engine

@@ -3,7 +3,7 @@
 
 #include "core/PipelineFile.h"
 #include "core/engine/ExecutableCatalog.h"
-#include "core/engine/Hash.h"
+#include "core/engine/CacheCheck.h"
 #include "resources/Examples.h"
 
 #include <QCoreApplication>
@@ -105,13 +105,10 @@ QString ExecutablePipeline::taskOfLoss(const QString &loss) const
 
 std::optional<std::uint64_t> ExecutablePipeline::descriptionHash(const QString &task) const
 {
-    const BuiltinExample *shipped = findBuiltinExample(example.toStdString());
     const std::optional<Pipeline> &description = shippedDescription(*this);
-    if (!shipped || !description || !description->loss)
+    if (!description || !description->loss || taskOfLoss(QString::fromStdString(description->loss->name)) != task)
         return std::nullopt;
-    if (taskOfLoss(QString::fromStdString(description->loss->name)) != task)
-        return std::nullopt;
-    return engine::hashBytes(shipped->json.data(), shipped->json.size());
+    return engine::pipelineHash(*description);
 }
 
 const std::vector<ExecutablePipeline> &executablePipelines()
