@@ -142,6 +142,46 @@ std::string ImageDataset::resolvePath(const std::string &cell) const
     return p.is_absolute() ? cell : (fs::path(m_options.basePath) / p).string();
 }
 
+// Why the file a cell of a file column names cannot be trained on; empty when it can,
+// after adding it to the fingerprint and to the largest sizes.
+std::string ImageDataset::checkFileCell(const std::string &key, const std::string &cell, Hasher &fingerprint)
+{
+    const std::string path = resolvePath(cell);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return "'" + key + "' file '" + cell + "' not found (looked for '" + path + "')";
+    if (!S_ISREG(st.st_mode)) {
+        return "'" + key + "' file '" + cell + "' is " + (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file")
+            + ", not an image file ('" + path + "')";
+    }
+    // A damaged image is found now, before any work, not when a step first reads it
+    // (or never, in a run that --max_steps ends first).
+    std::string damage;
+    std::pair<int, int> size;
+    if (!checkPngFile(path, &damage, &size))
+        return "'" + key + "' file '" + cell + "': " + damage;
+    if (key == "image") {
+        // The size it trains at: --height/--width, else fitted to --max_pixels.
+        const auto trained = m_options.width > 0 && m_options.height > 0
+            ? std::pair<int, int>(m_options.width, m_options.height)
+            : fitMaxPixels(size.first, size.second, m_options.maxPixels, m_options.divisionFactor);
+        if (static_cast<long long>(trained.first) * trained.second
+            > static_cast<long long>(m_largest.first) * m_largest.second)
+            m_largest = trained;
+    } else {
+        std::pair<int, int> &largest = m_largestStored[key];
+        if (static_cast<long long>(size.first) * size.second > static_cast<long long>(largest.first) * largest.second)
+            largest = size;
+    }
+    // The name as metadata.csv gives it, not as resolved: the same dataset named
+    // through another spelling of its folder has the same fingerprint.
+    fingerprint.updateField(cell);
+    fingerprint.updateU64(static_cast<std::uint64_t>(st.st_size));
+    fingerprint.updateU64(static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ULL
+        + static_cast<std::uint64_t>(st.st_mtim.tv_nsec));
+    return {};
+}
+
 bool ImageDataset::open(const DatasetOptions &options, std::string *error)
 {
     m_options = options;
@@ -233,44 +273,9 @@ bool ImageDataset::open(const DatasetOptions &options, std::string *error)
                     problem = "empty '" + key + "'";
                     break;
                 }
-                const std::string path = resolvePath(cell);
-                struct stat st {};
-                if (::stat(path.c_str(), &st) != 0) {
-                    problem = "'" + key + "' file '" + cell + "' not found (looked for '" + path + "')";
+                problem = checkFileCell(key, cell, fingerprint);
+                if (!problem.empty())
                     break;
-                }
-                if (!S_ISREG(st.st_mode)) {
-                    problem = "'" + key + "' file '" + cell + "' is " + (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file")
-                        + ", not an image file ('" + path + "')";
-                    break;
-                }
-                // A damaged image is found now, before any work, not when a step first
-                // reads it (or never, in a run that --max_steps ends first).
-                std::string damage;
-                std::pair<int, int> size;
-                if (!checkPngFile(path, &damage, &size)) {
-                    problem = "'" + key + "' file '" + cell + "': " + damage;
-                    break;
-                }
-                if (key == "image") {
-                    // The size it trains at: --height/--width, else fitted to --max_pixels.
-                    const auto trained = options.width > 0 && options.height > 0
-                        ? std::pair<int, int>(options.width, options.height)
-                        : fitMaxPixels(size.first, size.second, options.maxPixels, options.divisionFactor);
-                    if (static_cast<long long>(trained.first) * trained.second
-                        > static_cast<long long>(m_largest.first) * m_largest.second)
-                        m_largest = trained;
-                } else {
-                    std::pair<int, int> &largest = m_largestStored[key];
-                    if (static_cast<long long>(size.first) * size.second > static_cast<long long>(largest.first) * largest.second)
-                        largest = size;
-                }
-                // The name as metadata.csv gives it, not as resolved: the same dataset
-                // named through another spelling of its folder has the same fingerprint.
-                fingerprint.updateField(cell);
-                fingerprint.updateU64(static_cast<std::uint64_t>(st.st_size));
-                fingerprint.updateU64(static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ULL
-                    + static_cast<std::uint64_t>(st.st_mtim.tv_nsec));
             }
         }
         if (!problem.empty()) {

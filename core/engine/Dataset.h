@@ -42,6 +42,8 @@ struct DatasetSample {
 // compressed data is an error naming the line and the file).
 //
 // Immutable once open; load() is thread-safe.
+class Hasher;
+
 class ImageDataset {
 public:
     bool open(const DatasetOptions &options, std::string *error = nullptr);
@@ -67,6 +69,7 @@ private:
     };
     std::string resolvePath(const std::string &cell) const;
     int column(const std::string &name) const;
+    std::string checkFileCell(const std::string &key, const std::string &cell, Hasher &fingerprint);
 
     DatasetOptions m_options;
     std::string m_metadataPath;

@@ -125,261 +125,387 @@ CacheManifest Trainer::wantedManifest(const ImageDataset &dataset,
     return m;
 }
 
-TrainResult Trainer::runDataProcess()
-{
-    ImageDataset dataset;
-    if (auto failure = openDataset(dataset))
-        return fail(*failure);
-    warnIgnoredFlags(nullptr);
-    if (auto failure = checkDatasetStepMemory(dataset))
-        return fail(*failure);
-    const std::string cacheDir = m_params.outputPath;
-    std::error_code sameError;
-    if (fs::equivalent(m_params.datasetBasePath, cacheDir, sameError))
-        return fail({kTrainBadInput, "bad-flag",
-            "--output_path must not be the dataset folder (--dataset_base_path): stage one writes its cache there"});
-    // The cache folder is this run's from here on: another stage one into it is refused.
-    if (auto failure = lockOutputFolder(false, true))
-        return fail(*failure);
-    const std::vector<std::string> modelNames = stageModels(m_units, false);
+// Stage one over the context the Trainer prepared. In the order it runs: the dataset
+// and the cache folder (openDataset), the manifest this run writes (makeManifest), the
+// shards a previous run finished (keepFinishedShards), then each sample not yet cached
+// (processSample) and the manifest marked complete (finish).
+class StageOneRun {
+public:
+    explicit StageOneRun(Trainer &trainer);
+    TrainResult run();
 
+private:
+    using Failure = Trainer::Failure;
+    using Ending = std::optional<TrainResult>;
+    using Loader = OrderedPrefetcher<LoadedSample>;
+
+    std::optional<Failure> openDataset();
+    std::optional<Failure> makeManifest();
+    // Resume: keeps a matching cache's intact shards; refuses a cache made otherwise.
+    std::optional<Failure> keepFinishedShards();
+    std::optional<Failure> writeRunFiles();
+    void planSamples();
+    LoadedSample load(std::size_t sample) const;
+    Ending processSample(std::size_t i, Loader &loader);
+    // Runs the stage-one units on one sample and adds its cache set to the shard being
+    // written; the shard is written when the sample is its last.
+    CacheShard cacheSample(std::size_t sample, LoadedSample &item, std::size_t shardIndex, bool lastOfShard);
+    std::optional<Failure> addShard(const CacheShard &shard, std::size_t shardIndex);
+    void emitProgress(std::size_t i);
+    TrainResult outOfMemory(std::size_t sample, const std::string &image, const std::string &what);
+    TrainResult finish();
+
+    Trainer &m_trainer;
+    const TrainParams &m_params;
+    EventSink &m_events;
+    const std::string m_cacheDir;
+    const std::string m_manifestPath;
+    const std::string m_argsPath;
+    const std::size_t m_shardSize;
+    ImageDataset m_dataset;
+    std::vector<std::string> m_modelNames; // the models stage one runs
+    CacheManifest m_manifest;
+    std::size_t m_shardCount = 0;
+    std::vector<char> m_finished; // by shard: kept from a previous run
+    std::vector<std::size_t> m_todo; // the samples to cache, in order
+
+    std::optional<ModelSet> m_models;
+    std::optional<Runner> m_runner;
+    RunContext m_context;
+    CacheWriter m_writer;
+    std::uint64_t m_written = 0; // shard bytes in the cache
+    std::size_t m_done = 0;
+    double m_start = 0;
+    double m_lastUnitEvent = -1;
+    double m_lastProgress = -1;
+    double m_lastMemory = -1;
+    TrainResult m_result;
+};
+
+StageOneRun::StageOneRun(Trainer &trainer)
+    : m_trainer(trainer)
+    , m_params(trainer.m_params)
+    , m_events(trainer.m_events)
+    , m_cacheDir(trainer.m_params.outputPath)
+    , m_manifestPath((fs::path(m_cacheDir) / "manifest.json").string())
+    , m_argsPath((fs::path(m_cacheDir) / "training_args.json").string())
+    , m_shardSize(static_cast<std::size_t>(trainer.m_params.cacheShardSize))
+{
+}
+
+TrainResult StageOneRun::run()
+{
+    if (auto failure = openDataset())
+        return m_trainer.fail(*failure);
+    if (auto failure = makeManifest())
+        return m_trainer.fail(*failure);
+    if (auto failure = keepFinishedShards())
+        return m_trainer.fail(*failure);
+    if (auto failure = writeRunFiles())
+        return m_trainer.fail(*failure);
+    m_trainer.emitStart("data_process");
+    planSamples();
+
+    m_models.emplace(m_trainer.m_models, m_trainer.m_offloaded, m_params.tokenizerPath, &m_events);
+    m_runner.emplace(*m_trainer.m_declaration, *m_trainer.m_loss, *m_models);
+    m_context.models = &*m_models;
+    m_context.seed = m_params.seed;
+    const int workers = m_params.datasetNumWorkers;
+    Loader loader(m_todo.size(), workers, kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)),
+        [this](std::size_t i) { return load(m_todo[i]); });
+    m_written = m_manifest.shardBytes();
+    m_start = m_events.elapsed();
+    torch::NoGradGuard noGrad;
+    for (std::size_t i = 0; i < m_todo.size(); ++i) {
+        if (m_trainer.aborted()) {
+            m_result.status = kTrainCancelled;
+            m_events.log("cancelled: " + std::to_string(m_manifest.shards.size()) + " of " + std::to_string(m_shardCount)
+                + " shards are kept; the same command resumes");
+            break;
+        }
+        if (Ending ending = processSample(i, loader))
+            return std::move(*ending);
+    }
+    return finish();
+}
+
+std::optional<Trainer::Failure> StageOneRun::openDataset()
+{
+    if (auto failure = m_trainer.openDataset(m_dataset))
+        return failure;
+    m_trainer.warnIgnoredFlags(nullptr);
+    if (auto failure = m_trainer.checkDatasetStepMemory(m_dataset))
+        return failure;
+    std::error_code sameError;
+    if (fs::equivalent(m_params.datasetBasePath, m_cacheDir, sameError))
+        return Failure{kTrainBadInput, "bad-flag",
+            "--output_path must not be the dataset folder (--dataset_base_path): stage one writes its cache there"};
+    // The cache folder is this run's from here on: another stage one into it is refused.
+    return m_trainer.lockOutputFolder(false, true);
+}
+
+std::optional<Trainer::Failure> StageOneRun::makeManifest()
+{
+    m_modelNames = m_trainer.stageModels(m_trainer.m_units, false);
     // Hash the weights of the models stage one runs: stage two checks them.
     std::vector<std::pair<std::string, std::uint64_t>> hashes;
-    for (const auto &name : modelNames) {
-        for (const auto &r : m_models) {
+    for (const auto &name : m_modelNames) {
+        for (const auto &r : m_trainer.m_models) {
             if (r.name != name)
                 continue;
             std::uint64_t hash = 0;
             std::string error;
             if (!hashModelWeights(r, hash, &error))
-                return fail({kTrainBadInput, "model", name + ": " + error});
+                return Failure{kTrainBadInput, "model", name + ": " + error};
             hashes.emplace_back(name, hash);
         }
     }
-    CacheManifest manifest = wantedManifest(dataset, hashes);
+    m_manifest = m_trainer.wantedManifest(m_dataset, hashes);
     // The text encoder reads prompts through the tokenizer: its file is part of what
     // the cached embeddings depend on. (With no text encoder named, and no
     // --tokenizer_path, there is none: loading the text encoder says what is missing.)
-    const std::string tokenizerPath = tokenizerPathFor(m_params.tokenizerPath, m_models);
-    if (std::find(modelNames.begin(), modelNames.end(), "text_encoder") != modelNames.end() && !tokenizerPath.empty()) {
+    const std::string tokenizerPath = tokenizerPathFor(m_params.tokenizerPath, m_trainer.m_models);
+    if (std::find(m_modelNames.begin(), m_modelNames.end(), "text_encoder") != m_modelNames.end() && !tokenizerPath.empty()) {
         CacheTokenizerRecord record{tokenizerPath, 0};
         std::string error;
         if (!hashFileSet({tokenizerPath}, record.hash, &error))
-            return fail({kTrainBadInput, "model", "tokenizer: " + error + " (--tokenizer_path overrides where it is looked for)"});
-        manifest.tokenizer = record;
+            return Failure{kTrainBadInput, "model", "tokenizer: " + error + " (--tokenizer_path overrides where it is looked for)"};
+        m_manifest.tokenizer = record;
     }
+    return std::nullopt;
+}
 
-    // Resume: keep a matching cache's intact shards; refuse a cache made otherwise.
+std::optional<Trainer::Failure> StageOneRun::keepFinishedShards()
+{
+    m_shardCount = (m_dataset.size() + m_shardSize - 1) / m_shardSize;
+    m_finished.assign(m_shardCount, 0);
     std::error_code ec;
-    const std::string manifestPath = (fs::path(cacheDir) / "manifest.json").string();
-    std::vector<char> finished;
-    const std::size_t shardSize = static_cast<std::size_t>(m_params.cacheShardSize);
-    const std::size_t shardCount = (dataset.size() + shardSize - 1) / shardSize;
-    finished.assign(shardCount, 0);
-    if (fs::exists(manifestPath, ec)) {
-        std::string text;
-        std::string error;
-        CacheManifest existing;
-        if (!readWholeFile(manifestPath, text, &error) || !CacheManifest::parse(text, manifestPath, existing, &error))
-            return fail({kTrainBadInput, "manifest-mismatch", error + " (not overwriting it: choose another --output_path)"});
-        const auto diffs = compareCacheSettings(existing, manifest);
-        if (!diffs.empty()) {
-            std::string message = "--output_path '" + cacheDir + "' already holds a cache made differently:";
-            for (const auto &d : diffs)
-                message += "\n  " + d;
-            return fail({kTrainBadInput, "manifest-mismatch", message + "\nchoose another --output_path, or delete that folder to rebuild it"});
-        }
-        std::vector<std::string> redone;
-        for (const CacheShard &s : existing.shards) {
-            const std::size_t index = s.first / shardSize;
-            if (s.first % shardSize != 0 || index >= shardCount || s.count != std::min(shardSize, dataset.size() - s.first))
-                continue;
-            const std::string damage = shardDamage(cacheDir, s);
-            if (damage.empty()) {
-                finished[index] = 1;
-                manifest.shards.push_back(s);
-            } else {
-                redone.push_back(s.file + " (" + damage + ")");
-            }
-        }
-        if (!manifest.shards.empty() || !redone.empty()) {
-            std::string text = "resuming stage one: " + std::to_string(manifest.shards.size()) + " of "
-                + std::to_string(shardCount) + " shards are done";
-            if (!redone.empty()) {
-                text += "; making " + countText(redone.size(), "damaged shard") + " again:";
-                for (const std::string &r : redone)
-                    text += " " + r + ",";
-                text.pop_back();
-            }
-            m_events.log(text);
-        }
-    }
-    if (auto failure = lockOutputFolder(true, true))
-        return fail(*failure);
+    if (!fs::exists(m_manifestPath, ec))
+        return std::nullopt;
+    std::string text;
     std::string error;
-    if (!writeFileAtomically(manifestPath, manifest.toJson(), &error))
-        return fail({kTrainFailed, "io", error});
-    // The flags this run used, and apart from them those it was given but ignores, as training writes them.
-    const std::string argsPath = (fs::path(cacheDir) / "training_args.json").string();
-    if (!writeFileAtomically(argsPath, settingsJson(), &error))
-        return fail({kTrainFailed, "io", error});
-
-    emitStart("data_process");
-    std::vector<std::size_t> todo;
-    for (std::size_t s = 0; s < shardCount; ++s) {
-        if (finished[s])
-            continue;
-        for (std::size_t i = s * shardSize; i < std::min(dataset.size(), (s + 1) * shardSize); ++i)
-            todo.push_back(i);
+    CacheManifest existing;
+    if (!readWholeFile(m_manifestPath, text, &error) || !CacheManifest::parse(text, m_manifestPath, existing, &error))
+        return Failure{kTrainBadInput, "manifest-mismatch", error + " (not overwriting it: choose another --output_path)"};
+    const auto diffs = compareCacheSettings(existing, m_manifest);
+    if (!diffs.empty()) {
+        std::string message = "--output_path '" + m_cacheDir + "' already holds a cache made differently:";
+        for (const auto &d : diffs)
+            message += "\n  " + d;
+        return Failure{kTrainBadInput, "manifest-mismatch", message + "\nchoose another --output_path, or delete that folder to rebuild it"};
     }
+    std::vector<std::string> redone;
+    for (const CacheShard &s : existing.shards) {
+        const std::size_t index = s.first / m_shardSize;
+        if (s.first % m_shardSize != 0 || index >= m_shardCount || s.count != std::min(m_shardSize, m_dataset.size() - s.first))
+            continue;
+        const std::string damage = shardDamage(m_cacheDir, s);
+        if (damage.empty()) {
+            m_finished[index] = 1;
+            m_manifest.shards.push_back(s);
+        } else {
+            redone.push_back(s.file + " (" + damage + ")");
+        }
+    }
+    if (!m_manifest.shards.empty() || !redone.empty()) {
+        std::string line = "resuming stage one: " + std::to_string(m_manifest.shards.size()) + " of "
+            + std::to_string(m_shardCount) + " shards are done";
+        if (!redone.empty()) {
+            line += "; making " + countText(redone.size(), "damaged shard") + " again:";
+            for (const std::string &r : redone)
+                line += " " + r + ",";
+            line.pop_back();
+        }
+        m_events.log(line);
+    }
+    return std::nullopt;
+}
+
+std::optional<Trainer::Failure> StageOneRun::writeRunFiles()
+{
+    if (auto failure = m_trainer.lockOutputFolder(true, true))
+        return failure;
+    std::string error;
+    if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
+        return Failure{kTrainFailed, "io", error};
+    // The flags this run used, and apart from them those it was given but ignores, as training writes them.
+    if (!writeFileAtomically(m_argsPath, m_trainer.settingsJson(), &error))
+        return Failure{kTrainFailed, "io", error};
+    return std::nullopt;
+}
+
+void StageOneRun::planSamples()
+{
+    for (std::size_t s = 0; s < m_shardCount; ++s) {
+        if (m_finished[s])
+            continue;
+        for (std::size_t i = s * m_shardSize; i < std::min(m_dataset.size(), (s + 1) * m_shardSize); ++i)
+            m_todo.push_back(i);
+    }
+    const std::string text = "stage one: " + std::to_string(m_todo.size()) + " of " + std::to_string(m_dataset.size())
+        + " samples to cache";
     m_events.emit(Event(events::kStage)
                       .set("stage", "data_process")
-                      .set("total_samples", static_cast<std::uint64_t>(dataset.size()))
-                      .set("to_process", static_cast<std::uint64_t>(todo.size()))
-                      .set("message", "stage one: " + std::to_string(todo.size()) + " of " + std::to_string(dataset.size()) + " samples to cache")
-                      .text("stage one: " + std::to_string(todo.size()) + " of " + std::to_string(dataset.size()) + " samples to cache"));
+                      .set("total_samples", static_cast<std::uint64_t>(m_dataset.size()))
+                      .set("to_process", static_cast<std::uint64_t>(m_todo.size()))
+                      .set("message", text)
+                      .text(text));
+}
 
-    ModelSet models(m_models, m_offloaded, m_params.tokenizerPath, &m_events);
-    const Runner runner(*m_declaration, *m_loss, models);
-    RunContext context;
-    context.models = &models;
-    context.seed = m_params.seed;
-
-    const int workers = m_params.datasetNumWorkers;
-    OrderedPrefetcher<LoadedSample> loader(todo.size(), workers, kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)),
-        [&](std::size_t i) {
-            LoadedSample item;
-            try {
-                DatasetSample sample;
-                if (!dataset.load(todo[i], sample, &item.error)) {
-                    // (libpng's allocations that fail)
-                    const std::string suffix = ": out of memory";
-                    item.outOfMemory = item.error.size() >= suffix.size()
-                        && item.error.compare(item.error.size() - suffix.size(), suffix.size(), suffix) == 0;
-                    return item;
-                }
-                item.values = pipelineInputs(sample);
-            } catch (...) {
-                item.error = allocationFailure(std::current_exception());
-                if (item.error.empty())
-                    throw;
-                item.outOfMemory = true;
-            }
+// Runs on a loader thread.
+LoadedSample StageOneRun::load(std::size_t sample) const
+{
+    LoadedSample item;
+    try {
+        DatasetSample loaded;
+        if (!m_dataset.load(sample, loaded, &item.error)) {
+            // (libpng's allocations that fail)
+            const std::string suffix = ": out of memory";
+            item.outOfMemory = item.error.size() >= suffix.size()
+                && item.error.compare(item.error.size() - suffix.size(), suffix.size(), suffix) == 0;
             return item;
-        });
-
-    TrainResult result;
-    std::uint64_t written = manifest.shardBytes();
-    const double start = m_events.elapsed();
-    double lastUnitEvent = -1;
-    double lastProgress = -1;
-    double lastMemory = -1;
-    CacheWriter writer;
-    std::size_t done = 0;
-    torch::NoGradGuard noGrad;
-    for (std::size_t i = 0; i < todo.size(); ++i) {
-        if (aborted()) {
-            result.status = kTrainCancelled;
-            m_events.log("cancelled: " + std::to_string(manifest.shards.size()) + " of " + std::to_string(shardCount)
-                + " shards are kept; the same command resumes");
-            break;
         }
-        const std::size_t sample = todo[i];
+        item.values = m_trainer.pipelineInputs(loaded);
+    } catch (...) {
+        item.error = allocationFailure(std::current_exception());
+        if (item.error.empty())
+            throw;
+        item.outOfMemory = true;
+    }
+    return item;
+}
+
+StageOneRun::Ending StageOneRun::processSample(std::size_t i, Loader &loader)
+{
+    const std::size_t sample = m_todo[i];
+    LoadedSample item = loader.take();
+    if (item.outOfMemory)
+        return outOfMemory(sample, "loading it", item.error);
+    if (!item.error.empty())
+        return m_trainer.fail({kTrainBadInput, "dataset", item.error});
+    const std::size_t shardIndex = sample / m_shardSize;
+    const bool lastOfShard = sample + 1 == std::min(m_dataset.size(), (shardIndex + 1) * m_shardSize);
+    CacheShard shard;
+    try {
+        shard = cacheSample(sample, item, shardIndex, lastOfShard);
+    } catch (...) {
         // An allocation that fails (an image too large for the memory left) ends the run
         // with a message that says so; the shards finished so far stay, and the same
         // command resumes from them.
-        auto outOfMemory = [&](const std::string &image, const std::string &what) {
-            return fail({kTrainFailed, "out-of-memory", "out of memory at sample " + std::to_string(sample) + " (" + image
-                + "): " + what + "; " + std::to_string(manifest.shards.size()) + " of " + std::to_string(shardCount)
-                + " shards are kept in " + cacheDir + ": the same command resumes from them where more memory is free"});
+        const std::string what = allocationFailure(std::current_exception());
+        if (what.empty())
+            throw;
+        auto side = [&item](const char *key) {
+            const auto it = item.values.find(key);
+            return it == item.values.end() || it->second.kind != Value::Kind::Int ? std::string("?")
+                                                                                   : std::to_string(it->second.integer);
         };
-        LoadedSample item = loader.take();
-        if (item.outOfMemory)
-            return outOfMemory("loading it", item.error);
-        if (!item.error.empty())
-            return fail({kTrainBadInput, "dataset", item.error});
-        const std::size_t shardIndex = sample / shardSize;
-        const std::size_t shardEnd = std::min(dataset.size(), (shardIndex + 1) * shardSize);
-        CacheShard shard;
-        try {
-            runner.runUnits(m_units, item.values, context, [&](int unit) {
-                const double now = m_events.elapsed();
-                if (now - lastUnitEvent < kUnitEventInterval)
-                    return;
-                lastUnitEvent = now;
-                m_events.emit(Event(events::kUnit)
-                                  .set("stage", "data_process")
-                                  .set("sample", static_cast<std::uint64_t>(sample))
-                                  .set("unit", m_declaration->units[static_cast<std::size_t>(unit)].name)
-                                  .set("unit_index", unit));
-            });
-            ValueMap stored;
-            for (auto &[param, value] : item.values) {
-                if (m_params.cacheAllParams || std::find(m_cacheSet.begin(), m_cacheSet.end(), param) != m_cacheSet.end())
-                    stored.emplace(param, std::move(value));
-            }
-            writer.add(sample, stored);
-            if (sample + 1 == shardEnd)
-                shard = writer.write(cacheDir, 0, shardIndex, shardIndex * shardSize);
-        } catch (...) {
-            const std::string what = allocationFailure(std::current_exception());
-            if (what.empty())
-                throw;
-            auto side = [&item](const char *key) {
-                const auto it = item.values.find(key);
-                return it == item.values.end() || it->second.kind != Value::Kind::Int ? std::string("?")
-                                                                                       : std::to_string(it->second.integer);
-            };
-            return outOfMemory("image " + side("height") + "x" + side("width"), what);
-        }
-        ++done;
-        if (sample + 1 == shardEnd) {
-            writer = CacheWriter();
-            manifest.shards.push_back(shard);
-            std::sort(manifest.shards.begin(), manifest.shards.end(),
-                [](const CacheShard &a, const CacheShard &b) { return a.first < b.first; });
-            if (!writeFileAtomically(manifestPath, manifest.toJson(), &error))
-                return fail({kTrainFailed, "io", error});
-            written += shard.bytes;
-            m_events.emit(Event(events::kCheckpoint)
-                              .set("kind", "shard")
-                              .set("path", (fs::path(cacheDir) / shard.file).string())
-                              .set("shard", static_cast<std::uint64_t>(shardIndex))
-                              .set("samples", static_cast<std::uint64_t>(shard.count))
-                              .set("bytes", shard.bytes));
-        }
-        const double now = m_events.elapsed();
-        if (now - lastProgress >= kProgressEventInterval || i + 1 == todo.size()) {
-            lastProgress = now;
-            const double rate = done / std::max(1e-9, now - start);
-            const double eta = (todo.size() - done) / std::max(1e-9, rate);
-            m_events.emit(Event(events::kProgress)
-                              .set("stage", "data_process")
-                              .set("done", static_cast<std::uint64_t>(manifest.finishedSamples() + writer.sampleCount()))
-                              .set("total", static_cast<std::uint64_t>(dataset.size()))
-                              .set("samples_per_s", rate)
-                              .set("eta_s", eta)
-                              .set("cache_bytes_written", written)
-                              .set("cpu_s", processCpuSeconds())
-                              .text("stage one: " + std::to_string(done) + "/" + std::to_string(todo.size()) + " samples, "
-                                  + std::to_string(static_cast<int>(rate * 10) / 10.0).substr(0, 5) + " samples/s"));
-        }
-        if (now - lastMemory >= kMemoryEventInterval) {
-            lastMemory = now;
-            emitMemory(models, written, 0);
-        }
+        return outOfMemory(sample, "image " + side("height") + "x" + side("width"), what);
     }
-    emitMemory(models, written, 0);
-    result.samples = done;
-    result.outputs = {{"cache", cacheDir}, {"manifest", manifestPath}, {"training_args", argsPath}};
-    if (result.status == kTrainCancelled)
-        return result;
-    manifest.complete = manifest.finishedSamples() == dataset.size();
-    if (!writeFileAtomically(manifestPath, manifest.toJson(), &error))
-        return fail({kTrainFailed, "io", error});
-    m_events.log("stage one done: " + std::to_string(dataset.size()) + " samples in " + std::to_string(manifest.shards.size())
-        + " shards (" + std::to_string(manifest.shardBytes() / 1024) + " KiB) at " + cacheDir);
-    return result;
+    ++m_done;
+    if (lastOfShard) {
+        if (auto failure = addShard(shard, shardIndex))
+            return m_trainer.fail(*failure);
+    }
+    emitProgress(i);
+    return std::nullopt;
+}
+
+CacheShard StageOneRun::cacheSample(std::size_t sample, LoadedSample &item, std::size_t shardIndex, bool lastOfShard)
+{
+    m_runner->runUnits(m_trainer.m_units, item.values, m_context, [&](int unit) {
+        const double now = m_events.elapsed();
+        if (now - m_lastUnitEvent < kUnitEventInterval)
+            return;
+        m_lastUnitEvent = now;
+        m_events.emit(Event(events::kUnit)
+                          .set("stage", "data_process")
+                          .set("sample", static_cast<std::uint64_t>(sample))
+                          .set("unit", m_trainer.m_declaration->units[static_cast<std::size_t>(unit)].name)
+                          .set("unit_index", unit));
+    });
+    ValueMap stored;
+    const auto &cacheSet = m_trainer.m_cacheSet;
+    for (auto &[param, value] : item.values) {
+        if (m_params.cacheAllParams || std::find(cacheSet.begin(), cacheSet.end(), param) != cacheSet.end())
+            stored.emplace(param, std::move(value));
+    }
+    m_writer.add(sample, stored);
+    if (!lastOfShard)
+        return {};
+    return m_writer.write(m_cacheDir, 0, shardIndex, shardIndex * m_shardSize);
+}
+
+std::optional<Trainer::Failure> StageOneRun::addShard(const CacheShard &shard, std::size_t shardIndex)
+{
+    m_writer = CacheWriter();
+    m_manifest.shards.push_back(shard);
+    std::sort(m_manifest.shards.begin(), m_manifest.shards.end(),
+        [](const CacheShard &a, const CacheShard &b) { return a.first < b.first; });
+    std::string error;
+    if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
+        return Failure{kTrainFailed, "io", error};
+    m_written += shard.bytes;
+    m_events.emit(Event(events::kCheckpoint)
+                      .set("kind", "shard")
+                      .set("path", (fs::path(m_cacheDir) / shard.file).string())
+                      .set("shard", static_cast<std::uint64_t>(shardIndex))
+                      .set("samples", static_cast<std::uint64_t>(shard.count))
+                      .set("bytes", shard.bytes));
+    return std::nullopt;
+}
+
+void StageOneRun::emitProgress(std::size_t i)
+{
+    const double now = m_events.elapsed();
+    if (now - m_lastProgress >= kProgressEventInterval || i + 1 == m_todo.size()) {
+        m_lastProgress = now;
+        const double rate = m_done / std::max(1e-9, now - m_start);
+        const double eta = (m_todo.size() - m_done) / std::max(1e-9, rate);
+        m_events.emit(Event(events::kProgress)
+                          .set("stage", "data_process")
+                          .set("done", static_cast<std::uint64_t>(m_manifest.finishedSamples() + m_writer.sampleCount()))
+                          .set("total", static_cast<std::uint64_t>(m_dataset.size()))
+                          .set("samples_per_s", rate)
+                          .set("eta_s", eta)
+                          .set("cache_bytes_written", m_written)
+                          .set("cpu_s", processCpuSeconds())
+                          .text("stage one: " + std::to_string(m_done) + "/" + std::to_string(m_todo.size()) + " samples, "
+                              + std::to_string(static_cast<int>(rate * 10) / 10.0).substr(0, 5) + " samples/s"));
+    }
+    if (now - m_lastMemory >= kMemoryEventInterval) {
+        m_lastMemory = now;
+        m_trainer.emitMemory(*m_models, m_written, 0);
+    }
+}
+
+TrainResult StageOneRun::outOfMemory(std::size_t sample, const std::string &image, const std::string &what)
+{
+    return m_trainer.fail({kTrainFailed, "out-of-memory", "out of memory at sample " + std::to_string(sample) + " (" + image
+        + "): " + what + "; " + std::to_string(m_manifest.shards.size()) + " of " + std::to_string(m_shardCount)
+        + " shards are kept in " + m_cacheDir + ": the same command resumes from them where more memory is free"});
+}
+
+TrainResult StageOneRun::finish()
+{
+    m_trainer.emitMemory(*m_models, m_written, 0);
+    m_result.samples = m_done;
+    m_result.outputs = {{"cache", m_cacheDir}, {"manifest", m_manifestPath}, {"training_args", m_argsPath}};
+    if (m_result.status == kTrainCancelled)
+        return m_result;
+    m_manifest.complete = m_manifest.finishedSamples() == m_dataset.size();
+    std::string error;
+    if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
+        return m_trainer.fail({kTrainFailed, "io", error});
+    m_events.log("stage one done: " + std::to_string(m_dataset.size()) + " samples in "
+        + std::to_string(m_manifest.shards.size()) + " shards (" + std::to_string(m_manifest.shardBytes() / 1024) + " KiB) at "
+        + m_cacheDir);
+    return m_result;
+}
+
+TrainResult Trainer::runDataProcess()
+{
+    return StageOneRun(*this).run();
 }
 
 } // namespace splitscope::engine

@@ -88,20 +88,40 @@ TrainResult Trainer::fail(const Failure &failure)
 
 std::optional<Trainer::Failure> Trainer::prepare()
 {
-    auto bad = [](const std::string &code, const std::string &message) {
-        return Failure{kTrainBadInput, code, message};
-    };
     std::string error;
     if (!parseTask(m_params.task, m_task, &error))
-        return bad("bad-flag", error);
+        return badInput("bad-flag", error);
     m_declaration = findPipelineDeclaration(m_params.pipeline);
     if (!m_declaration)
-        return bad("bad-flag", "--pipeline: no built-in executable pipeline '" + m_params.pipeline + "' (built-in: "
+        return badInput("bad-flag", "--pipeline: no built-in executable pipeline '" + m_params.pipeline + "' (built-in: "
             + joinNames(builtinPipelineNames()) + ")");
     m_loss = m_declaration->loss(m_task.loss);
     if (!m_loss)
-        return bad("bad-flag", "--task: " + m_params.pipeline + " has no loss for " + m_task.loss);
+        return badInput("bad-flag", "--task: " + m_params.pipeline + " has no loss for " + m_task.loss);
+    if (auto failure = checkNumbers())
+        return failure;
+    if (auto failure = checkInputColumns())
+        return failure;
+    m_pipeline = describePipeline(*m_declaration, m_task.loss);
+    m_graph = std::make_unique<PipelineGraph>(m_pipeline);
+    if (auto failure = checkTrainedModels())
+        return failure;
+    if (auto failure = computeStageSplit())
+        return failure;
+    if (auto failure = resolveModelFiles())
+        return failure;
+    // The count also fixes the order of reductions, so equal counts give equal bits.
+    m_threads = applyComputeThreads(m_params.numThreads);
+    return std::nullopt;
+}
 
+Trainer::Failure Trainer::badInput(const std::string &code, const std::string &message)
+{
+    return Failure{kTrainBadInput, code, message};
+}
+
+std::optional<Trainer::Failure> Trainer::checkNumbers() const
+{
     // Numbers the command line checks too; the API gets the same messages.
     struct Range {
         const char *flag;
@@ -115,83 +135,98 @@ std::optional<Trainer::Failure> Trainer::prepare()
              Range{"max_steps", m_params.maxSteps, 0}, Range{"max_pixels", m_params.maxPixels, 0},
              Range{"height", m_params.height, 0}, Range{"width", m_params.width, 0}}) {
         if (r.value < r.minimum)
-            return bad("bad-flag", std::string("--") + r.flag + " must be at least " + std::to_string(r.minimum)
+            return badInput("bad-flag", std::string("--") + r.flag + " must be at least " + std::to_string(r.minimum)
                 + " (got " + std::to_string(r.value) + ")");
     }
     if (!(m_params.learningRate > 0) || !std::isfinite(m_params.learningRate))
-        return bad("bad-flag", "--learning_rate must be a finite positive number (got " + std::to_string(m_params.learningRate) + ")");
+        return badInput("bad-flag", "--learning_rate must be a finite positive number (got " + std::to_string(m_params.learningRate) + ")");
     if (!(m_params.weightDecay >= 0) || !std::isfinite(m_params.weightDecay))
-        return bad("bad-flag", "--weight_decay must be a finite non-negative number (got " + std::to_string(m_params.weightDecay) + ")");
+        return badInput("bad-flag", "--weight_decay must be a finite non-negative number (got " + std::to_string(m_params.weightDecay) + ")");
     if ((m_params.height > 0) != (m_params.width > 0))
-        return bad("bad-flag", "--height and --width go together (or neither, to use --max_pixels)");
+        return badInput("bad-flag", "--height and --width go together (or neither, to use --max_pixels)");
     // Explicit sizes are used as given (as DiffSynth's dataset does); the pipeline's
     // ShapeChecker would round them down to this factor, and the latents of the image
     // would no longer match the noise.
     const int division = DatasetOptions{}.divisionFactor;
     for (const auto &[flag, value] : {std::pair{"height", m_params.height}, std::pair{"width", m_params.width}}) {
         if (value > 0 && value % division != 0) {
-            return bad("bad-flag", std::string("--") + flag + ": " + std::to_string(value) + " is not a multiple of "
+            return badInput("bad-flag", std::string("--") + flag + ": " + std::to_string(value) + " is not a multiple of "
                 + std::to_string(division) + " (" + m_declaration->name + " trains at sides that are multiples of "
                 + std::to_string(division) + "; --max_pixels without --height/--width rounds each image down itself)");
         }
     }
     if (m_params.outputPath.empty())
-        return bad("bad-flag", "--output_path is required");
+        return badInput("bad-flag", "--output_path is required");
+    return std::nullopt;
+}
+
+std::optional<Trainer::Failure> Trainer::checkInputColumns() const
+{
     // A column the pipeline reads as an image must be loaded as a file (DiffSynth's
     // --data_file_keys), or the path in it reaches the units as text and the run
     // fails at its first step (after stage one has cached the text). Stage two reads
     // the cache, not the columns.
-    if (m_task.stage != Stage::Train) {
-        const auto &fileKeys = m_params.dataFileKeys;
-        // The columns the pipeline gets: --extra_inputs, and prompt (always read, as
-        // text). A --data_file_keys column is checked too: listing a text column there
-        // would make every row's text a file name that is never found.
-        std::vector<std::string> columns = m_params.extraInputs;
-        for (const auto &key : fileKeys) {
-            if (key != "image" && std::find(columns.begin(), columns.end(), key) == columns.end())
-                columns.push_back(key);
+    if (m_task.stage == Stage::Train)
+        return std::nullopt;
+    const auto &fileKeys = m_params.dataFileKeys;
+    // The columns the pipeline gets: --extra_inputs, and prompt (always read, as
+    // text). A --data_file_keys column is checked too: listing a text column there
+    // would make every row's text a file name that is never found.
+    std::vector<std::string> columns = m_params.extraInputs;
+    for (const auto &key : fileKeys) {
+        if (key != "image" && std::find(columns.begin(), columns.end(), key) == columns.end())
+            columns.push_back(key);
+    }
+    for (const auto &key : columns) {
+        const auto spec = m_declaration->params.find(key);
+        if (spec == m_declaration->params.end())
+            continue;
+        const bool isFile = key == "image" || std::find(fileKeys.begin(), fileKeys.end(), key) != fileKeys.end();
+        if (spec->second.kind == "image" && !isFile) {
+            std::vector<std::string> wanted = fileKeys;
+            wanted.push_back(key);
+            return badInput("bad-flag", "--extra_inputs " + key + ": " + m_declaration->name + " reads " + key
+                + " as an image, but --data_file_keys (" + commaJoined(fileKeys) + ") does not list it, so the file name "
+                "in its metadata.csv column would reach the pipeline as text: give --data_file_keys " + commaJoined(wanted));
         }
-        for (const auto &key : columns) {
-            const auto spec = m_declaration->params.find(key);
-            if (spec == m_declaration->params.end())
-                continue;
-            const bool isFile = key == "image" || std::find(fileKeys.begin(), fileKeys.end(), key) != fileKeys.end();
-            if (spec->second.kind == "image" && !isFile) {
-                std::vector<std::string> wanted = fileKeys;
-                wanted.push_back(key);
-                return bad("bad-flag", "--extra_inputs " + key + ": " + m_declaration->name + " reads " + key
-                    + " as an image, but --data_file_keys (" + commaJoined(fileKeys) + ") does not list it, so the file name "
-                    "in its metadata.csv column would reach the pipeline as text: give --data_file_keys " + commaJoined(wanted));
-            }
-            if (spec->second.kind != "image" && isFile) {
-                return bad("bad-flag", "--data_file_keys " + commaJoined(fileKeys) + ": " + m_declaration->name + " reads the '"
-                    + key + "' column as " + spec->second.kind + ", not as an image file (its cells are not file names): "
-                    "leave " + key + " out of --data_file_keys");
-            }
+        if (spec->second.kind != "image" && isFile) {
+            return badInput("bad-flag", "--data_file_keys " + commaJoined(fileKeys) + ": " + m_declaration->name + " reads the '"
+                + key + "' column as " + spec->second.kind + ", not as an image file (its cells are not file names): "
+                "leave " + key + " out of --data_file_keys");
         }
     }
+    return std::nullopt;
+}
 
-    m_pipeline = describePipeline(*m_declaration, m_task.loss);
-    m_graph = std::make_unique<PipelineGraph>(m_pipeline);
-
+TrainingConfig Trainer::trainingConfig() const
+{
     TrainingConfig training;
     if (!m_params.trainableModels.empty())
         training.trainableModels = m_params.trainableModels;
     if (!m_params.loraBaseModel.empty())
         training.loraBaseModel = m_params.loraBaseModel;
-    m_modelsRequiringBackward = training.modelsRequiringBackward();
+    return training;
+}
+
+std::optional<Trainer::Failure> Trainer::checkTrainedModels()
+{
+    m_modelsRequiringBackward = trainingConfig().modelsRequiringBackward();
     for (const auto &model : m_modelsRequiringBackward) {
         if (std::find(m_declaration->models.begin(), m_declaration->models.end(), model) == m_declaration->models.end()) {
             const std::string flag = model == m_params.loraBaseModel ? "--lora_base_model" : "--trainable_models";
-            return bad("bad-flag", flag + ": '" + model + "' is not a model of " + m_declaration->name + " (models: "
+            return badInput("bad-flag", flag + ": '" + model + "' is not a model of " + m_declaration->name + " (models: "
                 + joinNames(m_declaration->models) + ")");
         }
     }
     if (!m_params.loraBaseModel.empty() && splitCommaList(m_params.loraTargetModules).empty() && m_task.stage != Stage::DataProcess)
-        return bad("bad-flag", "--lora_target_modules is required with --lora_base_model (e.g. \"to_q,to_k,to_v\")");
+        return badInput("bad-flag", "--lora_target_modules is required with --lora_base_model (e.g. \"to_q,to_k,to_v\")");
     if (m_modelsRequiringBackward.empty() && m_task.stage != Stage::DataProcess)
-        return bad("bad-flag", "nothing to train: give --lora_base_model and/or --trainable_models");
+        return badInput("bad-flag", "nothing to train: give --lora_base_model and/or --trainable_models");
+    return std::nullopt;
+}
 
+std::optional<Trainer::Failure> Trainer::computeStageSplit()
+{
     // The split comes from the core: the same code that `splitscope-cli split` shows.
     const std::size_t unitCount = m_declaration->units.size();
     if (m_task.stage == Stage::OneStage) {
@@ -210,7 +245,7 @@ std::optional<Trainer::Failure> Trainer::prepare()
                     + producerName(*m_graph, h.expected) + ", two-stage training that of " + producerName(*m_graph, h.actual);
             }
             const std::string what = std::string("the ") + splitModeName(m_params.splitMode) + " split for "
-                + training.label() + " has " + countText(m_verification.hazards.size(), "hazard")
+                + trainingConfig().label() + " has " + countText(m_verification.hazards.size(), "hazard")
                 + ": two-stage training would not equal one-stage training" + list;
             if (!m_params.allowHazards) {
                 return Failure{kTrainHazards, "hazards",
@@ -229,18 +264,23 @@ std::optional<Trainer::Failure> Trainer::prepare()
         for (const CacheEntry &entry : computeCacheSet(*m_graph, m_split.trained))
             m_cacheSet.push_back(m_graph->paramName(entry.param));
     }
+    return std::nullopt;
+}
 
+std::optional<Trainer::Failure> Trainer::resolveModelFiles()
+{
+    std::string error;
     // Models: resolved against the root now, loaded only when a unit calls them.
     if (m_params.modelIdWithOriginPaths.empty())
-        return bad("model", "--model_id_with_origin_paths is required (e.g. \"Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors,...\")");
+        return badInput("model", "--model_id_with_origin_paths is required (e.g. \"Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors,...\")");
     std::vector<ModelPathSpec> specs;
     if (!parseModelPathSpecs(m_params.modelIdWithOriginPaths, "model_id_with_origin_paths", specs, &error))
-        return bad("bad-flag", error);
+        return badInput("bad-flag", error);
     if (!resolveModels(resolveModelRoot(m_params.modelRoot), specs, m_models, &error))
-        return bad("model", error);
+        return badInput("model", error);
     std::vector<ModelPathSpec> offloadSpecs;
     if (!parseModelPathSpecs(m_params.offloadModels, "offload_models", offloadSpecs, &error))
-        return bad("bad-flag", error);
+        return badInput("bad-flag", error);
     for (const auto &spec : offloadSpecs) {
         bool found = false;
         for (const auto &model : m_models) {
@@ -250,11 +290,8 @@ std::optional<Trainer::Failure> Trainer::prepare()
             }
         }
         if (!found)
-            return bad("bad-flag", "--offload_models: '" + spec.text + "' is not one of --model_id_with_origin_paths");
+            return badInput("bad-flag", "--offload_models: '" + spec.text + "' is not one of --model_id_with_origin_paths");
     }
-
-    // The count also fixes the order of reductions, so equal counts give equal bits.
-    m_threads = applyComputeThreads(m_params.numThreads);
     return std::nullopt;
 }
 

@@ -25,6 +25,8 @@ class ImageDataset;
 class ModelSet;
 struct DatasetSample;
 struct ResumePoint;
+class StageOneRun;
+class TrainingRun;
 
 // One run of `train`: checks the flags, computes the split with the core, then runs
 // the task's stage (one-stage training, stage one, or stage two). Private to the
@@ -36,13 +38,27 @@ public:
     TrainResult run();
 
 private:
+    // The runs of the stages (StageOne.cpp, TrainingLoop.cpp) work in this context.
+    friend class StageOneRun;
+    friend class TrainingRun;
+
     // A failure with its status and error-event code (user input -> kTrainBadInput).
     struct Failure {
         int status;
         std::string code;
         std::string message;
     };
+    static Failure badInput(const std::string &code, const std::string &message);
+    // The flags against the task and the pipeline, the split, the model files.
     std::optional<Failure> prepare();
+    std::optional<Failure> checkNumbers() const;
+    // The dataset columns the pipeline reads against --data_file_keys.
+    std::optional<Failure> checkInputColumns() const;
+    TrainingConfig trainingConfig() const;
+    std::optional<Failure> checkTrainedModels();
+    // This stage's units and cache set from the core's split, or every unit.
+    std::optional<Failure> computeStageSplit();
+    std::optional<Failure> resolveModelFiles();
     TrainResult runDataProcess();
     TrainResult runTraining();
 

@@ -245,130 +245,253 @@ std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &poi
     return std::nullopt;
 }
 
-TrainResult Trainer::runTraining()
+// One run of one-stage training or stage two over the context the Trainer prepared
+// (the split, the units, the models, the flags). In the order it runs: where a step's
+// inputs come from (openCache, openDataset), the run folder and the state to resume
+// from (checkRunFolder), the models and the optimizer (setUpModels), the epochs and
+// their steps (runEpoch, runStep) and the end of the run (finish).
+class TrainingRun {
+public:
+    explicit TrainingRun(Trainer &trainer);
+    TrainResult run();
+
+private:
+    using Failure = Trainer::Failure;
+    // Set when the run ends before its epochs do: a failure or a cancellation.
+    using Ending = std::optional<TrainResult>;
+    using Prefetcher = OrderedPrefetcher<StepInput>;
+
+    std::optional<Failure> openCache();
+    std::optional<Failure> checkCacheStepMemory(const CacheManifest &manifest);
+    std::optional<Failure> openDataset();
+    std::optional<Failure> checkRunFolder();
+    std::optional<Failure> setUpModels();
+    void emitStage();
+    Ending runEpoch(std::uint64_t epoch);
+    Ending runStep(StepInput &input, std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher);
+    // The forward and backward pass and the optimizer's update; a failed allocation
+    // ends the run (outOfMemory).
+    Ending trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, double &lossValue);
+    TrainResult inputFailed(const StepInput &input, std::uint64_t epoch, std::size_t position);
+    TrainResult outOfMemory(const StepInput &input, std::uint64_t epoch, std::size_t position, bool stepping,
+        const std::string &what);
+    TrainResult cancel(std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher);
+    void endEpoch(std::uint64_t epoch);
+    TrainResult finish();
+    void emitStep(std::uint64_t epoch, std::size_t position, double lossValue, const Prefetcher &prefetcher);
+
+    // training_args.json and loss.csv are written once the first step is done: a run
+    // that trains nothing (out of memory, or a damaged shard, at its first step) leaves
+    // the run folder as it was.
+    void writeRunFiles();
+    // A learning rate large enough can turn the weights to inf or NaN on the last step,
+    // which no later loss would reveal: nothing non-finite is ever saved.
+    void requireFiniteWeights() const;
+    void saveCheckpoint(const std::string &file, const std::string &kind, std::uint64_t epoch);
+    void saveState(const ResumePoint &at);
+    void emitStateSaved(std::uint64_t epoch, const std::string &text);
+    // The point after the step at `position` of `epoch`.
+    ResumePoint after(std::uint64_t epoch, std::size_t position) const;
+    // For a run stopped before its first step was done: the run folder is as it was
+    // (one this run made is removed again). Says so, for the message.
+    std::string nothingTrained();
+
+    Trainer &m_trainer;
+    const TrainParams &m_params;
+    EventSink &m_events;
+    const bool m_stageTwo;
+    const std::string m_stage;
+
+    // Where a step's inputs come from: the dataset (one-stage training) or the cache.
+    ImageDataset m_dataset;
+    std::unique_ptr<CacheReader> m_reader;
+    std::size_t m_samples = 0;
+    std::size_t m_perEpoch = 0;
+    TrainingData m_data;
+    std::string m_settings; // training_args.json
+    std::string m_argsPath;
+
+    std::optional<ModelSet> m_models;
+    std::unique_ptr<torch::optim::AdamW> m_optimizer;
+    const FlowMatchScheduler m_scheduler{FlowMatchScheduler::kTrainTimesteps};
+    std::optional<Runner> m_runner;
+    RunContext m_context;
+
+    ResumePoint m_point; // where this run starts
+    std::uint64_t m_totalSteps = 0;
+    std::uint64_t m_step = 0;
+    std::uint64_t m_firstStep = 0;
+    std::uint64_t m_lastEpoch = 0;
+    double m_epochLoss = 0;
+    std::uint64_t m_epochSteps = 0;
+    bool m_stopped = false;   // --max_steps ended the run
+    ResumePoint m_stopPoint{}; // where it did
+    std::optional<LossLog> m_lossLog;
+    TrainResult m_result;
+    std::string m_lastCheckpoint;
+    double m_start = 0;
+    double m_lastText = -1;
+    double m_lastMemory = -1;
+    double m_readSeconds = 0;
+    double m_waitSeconds = 0; // waiting for inputs, in the epochs done
+};
+
+TrainingRun::TrainingRun(Trainer &trainer)
+    : m_trainer(trainer)
+    , m_params(trainer.m_params)
+    , m_events(trainer.m_events)
+    , m_stageTwo(trainer.m_task.stage == Stage::Train)
+    , m_stage(m_stageTwo ? "train" : "one_stage")
+    , m_data{m_stageTwo ? "cache" : "dataset", trainer.m_params.datasetBasePath, {}}
 {
-    const bool stageTwo = m_task.stage == Stage::Train;
-    const std::string stage = stageTwo ? "train" : "one_stage";
+}
 
-    // Where a step's inputs come from.
-    ImageDataset dataset;
-    std::unique_ptr<CacheReader> reader;
-    std::size_t samples = 0;
-    TrainingData data{stageTwo ? "cache" : "dataset", m_params.datasetBasePath, {}};
-    if (stageTwo) {
-        const std::string manifestPath = (fs::path(m_params.datasetBasePath) / "manifest.json").string();
-        std::string text;
-        std::string error;
-        // Read under a shared lock: a stage one writing this cache (it holds it alone)
-        // is waited for by no one, and none starts while this run reads it.
-        std::error_code folderError;
-        bool busy = false;
-        if (fs::is_directory(m_params.datasetBasePath, folderError)
-            && !m_cacheLock.acquireShared(m_params.datasetBasePath, &error, &busy))
-            return fail({busy ? kTrainBadInput : kTrainFailed, busy ? "folder-in-use" : "io", "--dataset_base_path " + error});
-        if (!readWholeFile(manifestPath, text, &error)) {
-            return fail({kTrainBadInput, "dataset", "--dataset_base_path '" + m_params.datasetBasePath
-                + "' holds no readable manifest.json (" + error + "): " + m_params.task + " reads the cache that stage one ("
-                + m_task.loss + ":data_process) wrote to its --output_path"});
-        }
-        CacheManifest manifest;
-        if (!CacheManifest::parse(text, manifestPath, manifest, &error))
-            return fail({kTrainBadInput, "manifest-mismatch", error});
-        if (auto failure = checkManifest(manifest))
-            return fail(*failure);
-        warnIgnoredFlags(&manifest);
-        data.fingerprint = hashToHex(cacheIdentity(manifest));
-        std::error_code sameError;
-        if (fs::equivalent(m_params.datasetBasePath, m_params.outputPath, sameError))
-            return fail({kTrainBadInput, "bad-flag", "--output_path must not be the cache folder (--dataset_base_path)"});
-        samples = manifest.samples;
-        // Every shard is checked now, from its size and header, so that a damaged one is
-        // refused before the steps before it run, and before the run folder changes.
-        reader = std::make_unique<CacheReader>(m_params.datasetBasePath, manifest,
-            CacheLayout(manifest, m_cacheSet, m_declaration->params, modelDimensions(m_models)));
-        // The headers give each sample's sizes (its latents', edit latents', prompt's): the
-        // step that needs the most memory is checked now, before the first.
-        const StepMemory memory = stepMemory();
-        std::map<std::size_t, StepSize> sizes;
-        const auto visit = [&sizes, &memory](std::size_t sample, const std::string &param, const std::vector<std::int64_t> &shape) {
-            // Capped: a header may give a tensor of no elements a side of any size.
-            const auto pixels = [](std::int64_t latent, std::int64_t factor) {
-                const std::int64_t largest = std::int64_t(1) << 30;
-                return static_cast<int>(latent >= largest / factor ? largest : latent * factor);
-            };
-            const std::int64_t factor = memory.vae.downsampleFactor();
-            StepSize &size = sizes[sample];
-            if ((param == "input_latents" || param == "latents" || param == "noise") && shape.size() == 4) {
-                size.height = pixels(shape[2], factor);
-                size.width = pixels(shape[3], factor);
-            } else if (param == "input_image" && shape.size() == 3 && size.width == 0) {
-                size.height = pixels(shape[0], 1);
-                size.width = pixels(shape[1], 1);
-            } else if (param == "edit_latents" && shape.size() == 4) {
-                size.editLatentHeight = pixels(shape[2], factor);
-                size.editLatentWidth = pixels(shape[3], factor);
-            } else if (param == "edit_image" && shape.size() == 3) {
-                size.editHeight = pixels(shape[0], 1);
-                size.editWidth = pixels(shape[1], 1);
-            } else if (param == "prompt_emb" && shape.size() == 3) {
-                size.promptTokens = shape[1];
-            }
-        };
-        if (!reader->checkShards(&error, visit))
-            return fail({kTrainBadInput, "corrupt-shard", error + "\nnothing was trained and --output_path is unchanged"});
-        std::uint64_t largestBytes = 0;
-        std::optional<std::pair<std::size_t, StepSize>> largest;
-        for (const auto &[sample, size] : sizes) {
-            if (size.width <= 0 || size.height <= 0)
-                continue;
-            const std::uint64_t bytes = estimateStepBytes(memory, size);
-            if (!largest || bytes > largestBytes) {
-                largestBytes = bytes;
-                largest.emplace(sample, size);
-            }
-        }
-        if (largest) {
-            if (auto failure = checkStepMemory(largest->second, "the largest in the cache: sample "
-                    + std::to_string(largest->first)))
-                return fail(*failure);
-        } else {
-            // No latents cached (stage two encodes the image itself): the size stage one
-            // was given, when it was given one.
-            const auto setting = [&manifest](const char *key) {
-                const auto it = manifest.settings.find(key);
-                return it == manifest.settings.end() ? 0 : std::atoi(it->second.c_str());
-            };
-            StepSize size;
-            size.width = setting("width");
-            size.height = setting("height");
-            if (auto failure = checkStepMemory(size, "the size stage one cached, --height " + std::to_string(size.height)
-                    + " --width " + std::to_string(size.width)))
-                return fail(*failure);
-        }
-    } else {
-        if (auto failure = openDataset(dataset))
-            return fail(*failure);
-        samples = dataset.size();
-        warnIgnoredFlags(nullptr);
-        data.fingerprint = hashToHex(dataset.fingerprint());
-        if (auto failure = checkDatasetStepMemory(dataset))
-            return fail(*failure);
+TrainResult TrainingRun::run()
+{
+    if (auto failure = m_stageTwo ? openCache() : openDataset())
+        return m_trainer.fail(*failure);
+    m_perEpoch = m_samples * static_cast<std::size_t>(m_params.datasetRepeat);
+    m_settings = m_trainer.settingsJson();
+    if (auto failure = checkRunFolder())
+        return m_trainer.fail(*failure);
+    if (auto failure = setUpModels())
+        return m_trainer.fail(*failure);
+    emitStage();
+
+    m_result.outputs = {{"training_args", m_argsPath}, {"loss_csv", (fs::path(m_params.outputPath) / "loss.csv").string()}};
+    m_step = m_point.step;
+    m_firstStep = m_step;
+    m_start = m_events.elapsed();
+    m_lastEpoch = m_point.epoch;
+    for (std::uint64_t epoch = m_point.epoch; epoch < static_cast<std::uint64_t>(m_params.numEpochs); ++epoch) {
+        m_lastEpoch = epoch;
+        if (Ending ending = runEpoch(epoch))
+            return std::move(*ending);
+        if (m_stopped)
+            break;
+        endEpoch(epoch);
     }
+    return finish();
+}
 
-    const std::size_t perEpoch = samples * static_cast<std::size_t>(m_params.datasetRepeat);
-    const std::string settings = settingsJson();
+std::optional<Trainer::Failure> TrainingRun::openCache()
+{
+    const std::string manifestPath = (fs::path(m_params.datasetBasePath) / "manifest.json").string();
+    std::string text;
+    std::string error;
+    // Read under a shared lock: a stage one writing this cache (it holds it alone)
+    // is waited for by no one, and none starts while this run reads it.
+    std::error_code folderError;
+    bool busy = false;
+    if (fs::is_directory(m_params.datasetBasePath, folderError)
+        && !m_trainer.m_cacheLock.acquireShared(m_params.datasetBasePath, &error, &busy))
+        return Failure{busy ? kTrainBadInput : kTrainFailed, busy ? "folder-in-use" : "io", "--dataset_base_path " + error};
+    if (!readWholeFile(manifestPath, text, &error)) {
+        return Failure{kTrainBadInput, "dataset", "--dataset_base_path '" + m_params.datasetBasePath
+            + "' holds no readable manifest.json (" + error + "): " + m_params.task + " reads the cache that stage one ("
+            + m_trainer.m_task.loss + ":data_process) wrote to its --output_path"};
+    }
+    CacheManifest manifest;
+    if (!CacheManifest::parse(text, manifestPath, manifest, &error))
+        return Failure{kTrainBadInput, "manifest-mismatch", error};
+    if (auto failure = m_trainer.checkManifest(manifest))
+        return failure;
+    m_trainer.warnIgnoredFlags(&manifest);
+    m_data.fingerprint = hashToHex(cacheIdentity(manifest));
+    std::error_code sameError;
+    if (fs::equivalent(m_params.datasetBasePath, m_params.outputPath, sameError))
+        return Failure{kTrainBadInput, "bad-flag", "--output_path must not be the cache folder (--dataset_base_path)"};
+    m_samples = manifest.samples;
+    m_reader = std::make_unique<CacheReader>(m_params.datasetBasePath, manifest,
+        CacheLayout(manifest, m_trainer.m_cacheSet, m_trainer.m_declaration->params, modelDimensions(m_trainer.m_models)));
+    return checkCacheStepMemory(manifest);
+}
+
+// Every shard is checked now, from its size and header, so that a damaged one is
+// refused before the steps before it run, and before the run folder changes. The
+// headers give each sample's sizes (its latents', edit latents', prompt's): the step
+// that needs the most memory is checked now, before the first.
+std::optional<Trainer::Failure> TrainingRun::checkCacheStepMemory(const CacheManifest &manifest)
+{
+    const StepMemory memory = m_trainer.stepMemory();
+    std::map<std::size_t, StepSize> sizes;
+    const auto visit = [&sizes, &memory](std::size_t sample, const std::string &param, const std::vector<std::int64_t> &shape) {
+        // Capped: a header may give a tensor of no elements a side of any size.
+        const auto pixels = [](std::int64_t latent, std::int64_t factor) {
+            const std::int64_t largest = std::int64_t(1) << 30;
+            return static_cast<int>(latent >= largest / factor ? largest : latent * factor);
+        };
+        const std::int64_t factor = memory.vae.downsampleFactor();
+        StepSize &size = sizes[sample];
+        if ((param == "input_latents" || param == "latents" || param == "noise") && shape.size() == 4) {
+            size.height = pixels(shape[2], factor);
+            size.width = pixels(shape[3], factor);
+        } else if (param == "input_image" && shape.size() == 3 && size.width == 0) {
+            size.height = pixels(shape[0], 1);
+            size.width = pixels(shape[1], 1);
+        } else if (param == "edit_latents" && shape.size() == 4) {
+            size.editLatentHeight = pixels(shape[2], factor);
+            size.editLatentWidth = pixels(shape[3], factor);
+        } else if (param == "edit_image" && shape.size() == 3) {
+            size.editHeight = pixels(shape[0], 1);
+            size.editWidth = pixels(shape[1], 1);
+        } else if (param == "prompt_emb" && shape.size() == 3) {
+            size.promptTokens = shape[1];
+        }
+    };
+    std::string error;
+    if (!m_reader->checkShards(&error, visit))
+        return Failure{kTrainBadInput, "corrupt-shard", error + "\nnothing was trained and --output_path is unchanged"};
+    std::uint64_t largestBytes = 0;
+    std::optional<std::pair<std::size_t, StepSize>> largest;
+    for (const auto &[sample, size] : sizes) {
+        if (size.width <= 0 || size.height <= 0)
+            continue;
+        const std::uint64_t bytes = estimateStepBytes(memory, size);
+        if (!largest || bytes > largestBytes) {
+            largestBytes = bytes;
+            largest.emplace(sample, size);
+        }
+    }
+    if (largest)
+        return m_trainer.checkStepMemory(largest->second, "the largest in the cache: sample " + std::to_string(largest->first));
+    // No latents cached (stage two encodes the image itself): the size stage one was
+    // given, when it was given one.
+    const auto setting = [&manifest](const char *key) {
+        const auto it = manifest.settings.find(key);
+        return it == manifest.settings.end() ? 0 : std::atoi(it->second.c_str());
+    };
+    StepSize size;
+    size.width = setting("width");
+    size.height = setting("height");
+    return m_trainer.checkStepMemory(size, "the size stage one cached, --height " + std::to_string(size.height)
+        + " --width " + std::to_string(size.width));
+}
+
+std::optional<Trainer::Failure> TrainingRun::openDataset()
+{
+    if (auto failure = m_trainer.openDataset(m_dataset))
+        return failure;
+    m_samples = m_dataset.size();
+    m_trainer.warnIgnoredFlags(nullptr);
+    m_data.fingerprint = hashToHex(m_dataset.fingerprint());
+    return m_trainer.checkDatasetStepMemory(m_dataset);
+}
+
+std::optional<Trainer::Failure> TrainingRun::checkRunFolder()
+{
     // The run folder is this run's from here on: another run into it is refused.
-    if (auto failure = lockOutputFolder(false, false))
-        return fail(*failure);
+    if (auto failure = m_trainer.lockOutputFolder(false, false))
+        return failure;
     std::error_code ec;
     if (!m_params.resume && fs::exists(TrainingState::path(m_params.outputPath), ec)) {
         // DiffSynth's train.py would write over it; here a run that finished has no
         // state left, so running a command again still starts afresh, and only an
         // unfinished run (cancelled, stopped by --max_steps, killed) is kept from harm.
-        return fail({kTrainBadInput, "unfinished-run", "--output_path '" + m_params.outputPath + "' holds an unfinished run "
+        return Failure{kTrainBadInput, "unfinished-run", "--output_path '" + m_params.outputPath + "' holds an unfinished run "
             "(its resume.safetensors: the run was cancelled, stopped by --max_steps, or killed): add --resume to continue "
             "it; to start a new run choose another --output_path, or delete that folder first (a new run there would "
-            "overwrite its loss.csv and resume state, and mix its checkpoints with the new ones). Nothing was changed"});
+            "overwrite its loss.csv and resume state, and mix its checkpoints with the new ones). Nothing was changed"};
     }
     // A state to resume from is checked before anything in the run folder changes:
     // a refused --resume leaves it as it was, resume.safetensors included.
@@ -376,20 +499,22 @@ TrainResult Trainer::runTraining()
         ResumePoint at;
         std::string error;
         std::string note;
-        if (!TrainingState::inspect(m_params.outputPath, settings, data, at, &error, &note))
-            return fail({kTrainBadInput, "resume", error});
+        if (!TrainingState::inspect(m_params.outputPath, m_settings, m_data, at, &error, &note))
+            return Failure{kTrainBadInput, "resume", error};
         if (!note.empty())
-            m_pendingWarnings.emplace_back("resume-data-unchecked", note);
-        if (auto failure = checkResumePoint(at, perEpoch))
-            return fail(*failure);
+            m_trainer.m_pendingWarnings.emplace_back("resume-data-unchecked", note);
+        if (auto failure = m_trainer.checkResumePoint(at, m_perEpoch))
+            return failure;
     }
+    if (auto failure = m_trainer.lockOutputFolder(true, false))
+        return failure;
+    m_argsPath = (fs::path(m_params.outputPath) / "training_args.json").string();
+    return std::nullopt;
+}
 
-    if (auto failure = lockOutputFolder(true, false))
-        return fail(*failure);
-    const std::string argsPath = (fs::path(m_params.outputPath) / "training_args.json").string();
-    std::string error;
-
-    ModelSet models(m_models, m_offloaded, m_params.tokenizerPath, &m_events);
+std::optional<Trainer::Failure> TrainingRun::setUpModels()
+{
+    m_models.emplace(m_trainer.m_models, m_trainer.m_offloaded, m_params.tokenizerPath, &m_events);
     ModelSet::TrainingSetup setup;
     for (const auto &m : splitCommaList(m_params.trainableModels))
         setup.trainable.insert(m);
@@ -398,330 +523,364 @@ TrainResult Trainer::runTraining()
     setup.loraRank = m_params.loraRank;
     setup.seed = m_params.seed;
     setup.loraCheckpoint = m_params.loraCheckpoint;
-    models.setTrainingSetup(setup);
-    emitStart(stage);
+    m_models->setTrainingSetup(setup);
+    m_trainer.emitStart(m_stage);
     // Trainable models load now (the optimizer needs their parameters); the rest on
     // first use, if this stage uses them at all.
-    for (const auto &name : m_modelsRequiringBackward)
-        models.module(name, "training (--trainable_models / --lora_base_model)");
-    const NamedTensors trainable = models.trainableParameters();
+    for (const auto &name : m_trainer.m_modelsRequiringBackward)
+        m_models->module(name, "training (--trainable_models / --lora_base_model)");
+    const NamedTensors trainable = m_models->trainableParameters();
     std::vector<torch::Tensor> parameters;
     for (const auto &p : trainable)
         parameters.push_back(p.second);
-    torch::optim::AdamW optimizer(parameters, torch::optim::AdamWOptions(m_params.learningRate).weight_decay(m_params.weightDecay));
+    m_optimizer = std::make_unique<torch::optim::AdamW>(parameters,
+        torch::optim::AdamWOptions(m_params.learningRate).weight_decay(m_params.weightDecay));
 
-    ResumePoint point;
     if (m_params.resume) {
-        if (!TrainingState::load(m_params.outputPath, trainable, optimizer, point, settings, data, &error))
-            return fail({kTrainBadInput, "resume", error});
+        std::string error;
+        if (!TrainingState::load(m_params.outputPath, trainable, *m_optimizer, m_point, m_settings, m_data, &error))
+            return Failure{kTrainBadInput, "resume", error};
         m_events.emit(Event(events::kCheckpoint)
                           .set("kind", "resume")
                           .set("path", TrainingState::path(m_params.outputPath))
-                          .set("epoch", static_cast<std::uint64_t>(point.epoch))
-                          .set("step", point.step)
-                          .text("resuming at epoch " + std::to_string(point.epoch + 1) + " of "
-                              + std::to_string(m_params.numEpochs) + ", after step " + std::to_string(point.step)));
+                          .set("epoch", static_cast<std::uint64_t>(m_point.epoch))
+                          .set("step", m_point.step)
+                          .text("resuming at epoch " + std::to_string(m_point.epoch + 1) + " of "
+                              + std::to_string(m_params.numEpochs) + ", after step " + std::to_string(m_point.step)));
     }
+    m_runner.emplace(*m_trainer.m_declaration, *m_trainer.m_loss, *m_models);
+    m_context.models = &*m_models;
+    m_context.trainingScheduler = &m_scheduler;
+    m_context.seed = m_params.seed;
+    m_context.checkpointing = m_params.useGradientCheckpointing;
+    return std::nullopt;
+}
 
-    std::uint64_t totalSteps = static_cast<std::uint64_t>(perEpoch) * static_cast<std::uint64_t>(m_params.numEpochs);
+void TrainingRun::emitStage()
+{
+    m_totalSteps = static_cast<std::uint64_t>(m_perEpoch) * static_cast<std::uint64_t>(m_params.numEpochs);
     if (m_params.maxSteps > 0)
-        totalSteps = std::min<std::uint64_t>(totalSteps, static_cast<std::uint64_t>(m_params.maxSteps));
+        m_totalSteps = std::min<std::uint64_t>(m_totalSteps, static_cast<std::uint64_t>(m_params.maxSteps));
+    const std::string name = m_stageTwo ? "stage two" : "one-stage training";
     m_events.emit(Event(events::kStage)
-                      .set("stage", stage)
-                      .set("total_steps", totalSteps)
+                      .set("stage", m_stage)
+                      .set("total_steps", m_totalSteps)
                       .set("epochs", m_params.numEpochs)
-                      .set("samples", static_cast<std::uint64_t>(samples))
-                      .set("message", std::string(stageTwo ? "stage two" : "one-stage training") + ": " + std::to_string(totalSteps) + " steps")
-                      .text(std::string(stageTwo ? "stage two" : "one-stage training") + ": "
-                          + countText(static_cast<std::size_t>(m_params.numEpochs), "epoch") + " x "
-                          + countText(perEpoch, "step")));
+                      .set("samples", static_cast<std::uint64_t>(m_samples))
+                      .set("message", name + ": " + std::to_string(m_totalSteps) + " steps")
+                      .text(name + ": " + countText(static_cast<std::size_t>(m_params.numEpochs), "epoch") + " x "
+                          + countText(m_perEpoch, "step")));
+}
 
-    // training_args.json and loss.csv are written once the first step is done: a run that
-    // trains nothing (out of memory, or a damaged shard, at its first step) leaves the
-    // run folder as it was.
-    std::optional<LossLog> lossLog;
-    auto writeRunFiles = [&]() {
-        if (lossLog)
-            return;
-        std::string argsError;
-        if (!writeFileAtomically(argsPath, settings, &argsError))
-            throw EngineError(argsError);
-        lossLog.emplace((fs::path(m_params.outputPath) / "loss.csv").string(), m_params.resume, point.step);
-    };
-    const FlowMatchScheduler trainingScheduler(FlowMatchScheduler::kTrainTimesteps);
-    const Runner runner(*m_declaration, *m_loss, models);
-    RunContext context;
-    context.models = &models;
-    context.trainingScheduler = &trainingScheduler;
-    context.seed = m_params.seed;
-    context.checkpointing = m_params.useGradientCheckpointing;
-
-    TrainResult result;
-    result.outputs = {{"training_args", argsPath}, {"loss_csv", (fs::path(m_params.outputPath) / "loss.csv").string()}};
-    std::uint64_t step = point.step;
-    const std::uint64_t firstStep = step;
-    const double start = m_events.elapsed();
-    double lastText = -1;
-    double lastMemory = -1;
-    double readSeconds = 0;
-    double waitSeconds = 0;
-    std::string lastCheckpoint;
-    // For a run stopped before its first step was done: the run folder is as it was
-    // (one this run made is removed again). Says so, for the message.
-    auto nothingTrained = [&]() -> std::string {
-        if (m_params.resume) {
-            return "; nothing was trained in this run: the state after step " + std::to_string(step) + " in "
-                + TrainingState::path(m_params.outputPath) + " is as it was, and the same command continues from it";
-        }
-        m_outputLock.release();
-        std::error_code removeError;
-        if (m_createdOutputFolder)
-            fs::remove(m_params.outputPath, removeError);
-        return "; nothing was trained, and --output_path '" + m_params.outputPath + "' is as it was";
-    };
-    // A learning rate large enough can turn the weights to inf or NaN on the last step,
-    // which no later loss would reveal: nothing non-finite is ever saved.
-    auto requireFiniteWeights = [&]() {
-        for (const auto &named : models.trainableParameters()) {
-            if (!torch::isfinite(named.second).all().item<bool>())
-                throw EngineError("the weights are no longer finite after step " + std::to_string(step) + " ("
-                    + named.first + "): training diverged; a lower --learning_rate or --weight_decay may help. "
-                    "Nothing was saved for this step");
-        }
-    };
-    auto checkpointNamed = [&](const std::string &file, const std::string &kind, std::uint64_t epoch) {
-        requireFiniteWeights();
-        const std::string path = (fs::path(m_params.outputPath) / file).string();
-        saveCheckpoint(path, models.trainableParameters(), m_params.removePrefixInCkpt);
-        lastCheckpoint = path;
-        m_events.emit(Event(events::kCheckpoint)
-                          .set("kind", kind)
-                          .set("path", path)
-                          .set("epoch", epoch)
-                          .set("step", step)
-                          .text("saved " + path));
-    };
-    bool stop = false;
-    ResumePoint stopPoint{}; // where --max_steps stopped the run
-    std::uint64_t lastEpoch = point.epoch;
-    for (std::uint64_t epoch = point.epoch; epoch < static_cast<std::uint64_t>(m_params.numEpochs) && !stop; ++epoch) {
-        lastEpoch = epoch;
-        const auto order = shuffledOrder(perEpoch, deriveSeed(m_params.seed, epoch, 0, RandomPurpose::Shuffle));
-        const std::size_t first = epoch == point.epoch ? static_cast<std::size_t>(point.position) : 0;
-        // Stage two always reads ahead on at least one thread, overlapping cache reads
-        // with compute; one-stage loads on the computing thread with 0 workers, as
-        // DiffSynth's DataLoader does.
-        const int workers = reader ? std::max(1, m_params.datasetNumWorkers) : m_params.datasetNumWorkers;
-        OrderedPrefetcher<StepInput> prefetcher(perEpoch - first, workers,
-            kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)), [&](std::size_t i) {
-                StepInput input;
-                const auto t0 = std::chrono::steady_clock::now();
-                const std::size_t row = order[first + i] % samples;
-                try {
-                    if (reader) {
-                        input.values = reader->read(row);
-                    } else {
-                        DatasetSample sample;
-                        if (dataset.load(row, sample, &input.error))
-                            input.values = pipelineInputs(sample);
-                    }
-                } catch (const EngineInputError &e) {
-                    input.error = e.what();
-                    input.badInput = true;
-                } catch (const std::exception &e) {
-                    input.error = e.what();
-                }
-                input.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                return input;
-            });
-        double epochLoss = 0;
-        std::uint64_t epochSteps = 0;
-        for (std::size_t position = first; position < perEpoch; ++position) {
-            StepInput input = prefetcher.take();
-            if (!input.error.empty()) {
-                if (reader && !input.badInput)
-                    throw EngineError(input.error);
-                if (!reader)
-                    return fail({kTrainBadInput, "dataset", input.error});
-                // A shard found damaged when first read (its checksum): the steps done so far
-                // are kept as a cancellation keeps them. Stage one rebuilds the damaged shard
-                // alone, byte for byte, so the cache identity in the state still matches.
-                if (step == firstStep)
-                    return fail({kTrainBadInput, "corrupt-shard", input.error + nothingTrained()});
-                checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
-                TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
-                    ResumePoint{epoch, position, step}, settings, data);
-                m_events.emit(Event(events::kCheckpoint)
-                                  .set("kind", "resume")
-                                  .set("path", TrainingState::path(m_params.outputPath))
-                                  .set("epoch", static_cast<std::uint64_t>(epoch))
-                                  .set("step", step)
-                                  .text("state saved after step " + std::to_string(step)));
-                return fail({kTrainBadInput, "corrupt-shard", input.error + "; the state after step " + std::to_string(step)
-                    + " is saved in " + TrainingState::path(m_params.outputPath) + ": once the shard is rebuilt (the same "
-                    "stage-one command, " + m_task.loss + ":data_process with --output_path '" + m_params.datasetBasePath
-                    + "', rebuilds only the damaged shards), the same command with --resume continues from it"});
-            }
-            readSeconds += input.readSeconds;
-            context.epoch = epoch;
-            context.sampleIndex = order[position];
-            // An allocation that fails (an image too large for the memory left) ends the
-            // run with a message that says so, keeping the state before this step when
-            // the weights are still those of the last step.
-            bool stepping = false;
-            auto outOfMemory = [&](const std::string &what) {
-                auto side = [&input](const char *key) {
-                    const auto it = input.values.find(key);
-                    return it == input.values.end() ? std::string("?") : std::to_string(it->second.integer);
-                };
-                std::string message = "out of memory at step " + std::to_string(step + 1) + " (image " + side("height") + "x"
-                    + side("width") + "): " + what.substr(0, what.find('\n'));
-                if (step == firstStep) {
-                    message += nothingTrained();
-                } else if (stepping) {
-                    message += "; the optimizer was updating the weights, so no state was saved";
-                } else {
-                    try {
-                        requireFiniteWeights();
-                        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
-                            ResumePoint{epoch, position, step}, settings, data);
-                        message += "; the state after step " + std::to_string(step) + " is saved in "
-                            + TrainingState::path(m_params.outputPath) + ": the same command with --resume continues "
-                              "from it where more memory is free";
-                    } catch (const std::exception &e) {
-                        message += std::string("; the state could not be saved: ") + e.what();
-                    }
-                }
-                return fail({kTrainFailed, "out-of-memory", message});
-            };
-            double lossValue = 0;
+TrainingRun::Ending TrainingRun::runEpoch(std::uint64_t epoch)
+{
+    const auto order = shuffledOrder(m_perEpoch, deriveSeed(m_params.seed, epoch, 0, RandomPurpose::Shuffle));
+    const std::size_t first = epoch == m_point.epoch ? static_cast<std::size_t>(m_point.position) : 0;
+    // Stage two always reads ahead on at least one thread, overlapping cache reads
+    // with compute; one-stage loads on the computing thread with 0 workers, as
+    // DiffSynth's DataLoader does.
+    const int workers = m_reader ? std::max(1, m_params.datasetNumWorkers) : m_params.datasetNumWorkers;
+    Prefetcher prefetcher(m_perEpoch - first, workers, kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)),
+        [&](std::size_t i) {
+            StepInput input;
+            const auto t0 = std::chrono::steady_clock::now();
+            const std::size_t row = order[first + i] % m_samples;
             try {
-                runner.runUnits(m_units, input.values, context);
-                const torch::Tensor loss = runner.runLoss(input.values, context);
-                lossValue = loss.item<double>();
-                if (!std::isfinite(lossValue)) {
-                    throw EngineError("the loss is " + std::to_string(lossValue) + " at epoch " + std::to_string(epoch) + ", step "
-                        + std::to_string(step + 1) + " (a lower --learning_rate may help)");
+                if (m_reader) {
+                    input.values = m_reader->read(row);
+                } else {
+                    DatasetSample sample;
+                    if (m_dataset.load(row, sample, &input.error))
+                        input.values = m_trainer.pipelineInputs(sample);
                 }
-                optimizer.zero_grad();
-                loss.backward();
-                stepping = true;
-                optimizer.step();
-            } catch (const c10::Error &e) {
-                const std::string what = e.what_without_backtrace();
-                if (!isAllocationFailure(what))
-                    throw;
-                return outOfMemory("LibTorch: " + what);
-            } catch (const std::bad_alloc &) {
-                return outOfMemory("std::bad_alloc");
+            } catch (const EngineInputError &e) {
+                input.error = e.what();
+                input.badInput = true;
+            } catch (const std::exception &e) {
+                input.error = e.what();
             }
-            writeRunFiles();
-            ++step;
-            ++epochSteps;
-            epochLoss += lossValue;
-            result.finalLoss = lossValue;
-            lossLog->add(step, lossValue);
-
-            const double now = m_events.elapsed();
-            const double rate = static_cast<double>(step - firstStep) / std::max(1e-9, now - start);
-            const double eta = static_cast<double>(totalSteps > step ? totalSteps - step : 0) / std::max(1e-9, rate);
-            Event e(events::kStep);
-            e.set("stage", stage)
-                .set("epoch", static_cast<std::uint64_t>(epoch))
-                .set("step", step)
-                .set("epoch_step", static_cast<std::uint64_t>(position + 1))
-                .set("total_steps", totalSteps)
-                .set("loss", lossValue)
-                .set("samples_per_s", rate)
-                .set("eta_s", eta)
-                .set("cache_bytes_read", reader ? reader->bytesRead() : 0)
-                .set("read_wait_s", waitSeconds + prefetcher.waitSeconds())
-                .set("cache_read_s", readSeconds)
-                .set("cpu_s", processCpuSeconds());
-            if (now - lastText >= kTextInterval || step == totalSteps) {
-                lastText = now;
-                char line[160];
-                std::snprintf(line, sizeof(line), "epoch %llu/%d step %llu/%llu loss %.4f  %.1f steps/s  eta %.0f s",
-                    static_cast<unsigned long long>(epoch + 1), m_params.numEpochs, static_cast<unsigned long long>(step),
-                    static_cast<unsigned long long>(totalSteps), lossValue, rate, eta);
-                e.text(line);
-            }
-            m_events.emit(e);
-            if (now - lastMemory >= kMemoryEventInterval) {
-                lastMemory = now;
-                emitMemory(models, 0, reader ? reader->bytesRead() : 0);
-            }
-            if (m_params.saveSteps > 0 && step % static_cast<std::uint64_t>(m_params.saveSteps) == 0)
-                checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
-            if (m_params.maxSteps > 0 && step >= static_cast<std::uint64_t>(m_params.maxSteps)) {
-                stop = true;
-                stopPoint = ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step};
-                break;
-            }
-            if (aborted() && !(epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == perEpoch)) {
-                // Finish this step, keep its weights and a state to resume from, then stop.
-                checkpointNamed("step-" + std::to_string(step) + ".safetensors", "step", epoch);
-                requireFiniteWeights();
-                TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer,
-                    ResumePoint{position + 1 == perEpoch ? epoch + 1 : epoch, position + 1 == perEpoch ? 0 : position + 1, step}, settings, data);
-                m_events.emit(Event(events::kCheckpoint)
-                                  .set("kind", "resume")
-                                  .set("path", TrainingState::path(m_params.outputPath))
-                                  .set("epoch", static_cast<std::uint64_t>(epoch))
-                                  .set("step", step)
-                                  .text("cancelled: state saved; the same command with --resume continues"));
-                result.status = kTrainCancelled;
-                result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
-                result.outputs.emplace_back("checkpoint", lastCheckpoint);
-                result.steps = step;
-                result.readWaitSeconds = waitSeconds + prefetcher.waitSeconds();
-                result.cacheReadSeconds = readSeconds;
-                return result;
-            }
-        }
-        waitSeconds += prefetcher.waitSeconds();
-        if (stop)
-            break;
-        if (m_params.saveSteps == 0)
-            checkpointNamed("epoch-" + std::to_string(epoch) + ".safetensors", "epoch", epoch);
-        requireFiniteWeights();
-        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, ResumePoint{epoch + 1, 0, step}, settings,
-            data);
-        m_events.emit(Event(events::kEpoch)
-                          .set("epoch", static_cast<std::uint64_t>(epoch))
-                          .set("mean_loss", epochSteps ? epochLoss / static_cast<double>(epochSteps) : 0.0)
-                          .set("steps", epochSteps)
-                          .text("epoch " + std::to_string(epoch + 1) + " done, mean loss "
-                              + std::to_string(epochSteps ? epochLoss / static_cast<double>(epochSteps) : 0.0)));
+            input.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return input;
+        });
+    m_epochLoss = 0;
+    m_epochSteps = 0;
+    for (std::size_t position = first; position < m_perEpoch && !m_stopped; ++position) {
+        StepInput input = prefetcher.take();
+        if (!input.error.empty())
+            return inputFailed(input, epoch, position);
+        m_readSeconds += input.readSeconds;
+        m_context.epoch = epoch;
+        m_context.sampleIndex = order[position];
+        if (Ending ending = runStep(input, epoch, position, prefetcher))
+            return ending;
     }
+    m_waitSeconds += prefetcher.waitSeconds();
+    return std::nullopt;
+}
+
+TrainingRun::Ending TrainingRun::runStep(StepInput &input, std::uint64_t epoch, std::size_t position,
+    const Prefetcher &prefetcher)
+{
+    double lossValue = 0;
+    if (Ending ending = trainStep(input, epoch, position, lossValue))
+        return ending;
     writeRunFiles();
-    if (m_params.saveSteps > 0 && step % static_cast<std::uint64_t>(m_params.saveSteps) != 0)
-        checkpointNamed("step-" + std::to_string(step) + ".safetensors", "final", lastEpoch);
-    if (stop && m_params.saveSteps == 0)
-        checkpointNamed("step-" + std::to_string(step) + ".safetensors", "final", lastEpoch);
-    emitMemory(models, 0, reader ? reader->bytesRead() : 0);
-    if (stop && stopPoint.epoch < static_cast<std::uint64_t>(m_params.numEpochs)) {
+    ++m_step;
+    ++m_epochSteps;
+    m_epochLoss += lossValue;
+    m_result.finalLoss = lossValue;
+    m_lossLog->add(m_step, lossValue);
+    emitStep(epoch, position, lossValue, prefetcher);
+    if (m_params.saveSteps > 0 && m_step % static_cast<std::uint64_t>(m_params.saveSteps) == 0)
+        saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
+    if (m_params.maxSteps > 0 && m_step >= static_cast<std::uint64_t>(m_params.maxSteps)) {
+        m_stopped = true;
+        m_stopPoint = after(epoch, position);
+        return std::nullopt;
+    }
+    const bool last = epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == m_perEpoch;
+    if (m_trainer.aborted() && !last)
+        return cancel(epoch, position, prefetcher);
+    return std::nullopt;
+}
+
+TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, double &lossValue)
+{
+    // An allocation that fails (an image too large for the memory left) ends the run
+    // with a message that says so, keeping the state before this step when the
+    // weights are still those of the last step.
+    bool stepping = false;
+    try {
+        m_runner->runUnits(m_trainer.m_units, input.values, m_context);
+        const torch::Tensor loss = m_runner->runLoss(input.values, m_context);
+        lossValue = loss.item<double>();
+        if (!std::isfinite(lossValue)) {
+            throw EngineError("the loss is " + std::to_string(lossValue) + " at epoch " + std::to_string(epoch) + ", step "
+                + std::to_string(m_step + 1) + " (a lower --learning_rate may help)");
+        }
+        m_optimizer->zero_grad();
+        loss.backward();
+        stepping = true;
+        m_optimizer->step();
+    } catch (const c10::Error &e) {
+        const std::string what = e.what_without_backtrace();
+        if (!isAllocationFailure(what))
+            throw;
+        return outOfMemory(input, epoch, position, stepping, "LibTorch: " + what);
+    } catch (const std::bad_alloc &) {
+        return outOfMemory(input, epoch, position, stepping, "std::bad_alloc");
+    }
+    return std::nullopt;
+}
+
+TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch, std::size_t position)
+{
+    if (m_reader && !input.badInput)
+        throw EngineError(input.error);
+    if (!m_reader)
+        return m_trainer.fail({kTrainBadInput, "dataset", input.error});
+    // A shard found damaged when first read (its checksum): the steps done so far are
+    // kept as a cancellation keeps them. Stage one rebuilds the damaged shard alone,
+    // byte for byte, so the cache identity in the state still matches.
+    if (m_step == m_firstStep)
+        return m_trainer.fail({kTrainBadInput, "corrupt-shard", input.error + nothingTrained()});
+    saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
+    saveState(ResumePoint{epoch, position, m_step});
+    emitStateSaved(epoch, "state saved after step " + std::to_string(m_step));
+    return m_trainer.fail({kTrainBadInput, "corrupt-shard", input.error + "; the state after step " + std::to_string(m_step)
+        + " is saved in " + TrainingState::path(m_params.outputPath) + ": once the shard is rebuilt (the same "
+        "stage-one command, " + m_trainer.m_task.loss + ":data_process with --output_path '" + m_params.datasetBasePath
+        + "', rebuilds only the damaged shards), the same command with --resume continues from it"});
+}
+
+TrainResult TrainingRun::outOfMemory(const StepInput &input, std::uint64_t epoch, std::size_t position, bool stepping,
+    const std::string &what)
+{
+    auto side = [&input](const char *key) {
+        const auto it = input.values.find(key);
+        return it == input.values.end() ? std::string("?") : std::to_string(it->second.integer);
+    };
+    std::string message = "out of memory at step " + std::to_string(m_step + 1) + " (image " + side("height") + "x"
+        + side("width") + "): " + what.substr(0, what.find('\n'));
+    if (m_step == m_firstStep) {
+        message += nothingTrained();
+    } else if (stepping) {
+        message += "; the optimizer was updating the weights, so no state was saved";
+    } else {
+        try {
+            saveState(ResumePoint{epoch, position, m_step});
+            message += "; the state after step " + std::to_string(m_step) + " is saved in "
+                + TrainingState::path(m_params.outputPath) + ": the same command with --resume continues "
+                  "from it where more memory is free";
+        } catch (const std::exception &e) {
+            message += std::string("; the state could not be saved: ") + e.what();
+        }
+    }
+    return m_trainer.fail({kTrainFailed, "out-of-memory", message});
+}
+
+// Finishes this step, keeps its weights and a state to resume from, then stops.
+TrainResult TrainingRun::cancel(std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher)
+{
+    saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
+    saveState(after(epoch, position));
+    emitStateSaved(epoch, "cancelled: state saved; the same command with --resume continues");
+    m_result.status = kTrainCancelled;
+    m_result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
+    m_result.outputs.emplace_back("checkpoint", m_lastCheckpoint);
+    m_result.steps = m_step;
+    m_result.readWaitSeconds = m_waitSeconds + prefetcher.waitSeconds();
+    m_result.cacheReadSeconds = m_readSeconds;
+    return m_result;
+}
+
+void TrainingRun::endEpoch(std::uint64_t epoch)
+{
+    if (m_params.saveSteps == 0)
+        saveCheckpoint("epoch-" + std::to_string(epoch) + ".safetensors", "epoch", epoch);
+    saveState(ResumePoint{epoch + 1, 0, m_step});
+    const double meanLoss = m_epochSteps ? m_epochLoss / static_cast<double>(m_epochSteps) : 0.0;
+    m_events.emit(Event(events::kEpoch)
+                      .set("epoch", static_cast<std::uint64_t>(epoch))
+                      .set("mean_loss", meanLoss)
+                      .set("steps", m_epochSteps)
+                      .text("epoch " + std::to_string(epoch + 1) + " done, mean loss " + std::to_string(meanLoss)));
+}
+
+TrainResult TrainingRun::finish()
+{
+    writeRunFiles();
+    const std::string finalFile = "step-" + std::to_string(m_step) + ".safetensors";
+    if (m_params.saveSteps > 0 && m_step % static_cast<std::uint64_t>(m_params.saveSteps) != 0)
+        saveCheckpoint(finalFile, "final", m_lastEpoch);
+    if (m_stopped && m_params.saveSteps == 0)
+        saveCheckpoint(finalFile, "final", m_lastEpoch);
+    m_trainer.emitMemory(*m_models, 0, m_reader ? m_reader->bytesRead() : 0);
+    if (m_stopped && m_stopPoint.epoch < static_cast<std::uint64_t>(m_params.numEpochs)) {
         // --max_steps ended the run before its epochs did: keep a state, so that a
         // larger --max_steps (or none) with --resume continues exactly where this ended.
-        requireFiniteWeights();
-        TrainingState::save(m_params.outputPath, models.trainableParameters(), optimizer, stopPoint, settings, data);
-        m_events.emit(Event(events::kCheckpoint)
-                          .set("kind", "resume")
-                          .set("path", TrainingState::path(m_params.outputPath))
-                          .set("epoch", stopPoint.epoch)
-                          .set("step", step)
-                          .text("--max_steps reached before --num_epochs: state saved; a larger --max_steps with --resume "
-                                "continues"));
-        result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
+        saveState(m_stopPoint);
+        emitStateSaved(m_stopPoint.epoch, "--max_steps reached before --num_epochs: state saved; a larger --max_steps "
+                                          "with --resume continues");
+        m_result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
     } else {
+        std::error_code ec;
         fs::remove(TrainingState::path(m_params.outputPath), ec);
     }
-    result.steps = step;
-    result.readWaitSeconds = waitSeconds;
-    result.cacheReadSeconds = readSeconds;
-    if (!lastCheckpoint.empty())
-        result.outputs.emplace_back("checkpoint", lastCheckpoint);
-    return result;
+    m_result.steps = m_step;
+    m_result.readWaitSeconds = m_waitSeconds;
+    m_result.cacheReadSeconds = m_readSeconds;
+    if (!m_lastCheckpoint.empty())
+        m_result.outputs.emplace_back("checkpoint", m_lastCheckpoint);
+    return m_result;
+}
+
+void TrainingRun::emitStep(std::uint64_t epoch, std::size_t position, double lossValue, const Prefetcher &prefetcher)
+{
+    const double now = m_events.elapsed();
+    const double rate = static_cast<double>(m_step - m_firstStep) / std::max(1e-9, now - m_start);
+    const double eta = static_cast<double>(m_totalSteps > m_step ? m_totalSteps - m_step : 0) / std::max(1e-9, rate);
+    const std::uint64_t bytesRead = m_reader ? m_reader->bytesRead() : 0;
+    Event e(events::kStep);
+    e.set("stage", m_stage)
+        .set("epoch", static_cast<std::uint64_t>(epoch))
+        .set("step", m_step)
+        .set("epoch_step", static_cast<std::uint64_t>(position + 1))
+        .set("total_steps", m_totalSteps)
+        .set("loss", lossValue)
+        .set("samples_per_s", rate)
+        .set("eta_s", eta)
+        .set("cache_bytes_read", bytesRead)
+        .set("read_wait_s", m_waitSeconds + prefetcher.waitSeconds())
+        .set("cache_read_s", m_readSeconds)
+        .set("cpu_s", processCpuSeconds());
+    if (now - m_lastText >= kTextInterval || m_step == m_totalSteps) {
+        m_lastText = now;
+        char line[160];
+        std::snprintf(line, sizeof(line), "epoch %llu/%d step %llu/%llu loss %.4f  %.1f steps/s  eta %.0f s",
+            static_cast<unsigned long long>(epoch + 1), m_params.numEpochs, static_cast<unsigned long long>(m_step),
+            static_cast<unsigned long long>(m_totalSteps), lossValue, rate, eta);
+        e.text(line);
+    }
+    m_events.emit(e);
+    if (now - m_lastMemory >= kMemoryEventInterval) {
+        m_lastMemory = now;
+        m_trainer.emitMemory(*m_models, 0, bytesRead);
+    }
+}
+
+void TrainingRun::writeRunFiles()
+{
+    if (m_lossLog)
+        return;
+    std::string error;
+    if (!writeFileAtomically(m_argsPath, m_settings, &error))
+        throw EngineError(error);
+    m_lossLog.emplace((fs::path(m_params.outputPath) / "loss.csv").string(), m_params.resume, m_point.step);
+}
+
+void TrainingRun::requireFiniteWeights() const
+{
+    for (const auto &named : m_models->trainableParameters()) {
+        if (!torch::isfinite(named.second).all().item<bool>())
+            throw EngineError("the weights are no longer finite after step " + std::to_string(m_step) + " (" + named.first
+                + "): training diverged; a lower --learning_rate or --weight_decay may help. Nothing was saved for this step");
+    }
+}
+
+void TrainingRun::saveCheckpoint(const std::string &file, const std::string &kind, std::uint64_t epoch)
+{
+    requireFiniteWeights();
+    const std::string path = (fs::path(m_params.outputPath) / file).string();
+    engine::saveCheckpoint(path, m_models->trainableParameters(), m_params.removePrefixInCkpt);
+    m_lastCheckpoint = path;
+    m_events.emit(Event(events::kCheckpoint)
+                      .set("kind", kind)
+                      .set("path", path)
+                      .set("epoch", epoch)
+                      .set("step", m_step)
+                      .text("saved " + path));
+}
+
+void TrainingRun::saveState(const ResumePoint &at)
+{
+    requireFiniteWeights();
+    TrainingState::save(m_params.outputPath, m_models->trainableParameters(), *m_optimizer, at, m_settings, m_data);
+}
+
+void TrainingRun::emitStateSaved(std::uint64_t epoch, const std::string &text)
+{
+    m_events.emit(Event(events::kCheckpoint)
+                      .set("kind", "resume")
+                      .set("path", TrainingState::path(m_params.outputPath))
+                      .set("epoch", epoch)
+                      .set("step", m_step)
+                      .text(text));
+}
+
+ResumePoint TrainingRun::after(std::uint64_t epoch, std::size_t position) const
+{
+    if (position + 1 == m_perEpoch)
+        return ResumePoint{epoch + 1, 0, m_step};
+    return ResumePoint{epoch, position + 1, m_step};
+}
+
+std::string TrainingRun::nothingTrained()
+{
+    if (m_params.resume) {
+        return "; nothing was trained in this run: the state after step " + std::to_string(m_step) + " in "
+            + TrainingState::path(m_params.outputPath) + " is as it was, and the same command continues from it";
+    }
+    m_trainer.m_outputLock.release();
+    std::error_code removeError;
+    if (m_trainer.m_createdOutputFolder)
+        fs::remove(m_params.outputPath, removeError);
+    return "; nothing was trained, and --output_path '" + m_params.outputPath + "' is as it was";
+}
+
+TrainResult Trainer::runTraining()
+{
+    return TrainingRun(*this).run();
 }
 
 } // namespace splitscope::engine
