@@ -115,129 +115,223 @@ struct BodyReader::Function {
     int unknownLine = 0;
 };
 
-BodyReader::Function BodyReader::analyze(const PythonModule &module, const FunctionDef &fn, const std::string &pipe,
-    const std::vector<std::pair<std::string, Taint>> &bound, int depth)
-{
-    const AstTree &t = module.tree();
-    const std::string file = baseName(module.fileName());
-    Function out;
-    std::map<std::string, Taint> locals(bound.begin(), bound.end());
-    const std::vector<NodeId> nodes = ownNodes(t, fn.node);
-    const bool takeOver = depth == 0 && m_unit->takeOver.value_or(false);
-    std::set<std::string> dicts; // parameters whose keys are params: take-over input dicts, **kwargs
-    for (const Parameter &p : fn.parameters) {
-        if ((takeOver && p.name.rfind("inputs_", 0) == 0) || (depth == 0 && p.kind == Parameter::Kind::VarKeyword))
-            dicts.insert(p.name);
-    }
-    const auto isModel = [&](const std::string &name) { return contains(m_pipeline->models, name); };
+// One reading of a function body: the taint of its locals to a fixed point, then the
+// models it calls, the keys it reads from its input dicts and the keys it returns.
+// A helper it calls (a unit method on self, a pipeline method on pipe) is read by
+// another Analysis, one level deep.
+class BodyReader::Analysis {
+public:
+    Analysis(BodyReader &reader, const PythonModule &module, const FunctionDef &fn, const std::string &pipe,
+        const std::vector<std::pair<std::string, Taint>> &bound, int depth);
+    Function run();
+
+private:
+    bool isModel(const std::string &name) const { return contains(m_reader.m_pipeline->models, name); }
     // The names of `func`'s chain from its root name: {pipe, dit, blocks} for pipe.dit.blocks[0].
-    const auto chainOf = [&](NodeId id) {
-        std::vector<std::string> chain;
-        while (t.is(id, "Attribute") || t.is(id, "Subscript") || t.is(id, "Call")) {
-            if (t.is(id, "Attribute"))
-                chain.insert(chain.begin(), t.text(id, "attr"));
-            id = t.child(id, t.is(id, "Call") ? "func" : "value");
-        }
-        if (!t.is(id, "Name"))
-            return std::vector<std::string>();
-        chain.insert(chain.begin(), t.text(id, "id"));
-        return chain;
-    };
+    std::vector<std::string> chainOf(NodeId id) const;
     // Whether `model`'s class defines `method` without ever using self (no weights).
-    const auto weightless = [&](const std::string &model, const std::string &method) {
-        const auto cls = m_pipeline->modelClasses.find(model);
-        const auto f = cls == m_pipeline->modelClasses.end()
-            ? ModuleSet::Found<FunctionDef>()
-            : findMethod(m_context.modules(), *cls->second.module, *cls->second.item, method);
-        if (!f || f.item->parameters.empty())
-            return false;
-        const AstTree &mt = f.module->tree();
-        for (NodeId id = f.item->node + 1; id < mt.node(f.item->node).end; ++id) {
-            if (mt.is(id, "Name") && mt.text(id, "id") == f.item->parameters.front().name)
-                return false;
-        }
-        return true;
-    };
+    bool weightless(const std::string &model, const std::string &method) const;
     // The model a call computes with, or "".
-    const auto calledModel = [&](const std::vector<std::string> &chain) -> std::string {
-        if (chain.empty() || (chain.size() > 2 && isBookkeeping(chain.back())))
-            return {};
-        if (chain.size() == 3 && chain[0] == pipe && weightless(chain[1], chain[2]))
-            return {};
-        if (chain.size() >= 2 && chain[0] == pipe && isModel(chain[1]))
-            return chain[1];
-        const auto alias = locals.find(chain[0]);
-        if (alias != locals.end() && !alias->second.model.empty() && (chain.size() == 1 || !isBookkeeping(chain.back())))
-            return alias->second.model;
-        return {};
-    };
+    std::string calledModel(const std::vector<std::string> &chain) const;
     // A helper this call runs (one level deep): a unit method on self, a pipeline method on pipe.
-    const auto helperOf = [&](const std::vector<std::string> &chain) -> ModuleSet::Found<FunctionDef> {
-        if (depth > 0 || chain.size() != 2)
-            return {};
-        if (chain[0] == "self" && m_unitClass)
-            return findMethod(m_context.modules(), *m_unitModule, *m_unitClass, chain[1]);
-        if (chain[0] == pipe && !isModel(chain[1]) && m_pipeline->cls)
-            return findMethod(m_context.modules(), *m_pipeline->module, *m_pipeline->cls, chain[1]);
-        return {};
-    };
-    std::function<Taint(NodeId)> taintOf;
+    ModuleSet::Found<FunctionDef> helperOf(const std::vector<std::string> &chain) const;
     // What a helper does, its parameters bound to the call's arguments (and its pipe to whatever receives ours).
-    const auto analyzeHelper = [&](NodeId call, const ModuleSet::Found<FunctionDef> &found, bool onPipe) {
-        const FunctionDef &helper = *found.item;
-        std::vector<std::pair<std::string, Taint>> binding;
-        std::string helperPipe = onPipe ? "self" : std::string();
-        const Span<NodeId> args = t.children(call, "args");
-        for (std::size_t i = 0; i < args.size() && i + 1 < helper.parameters.size(); ++i) {
-            const Parameter &p = helper.parameters[i + 1];
-            if (p.kind != Parameter::Kind::Positional || t.is(args[i], "Starred"))
-                break;
-            if (t.is(args[i], "Name") && t.text(args[i], "id") == pipe)
-                helperPipe = p.name;
-            binding.emplace_back(p.name, taintOf(args[i]));
-        }
-        for (const NodeId k : t.children(call, "keywords")) {
-            const NodeId value = t.child(k, "value");
-            if (t.is(value, "Name") && t.text(value, "id") == pipe)
-                helperPipe = t.text(k, "arg");
-            if (!t.text(k, "arg").empty())
-                binding.emplace_back(t.text(k, "arg"), taintOf(value));
-        }
-        return analyze(*found.module, helper, helperPipe, binding, depth + 1);
-    };
-    taintOf = [&](NodeId expr) {
-        Taint taint;
-        if (expr == kNoNode)
-            return taint;
-        const std::vector<std::string> whole = chainOf(expr);
-        if (!t.is(expr, "Call") && whole.size() >= 2 && whole[0] == pipe && isModel(whole[1]))
-            taint.model = whole[1];
-        for (NodeId id = expr; id < t.node(expr).end; ++id) {
-            if (isScope(t, id) && !t.is(id, "Lambda")) {
-                id = t.node(id).end - 1;
-                continue;
-            }
-            if (t.is(id, "Name")) {
-                const auto it = locals.find(t.text(id, "id"));
-                if (it != locals.end())
-                    taint.merge(it->second);
-                // d["k"], d.get("k"), d.pop("k"): the param k.
-                const std::optional<KeyUse> use = dicts.count(t.text(id, "id")) ? keyUse(t, id) : std::nullopt;
-                if (use && use->kind != KeyUse::In && use->kind != KeyUse::Compared)
-                    taint.params.insert(use->key);
-            } else if (t.is(id, "Call")) {
-                const std::vector<std::string> chain = chainOf(t.child(id, "func"));
-                if (!chain.empty() && !randomCallName(chain).empty())
-                    taint.random = true;
-                else if (const auto helper = helperOf(chain))
-                    taint.random = taint.random || randomCall(helper.module->tree(), helper.item->node).has_value();
-            }
-        }
-        return taint;
-    };
+    Function analyzeHelper(NodeId call, const ModuleSet::Found<FunctionDef> &found, bool onPipe);
+    Taint taintOf(NodeId expr);
     // Assignments and mutations: (target, value) pairs, read to a fixed point.
+    void propagateTaint();
+    bool assign(NodeId target, const Taint &taint);
+    // Models called, and helpers followed, anywhere in the body (nested functions included).
+    void findModelCalls();
+    // Keys read from the input dicts or **kwargs.
+    void findReads();
+    void addKey(const std::string &name, int line, const Taint &taint);
+    void unknown(NodeId at, const std::string &why);
+    // Adds the str keys of the dict display `dict`, at their own lines (`line` 0) or at `line`; the first other key
+    // (kNoNode for a `**`), if any.
+    std::optional<NodeId> addDisplay(NodeId dict, int line);
+    void addKeywords(NodeId call);
+    // Keys put into the dict `name` (a local, or a take-over input dict) by d[k] = v and d.update(...).
+    void keysPutInto(const std::string &name, bool mustBeDisplay);
+    void keysAssigned(NodeId assignment, const std::string &name, bool mustBeDisplay);
+    void returned(NodeId value);
+
+    BodyReader &m_reader;
+    const PythonModule &m_module;
+    const AstTree &m_tree;
+    const FunctionDef &m_fn;
+    const std::string m_pipe;
+    const int m_depth;
+    const std::string m_file;
+    const std::vector<NodeId> m_nodes;
+    const bool m_takeOver;
+    std::set<std::string> m_dicts; // parameters whose keys are params: take-over input dicts, **kwargs
+    std::map<std::string, Taint> m_locals;
+    Function m_out;
+    std::vector<Function::Key> m_keys; // returned
+};
+
+BodyReader::Analysis::Analysis(BodyReader &reader, const PythonModule &module, const FunctionDef &fn,
+    const std::string &pipe, const std::vector<std::pair<std::string, Taint>> &bound, int depth)
+    : m_reader(reader)
+    , m_module(module)
+    , m_tree(module.tree())
+    , m_fn(fn)
+    , m_pipe(pipe)
+    , m_depth(depth)
+    , m_file(baseName(module.fileName()))
+    , m_nodes(ownNodes(module.tree(), fn.node))
+    , m_takeOver(depth == 0 && reader.m_unit->takeOver.value_or(false))
+    , m_locals(bound.begin(), bound.end())
+{
+    for (const Parameter &p : fn.parameters) {
+        if ((m_takeOver && p.name.rfind("inputs_", 0) == 0) || (depth == 0 && p.kind == Parameter::Kind::VarKeyword))
+            m_dicts.insert(p.name);
+    }
+}
+
+BodyReader::Function BodyReader::Analysis::run()
+{
+    const AstTree &t = m_tree;
+    propagateTaint();
+    findModelCalls();
+    findReads();
+    if (m_takeOver) {
+        for (const std::string &name : m_dicts)
+            keysPutInto(name, false);
+    } else {
+        for (const NodeId id : m_nodes) {
+            if (t.is(id, "Return"))
+                returned(t.child(id, "value"));
+        }
+    }
+    if (m_out.unknownReturn.empty())
+        m_out.returns = std::move(m_keys);
+    return std::move(m_out);
+}
+
+std::vector<std::string> BodyReader::Analysis::chainOf(NodeId id) const
+{
+    const AstTree &t = m_tree;
+    std::vector<std::string> chain;
+    while (t.is(id, "Attribute") || t.is(id, "Subscript") || t.is(id, "Call")) {
+        if (t.is(id, "Attribute"))
+            chain.insert(chain.begin(), t.text(id, "attr"));
+        id = t.child(id, t.is(id, "Call") ? "func" : "value");
+    }
+    if (!t.is(id, "Name"))
+        return {};
+    chain.insert(chain.begin(), t.text(id, "id"));
+    return chain;
+}
+
+bool BodyReader::Analysis::weightless(const std::string &model, const std::string &method) const
+{
+    const PipelineInfo &pipeline = *m_reader.m_pipeline;
+    const auto cls = pipeline.modelClasses.find(model);
+    const auto f = cls == pipeline.modelClasses.end()
+        ? ModuleSet::Found<FunctionDef>()
+        : findMethod(m_reader.m_context.modules(), *cls->second.module, *cls->second.item, method);
+    if (!f || f.item->parameters.empty())
+        return false;
+    const AstTree &mt = f.module->tree();
+    for (NodeId id = f.item->node + 1; id < mt.node(f.item->node).end; ++id) {
+        if (mt.is(id, "Name") && mt.text(id, "id") == f.item->parameters.front().name)
+            return false;
+    }
+    return true;
+}
+
+std::string BodyReader::Analysis::calledModel(const std::vector<std::string> &chain) const
+{
+    if (chain.empty() || (chain.size() > 2 && isBookkeeping(chain.back())))
+        return {};
+    if (chain.size() == 3 && chain[0] == m_pipe && weightless(chain[1], chain[2]))
+        return {};
+    if (chain.size() >= 2 && chain[0] == m_pipe && isModel(chain[1]))
+        return chain[1];
+    const auto alias = m_locals.find(chain[0]);
+    if (alias != m_locals.end() && !alias->second.model.empty() && (chain.size() == 1 || !isBookkeeping(chain.back())))
+        return alias->second.model;
+    return {};
+}
+
+ModuleSet::Found<FunctionDef> BodyReader::Analysis::helperOf(const std::vector<std::string> &chain) const
+{
+    if (m_depth > 0 || chain.size() != 2)
+        return {};
+    const BodyReader &r = m_reader;
+    if (chain[0] == "self" && r.m_unitClass)
+        return findMethod(r.m_context.modules(), *r.m_unitModule, *r.m_unitClass, chain[1]);
+    if (chain[0] == m_pipe && !isModel(chain[1]) && r.m_pipeline->cls)
+        return findMethod(r.m_context.modules(), *r.m_pipeline->module, *r.m_pipeline->cls, chain[1]);
+    return {};
+}
+
+BodyReader::Function BodyReader::Analysis::analyzeHelper(NodeId call, const ModuleSet::Found<FunctionDef> &found,
+    bool onPipe)
+{
+    const AstTree &t = m_tree;
+    const FunctionDef &helper = *found.item;
+    std::vector<std::pair<std::string, Taint>> binding;
+    std::string helperPipe = onPipe ? "self" : std::string();
+    const Span<NodeId> args = t.children(call, "args");
+    for (std::size_t i = 0; i < args.size() && i + 1 < helper.parameters.size(); ++i) {
+        const Parameter &p = helper.parameters[i + 1];
+        if (p.kind != Parameter::Kind::Positional || t.is(args[i], "Starred"))
+            break;
+        if (t.is(args[i], "Name") && t.text(args[i], "id") == m_pipe)
+            helperPipe = p.name;
+        binding.emplace_back(p.name, taintOf(args[i]));
+    }
+    for (const NodeId k : t.children(call, "keywords")) {
+        const NodeId value = t.child(k, "value");
+        if (t.is(value, "Name") && t.text(value, "id") == m_pipe)
+            helperPipe = t.text(k, "arg");
+        if (!t.text(k, "arg").empty())
+            binding.emplace_back(t.text(k, "arg"), taintOf(value));
+    }
+    return Analysis(m_reader, *found.module, helper, helperPipe, binding, m_depth + 1).run();
+}
+
+BodyReader::Taint BodyReader::Analysis::taintOf(NodeId expr)
+{
+    const AstTree &t = m_tree;
+    Taint taint;
+    if (expr == kNoNode)
+        return taint;
+    const std::vector<std::string> whole = chainOf(expr);
+    if (!t.is(expr, "Call") && whole.size() >= 2 && whole[0] == m_pipe && isModel(whole[1]))
+        taint.model = whole[1];
+    for (NodeId id = expr; id < t.node(expr).end; ++id) {
+        if (isScope(t, id) && !t.is(id, "Lambda")) {
+            id = t.node(id).end - 1;
+            continue;
+        }
+        if (t.is(id, "Name")) {
+            const auto it = m_locals.find(t.text(id, "id"));
+            if (it != m_locals.end())
+                taint.merge(it->second);
+            // d["k"], d.get("k"), d.pop("k"): the param k.
+            const std::optional<KeyUse> use = m_dicts.count(t.text(id, "id")) ? keyUse(t, id) : std::nullopt;
+            if (use && use->kind != KeyUse::In && use->kind != KeyUse::Compared)
+                taint.params.insert(use->key);
+        } else if (t.is(id, "Call")) {
+            const std::vector<std::string> chain = chainOf(t.child(id, "func"));
+            if (!chain.empty() && !randomCallName(chain).empty())
+                taint.random = true;
+            else if (const auto helper = helperOf(chain))
+                taint.random = taint.random || randomCall(helper.module->tree(), helper.item->node).has_value();
+        }
+    }
+    return taint;
+}
+
+void BodyReader::Analysis::propagateTaint()
+{
+    const AstTree &t = m_tree;
     std::vector<std::pair<NodeId, NodeId>> flows;
-    for (const NodeId id : nodes) {
+    for (const NodeId id : m_nodes) {
         if (t.is(id, "Assign")) {
             for (const NodeId target : t.children(id, "targets"))
                 flows.emplace_back(target, t.child(id, "value"));
@@ -253,24 +347,6 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
                 flows.emplace_back(t.child(func, "value"), t.child(id, "value"));
         }
     }
-    const std::function<bool(NodeId, const Taint &)> assign = [&](NodeId target, const Taint &taint) {
-        if (t.is(target, "Name")) {
-            Taint &local = locals[t.text(target, "id")];
-            if (local.model.empty() && !taint.model.empty())
-                local.model = taint.model;
-            return local.merge(taint);
-        }
-        Taint part = taint; // unpacked, or d[k] = v and x.y = v: what d and x hold changes
-        part.model.clear();
-        bool changed = false;
-        if (t.is(target, "Tuple") || t.is(target, "List")) {
-            for (const NodeId element : t.children(target, "elts"))
-                changed = assign(element, part) || changed;
-        } else if (t.is(target, "Starred") || t.is(target, "Subscript") || t.is(target, "Attribute")) {
-            changed = assign(t.child(target, "value"), part);
-        }
-        return changed;
-    };
     for (int round = 0; round < kMaxRounds; ++round) {
         bool changed = false;
         for (const auto &[target, value] : flows)
@@ -278,147 +354,186 @@ BodyReader::Function BodyReader::analyze(const PythonModule &module, const Funct
         if (!changed)
             break;
     }
+}
 
-    // Models called, and helpers followed, anywhere in the body (nested functions included).
-    for (NodeId id = fn.node + 1; id < t.node(fn.node).end; ++id) {
+bool BodyReader::Analysis::assign(NodeId target, const Taint &taint)
+{
+    const AstTree &t = m_tree;
+    if (t.is(target, "Name")) {
+        Taint &local = m_locals[t.text(target, "id")];
+        if (local.model.empty() && !taint.model.empty())
+            local.model = taint.model;
+        return local.merge(taint);
+    }
+    Taint part = taint; // unpacked, or d[k] = v and x.y = v: what d and x hold changes
+    part.model.clear();
+    bool changed = false;
+    if (t.is(target, "Tuple") || t.is(target, "List")) {
+        for (const NodeId element : t.children(target, "elts"))
+            changed = assign(element, part) || changed;
+    } else if (t.is(target, "Starred") || t.is(target, "Subscript") || t.is(target, "Attribute")) {
+        changed = assign(t.child(target, "value"), part);
+    }
+    return changed;
+}
+
+void BodyReader::Analysis::findModelCalls()
+{
+    const AstTree &t = m_tree;
+    // f(pipe.image_proj_model, ...): the callee runs the model (not getattr(pipe.dit, ...)).
+    static const std::set<std::string> kInspecting = {"getattr", "hasattr", "setattr", "isinstance", "type", "id",
+        "print", "repr", "str", "callable", "vars", "dir", "len"};
+    for (NodeId id = m_fn.node + 1; id < t.node(m_fn.node).end; ++id) {
         if (!t.is(id, "Call"))
             continue;
         const std::vector<std::string> chain = chainOf(t.child(id, "func"));
         const std::string model = calledModel(chain);
         if (!model.empty())
-            addOnce(out.models, BodyFact{model, file, t.node(id).line, {}, false, {}});
-        // f(pipe.image_proj_model, ...): the callee runs the model (not getattr(pipe.dit, ...)).
-        static const std::set<std::string> kInspecting = {"getattr", "hasattr", "setattr", "isinstance", "type",
-            "id", "print", "repr", "str", "callable", "vars", "dir", "len"};
+            addOnce(m_out.models, BodyFact{model, m_file, t.node(id).line, {}, false, {}});
         for (const NodeId argument : t.children(id, "args")) {
             const auto passed = t.is(argument, "Attribute") ? chainOf(argument) : std::vector<std::string>();
-            if (passed.size() == 2 && passed[0] == pipe && isModel(passed[1])
+            if (passed.size() == 2 && passed[0] == m_pipe && isModel(passed[1])
                 && !(chain.size() == 1 && kInspecting.count(chain[0])))
-                addOnce(out.models, BodyFact{passed[1], file, t.node(id).line, {}, false, {}});
+                addOnce(m_out.models, BodyFact{passed[1], m_file, t.node(id).line, {}, false, {}});
         }
         if (const auto helper = helperOf(chain)) {
-            for (const BodyFact &use : analyzeHelper(id, helper, chain[0] == pipe).models)
-                addOnce(out.models, use);
+            for (const BodyFact &use : analyzeHelper(id, helper, chain[0] == m_pipe).models)
+                addOnce(m_out.models, use);
         }
     }
-    // Keys read from the input dicts or **kwargs, and returned.
-    for (const NodeId id : nodes) {
-        const auto use = t.is(id, "Name") && dicts.count(t.text(id, "id")) ? keyUse(t, id) : std::nullopt;
+}
+
+void BodyReader::Analysis::findReads()
+{
+    const AstTree &t = m_tree;
+    for (const NodeId id : m_nodes) {
+        const auto use = t.is(id, "Name") && m_dicts.count(t.text(id, "id")) ? keyUse(t, id) : std::nullopt;
         if (use && use->kind != KeyUse::Write && use->kind != KeyUse::Delete && use->kind != KeyUse::Compared)
-            addOnce(out.reads, BodyFact{use->key, file, t.node(id).line, {}, false, {}});
+            addOnce(m_out.reads, BodyFact{use->key, m_file, t.node(id).line, {}, false, {}});
     }
-    std::vector<Function::Key> keys;
-    const auto add = [&](const std::string &name, int line, const Taint &taint) {
-        const auto same = std::find_if(keys.begin(), keys.end(), [&](const auto &k) { return k.name == name; });
-        if (same != keys.end())
-            same->taint.merge(taint);
-        else
-            keys.push_back({name, line, taint});
-    };
-    const auto unknown = [&](NodeId at, const std::string &why) {
-        if (out.unknownReturn.empty()) {
-            out.unknownReturn = why;
-            out.unknownLine = t.node(at).line;
-        }
-    };
-    // Adds the str keys of the dict display `dict`, at their own lines (`line` 0) or at `line`; the first other key
-    // (kNoNode for a `**`), if any.
-    const auto addDisplay = [&](NodeId dict, int line) {
-        const Span<NodeId> dictKeys = t.children(dict, "keys");
-        std::optional<NodeId> computed;
-        for (std::size_t i = 0; i < dictKeys.size(); ++i) {
-            if (const auto key = stringConstant(t, dictKeys[i]))
-                add(*key, line ? line : t.node(dictKeys[i]).line, taintOf(t.children(dict, "values")[i]));
-            else if (!computed)
-                computed = dictKeys[i];
-        }
-        return computed;
-    };
-    const auto addKeywords = [&](NodeId call) {
-        for (const NodeId k : t.children(call, "keywords"))
-            add(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
-    };
-    // Keys put into the dict `name` (a local, or a take-over input dict) by d[k] = v and d.update(...).
-    const auto keysPutInto = [&](const std::string &name, bool mustBeDisplay) {
-        for (const NodeId id : nodes) {
-            if (t.is(id, "Assign") || t.is(id, "AnnAssign")) {
-                // Targets, with those inside `a, d["k"] = ...` unpacked.
-                std::vector<NodeId> targets;
-                for (const NodeId top : t.is(id, "Assign") ? t.children(id, "targets") : t.children(id, "target")) {
-                    for (NodeId n = top; n < t.node(top).end; ++n) {
-                        const NodeId parent = t.node(n).parent;
-                        if (n == top || t.is(parent, "Tuple") || t.is(parent, "List") || t.is(parent, "Starred"))
-                            targets.push_back(n);
-                    }
-                }
-                const NodeId value = t.child(id, "value");
-                for (const NodeId target : targets) {
-                    if (t.is(target, "Name") && t.text(target, "id") == name) {
-                        if (!mustBeDisplay)
-                            unknown(id, "the input dict '" + name + "' is replaced (line "
-                                    + std::to_string(t.node(id).line) + ")");
-                        else if (!t.is(value, "Dict"))
-                            unknown(value, "'" + name + "' is " + module.describe(value) + ", not a dict display");
-                        else if (addDisplay(value, 0))
-                            unknown(value, "a key of the dict '" + name + "' is computed at run time");
-                    } else if (t.is(target, "Subscript") && t.dottedName(t.child(target, "value")) == name) {
-                        if (const auto key = stringConstant(t, t.child(target, "slice")))
-                            add(*key, t.node(target).line, taintOf(value));
-                        else
-                            unknown(target, "a key of '" + name + "' is computed at run time ("
-                                    + module.describe(target) + ")");
-                    }
-                }
-            } else if (t.is(id, "Call") && chainOf(t.child(id, "func")) == std::vector<std::string>{name, "update"}) {
-                const Span<NodeId> args = t.children(id, "args");
-                if (!args.empty() && !t.is(args[0], "Dict"))
-                    unknown(id, name + ".update(" + module.describe(args[0]) + ")");
-                for (const NodeId a : args) {
-                    if (t.is(a, "Dict"))
-                        addDisplay(a, t.node(a).line);
-                }
-                addKeywords(id);
+}
+
+void BodyReader::Analysis::addKey(const std::string &name, int line, const Taint &taint)
+{
+    const auto same = std::find_if(m_keys.begin(), m_keys.end(), [&](const auto &k) { return k.name == name; });
+    if (same != m_keys.end())
+        same->taint.merge(taint);
+    else
+        m_keys.push_back({name, line, taint});
+}
+
+void BodyReader::Analysis::unknown(NodeId at, const std::string &why)
+{
+    if (m_out.unknownReturn.empty()) {
+        m_out.unknownReturn = why;
+        m_out.unknownLine = m_tree.node(at).line;
+    }
+}
+
+std::optional<NodeId> BodyReader::Analysis::addDisplay(NodeId dict, int line)
+{
+    const AstTree &t = m_tree;
+    const Span<NodeId> dictKeys = t.children(dict, "keys");
+    std::optional<NodeId> computed;
+    for (std::size_t i = 0; i < dictKeys.size(); ++i) {
+        if (const auto key = stringConstant(t, dictKeys[i]))
+            addKey(*key, line ? line : t.node(dictKeys[i]).line, taintOf(t.children(dict, "values")[i]));
+        else if (!computed)
+            computed = dictKeys[i];
+    }
+    return computed;
+}
+
+void BodyReader::Analysis::addKeywords(NodeId call)
+{
+    const AstTree &t = m_tree;
+    for (const NodeId k : t.children(call, "keywords"))
+        addKey(t.text(k, "arg"), t.node(k).line, taintOf(t.child(k, "value")));
+}
+
+void BodyReader::Analysis::keysPutInto(const std::string &name, bool mustBeDisplay)
+{
+    const AstTree &t = m_tree;
+    for (const NodeId id : m_nodes) {
+        if (t.is(id, "Assign") || t.is(id, "AnnAssign")) {
+            keysAssigned(id, name, mustBeDisplay);
+        } else if (t.is(id, "Call") && chainOf(t.child(id, "func")) == std::vector<std::string>{name, "update"}) {
+            const Span<NodeId> args = t.children(id, "args");
+            if (!args.empty() && !t.is(args[0], "Dict"))
+                unknown(id, name + ".update(" + m_module.describe(args[0]) + ")");
+            for (const NodeId a : args) {
+                if (t.is(a, "Dict"))
+                    addDisplay(a, t.node(a).line);
             }
-        }
-    };
-    std::function<void(NodeId)> returned = [&](NodeId value) {
-        if (value == kNoNode || (t.is(value, "Constant") && t.child(value, "value") == kNoNode))
-            return; // return / return None: nothing
-        if (t.is(value, "Dict")) {
-            if (const std::optional<NodeId> computed = addDisplay(value, 0))
-                unknown(value, *computed == kNoNode ? "a returned dict spreads another (**)"
-                                                    : "a returned key is computed at run time");
-        } else if (t.dottedName(t.child(value, "func")) == "dict" && t.children(value, "args").empty()) {
-            addKeywords(value);
-        } else if (t.is(value, "IfExp")) {
-            returned(t.child(value, "body"));
-            returned(t.child(value, "orelse"));
-        } else if (t.is(value, "Name") && fn.parameterIndex(t.text(value, "id")) < 0) {
-            keysPutInto(t.text(value, "id"), true);
-        } else if (const auto helper = t.is(value, "Call") ? helperOf(chainOf(t.child(value, "func")))
-                                                           : ModuleSet::Found<FunctionDef>()) {
-            const Function inner = analyzeHelper(value, helper, false);
-            if (!inner.returns)
-                unknown(value, "the helper " + helper.item->name + "() returns what this reader cannot list ("
-                    + inner.unknownReturn + ")");
-            for (const Function::Key &k : inner.returns.value_or(std::vector<Function::Key>{}))
-                add(k.name, t.node(value).line, k.taint);
-        } else {
-            unknown(value, "it returns " + module.describe(value));
-        }
-    };
-    if (takeOver) {
-        for (const std::string &name : dicts)
-            keysPutInto(name, false);
-    } else {
-        for (const NodeId id : nodes) {
-            if (t.is(id, "Return"))
-                returned(t.child(id, "value"));
+            addKeywords(id);
         }
     }
-    if (out.unknownReturn.empty())
-        out.returns = std::move(keys);
-    return out;
+}
+
+void BodyReader::Analysis::keysAssigned(NodeId assignment, const std::string &name, bool mustBeDisplay)
+{
+    const AstTree &t = m_tree;
+    const NodeId id = assignment;
+    // Targets, with those inside `a, d["k"] = ...` unpacked.
+    std::vector<NodeId> targets;
+    for (const NodeId top : t.is(id, "Assign") ? t.children(id, "targets") : t.children(id, "target")) {
+        for (NodeId n = top; n < t.node(top).end; ++n) {
+            const NodeId parent = t.node(n).parent;
+            if (n == top || t.is(parent, "Tuple") || t.is(parent, "List") || t.is(parent, "Starred"))
+                targets.push_back(n);
+        }
+    }
+    const NodeId value = t.child(id, "value");
+    for (const NodeId target : targets) {
+        if (t.is(target, "Name") && t.text(target, "id") == name) {
+            if (!mustBeDisplay)
+                unknown(id, "the input dict '" + name + "' is replaced (line " + std::to_string(t.node(id).line) + ")");
+            else if (!t.is(value, "Dict"))
+                unknown(value, "'" + name + "' is " + m_module.describe(value) + ", not a dict display");
+            else if (addDisplay(value, 0))
+                unknown(value, "a key of the dict '" + name + "' is computed at run time");
+        } else if (t.is(target, "Subscript") && t.dottedName(t.child(target, "value")) == name) {
+            if (const auto key = stringConstant(t, t.child(target, "slice")))
+                addKey(*key, t.node(target).line, taintOf(value));
+            else
+                unknown(target, "a key of '" + name + "' is computed at run time (" + m_module.describe(target) + ")");
+        }
+    }
+}
+
+void BodyReader::Analysis::returned(NodeId value)
+{
+    const AstTree &t = m_tree;
+    if (value == kNoNode || (t.is(value, "Constant") && t.child(value, "value") == kNoNode))
+        return; // return / return None: nothing
+    if (t.is(value, "Dict")) {
+        if (const std::optional<NodeId> computed = addDisplay(value, 0))
+            unknown(value, *computed == kNoNode ? "a returned dict spreads another (**)"
+                                                : "a returned key is computed at run time");
+    } else if (t.dottedName(t.child(value, "func")) == "dict" && t.children(value, "args").empty()) {
+        addKeywords(value);
+    } else if (t.is(value, "IfExp")) {
+        returned(t.child(value, "body"));
+        returned(t.child(value, "orelse"));
+    } else if (t.is(value, "Name") && m_fn.parameterIndex(t.text(value, "id")) < 0) {
+        keysPutInto(t.text(value, "id"), true);
+    } else if (const auto helper = t.is(value, "Call") ? helperOf(chainOf(t.child(value, "func")))
+                                                       : ModuleSet::Found<FunctionDef>()) {
+        const Function inner = analyzeHelper(value, helper, false);
+        if (!inner.returns)
+            unknown(value, "the helper " + helper.item->name + "() returns what this reader cannot list ("
+                + inner.unknownReturn + ")");
+        for (const Function::Key &k : inner.returns.value_or(std::vector<Function::Key>{}))
+            addKey(k.name, t.node(value).line, k.taint);
+    } else {
+        unknown(value, "it returns " + m_module.describe(value));
+    }
+}
+
+BodyReader::Function BodyReader::analyze(const PythonModule &module, const FunctionDef &fn, const std::string &pipe,
+    const std::vector<std::pair<std::string, Taint>> &bound, int depth)
+{
+    return Analysis(*this, module, fn, pipe, bound, depth).run();
 }
 
 void BodyReader::read(const PythonModule &module, const ClassDef &cls, const PipelineInfo &pipeline, Unit &unit)

@@ -47,6 +47,7 @@ public:
 private:
     struct Function;
     struct Taint;
+    class Analysis;
     Function analyze(const PythonModule &module, const FunctionDef &fn, const std::string &pipe,
         const std::vector<std::pair<std::string, Taint>> &bound, int depth);
 
