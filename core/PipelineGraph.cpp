@@ -58,8 +58,6 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_stochastic.reserve(n);
 
     // Models: those listed first (in order), then any a unit names without listing.
-    auto internModel = [this](const std::string &name) { return m_modelIndex.intern(name, m_modelNames); };
-    auto intern = [this](const std::string &name) { return m_paramIndex.intern(name, m_paramNames); };
     for (const ModelSpec &m : pipeline.models)
         internModel(m.name);
     for (const Unit &u : pipeline.units) { // models called without being declared have ids too
@@ -68,7 +66,26 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                 internModel(use.name);
         }
     }
+    indexModelCallers(readUnits(pipeline));
+    m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
+    readLossInputs(pipeline);
+    buildEdges();
+    readBodyFacts(pipeline);
+}
 
+ModelId PipelineGraph::internModel(const std::string &name)
+{
+    return m_modelIndex.intern(name, m_modelNames);
+}
+
+ParamId PipelineGraph::internParam(const std::string &name)
+{
+    return m_paramIndex.intern(name, m_paramNames);
+}
+
+std::vector<UnitId> PipelineGraph::readUnits(const Pipeline &pipeline)
+{
+    const int n = static_cast<int>(pipeline.units.size());
     // Intern params and record raw (unsorted) inputs and outputs.
     m_paramIndex.reserve(static_cast<std::size_t>(n) * 2 + 16);
     m_paramNames.reserve(static_cast<std::size_t>(n) * 2 + 16);
@@ -82,7 +99,6 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_unitModelStart.assign(1, 0);
     // fetch_input_params sorts by name and drops repeats: each unit's reads are sorted on
     // their own, right after they are interned (a unit reads a handful of params).
-    const auto byName = [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; };
     std::vector<UnitId> callingUnit; // the unit of each entry of m_unitModels
     std::vector<std::pair<const std::string *, ParamId>> reads; // one unit's
     for (int i = 0; i < n; ++i) {
@@ -93,11 +109,11 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         // interned names, which are spread over the whole table.
         reads.clear();
         for (const auto &p : u.inputParams)
-            reads.emplace_back(&p, intern(p));
+            reads.emplace_back(&p, internParam(p));
         for (const auto *map : {&u.inputParamsPosi, &u.inputParamsNega}) {
             if (*map) {
                 for (const auto &entry : **map)
-                    reads.emplace_back(&entry.second, intern(entry.second));
+                    reads.emplace_back(&entry.second, internParam(entry.second));
             }
         }
         std::sort(reads.begin(), reads.end(), [](const auto &a, const auto &b) { return *a.first < *b.first; });
@@ -107,7 +123,7 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         }
         m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
         for (const auto &p : u.outputParams)
-            m_outputs.push_back(intern(p));
+            m_outputs.push_back(internParam(p));
         m_outputStart.push_back(static_cast<std::uint32_t>(m_outputs.size()));
         if (u.onloadModelNames) {
             const bool substring = u.onloadModelNamesIsString() && u.onloadModelNames->size() == 1;
@@ -121,23 +137,31 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
         }
         m_unitModelStart.push_back(static_cast<std::uint32_t>(m_unitModels.size()));
     }
-    m_unitNames.push_back(pipeline.loss && !pipeline.loss->name.empty() ? pipeline.loss->name : std::string("loss"));
-    {
-        // The units that call each model, in pipeline order (a counting sort of the calls).
-        std::vector<std::uint32_t> callCount(m_modelNames.size(), 0);
-        for (const ModelId m : m_unitModels)
-            ++callCount[m];
-        m_modelUnitStart = prefixStarts(callCount);
-        m_modelUnits.resize(m_unitModels.size());
-        std::vector<std::uint32_t> fill(m_modelUnitStart.begin(), m_modelUnitStart.end() - 1);
-        for (std::size_t call = 0; call < m_unitModels.size(); ++call)
-            m_modelUnits[fill[m_unitModels[call]]++] = callingUnit[call];
-    }
+    return callingUnit;
+}
+
+// The units that call each model, in pipeline order (a counting sort of the calls);
+// `callingUnit` is the unit of each entry of m_unitModels.
+void PipelineGraph::indexModelCallers(const std::vector<UnitId> &callingUnit)
+{
+    std::vector<std::uint32_t> callCount(m_modelNames.size(), 0);
+    for (const ModelId m : m_unitModels)
+        ++callCount[m];
+    m_modelUnitStart = prefixStarts(callCount);
+    m_modelUnits.resize(m_unitModels.size());
+    std::vector<std::uint32_t> fill(m_modelUnitStart.begin(), m_modelUnitStart.end() - 1);
+    for (std::size_t call = 0; call < m_unitModels.size(); ++call)
+        m_modelUnits[fill[m_unitModels[call]]++] = callingUnit[call];
+}
+
+void PipelineGraph::readLossInputs(const Pipeline &pipeline)
+{
+    const auto byName = [this](ParamId a, ParamId b) { return m_paramNames[a] < m_paramNames[b]; };
     const bool lossReadsEverything = !(pipeline.loss && pipeline.loss->inputParams);
     const std::size_t lossInputs = m_inputs.size();
     if (!lossReadsEverything) {
         for (const auto &p : *pipeline.loss->inputParams)
-            m_inputs.push_back(intern(p));
+            m_inputs.push_back(internParam(p));
     } else {
         for (ParamId p = 0; p < static_cast<ParamId>(m_paramNames.size()); ++p)
             m_inputs.push_back(p);
@@ -155,6 +179,11 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
     m_inputs.erase(std::unique(m_inputs.begin() + static_cast<std::ptrdiff_t>(lossInputs), m_inputs.end()), m_inputs.end());
     m_inputStart.push_back(static_cast<std::uint32_t>(m_inputs.size()));
     m_inputs.shrink_to_fit();
+}
+
+void PipelineGraph::buildEdges()
+{
+    const int n = unitCount();
     const int paramTotal = paramCount();
 
     // Edges (build_edges): scan units in order keeping the last producer of each param.
@@ -204,7 +233,6 @@ PipelineGraph::PipelineGraph(const Pipeline &pipeline) : m_pipelineName(pipeline
                 m_readers[readerFill[p]++] = u;
         }
     }
-    readBodyFacts(pipeline);
 }
 
 void PipelineGraph::readBodyFacts(const Pipeline &pipeline)

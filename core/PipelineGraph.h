@@ -166,6 +166,15 @@ private:
     std::vector<int> m_flowOf; // per unit, an index in m_flows or -1
     std::vector<OutputFlow> m_flows;
 
+    ModelId internModel(const std::string &name);
+    ParamId internParam(const std::string &name);
+    // Interns each unit's params and models and records its sorted reads and its
+    // writes; returns the unit of each entry of m_unitModels.
+    std::vector<UnitId> readUnits(const Pipeline &pipeline);
+    void indexModelCallers(const std::vector<UnitId> &callingUnit);
+    void readLossInputs(const Pipeline &pipeline);
+    // build_edges: units in order, keeping the last producer of each param.
+    void buildEdges();
     void readBodyFacts(const Pipeline &pipeline);
 };
 
