@@ -326,116 +326,150 @@ void SplitGraphScene::rebuildChainLinks()
     }
 }
 
+// What refresh() draws: the split shown, the step, the highlights and the lineage.
+struct SplitGraphScene::Marks {
+    std::shared_ptr<const SplitAnalysis> shown;
+    std::shared_ptr<const SplitAnalysis> other; // the comparison's (of the primary's, in view B)
+    bool stepping = false;
+    const TracePosition *step = nullptr;
+    std::vector<char> members; // stage two, at the step or in the split
+    std::vector<char> added, causeUnit, hazardUnit, focusUnit, x0, frozen, moved;
+    std::unordered_set<quint64> causeEdges, hazardEdges;
+    quint64 focusEdge = ~quint64(0);
+    bool hazardFocus = false;
+    bool diffShown = false;
+    std::vector<bool> trainableModel;
+    // Lineage of the current unit: everything upstream and downstream along data edges.
+    bool lineage = false;
+    UnitId focus = kNoUnit;
+    std::vector<char> up, down;
+};
+
 void SplitGraphScene::refresh()
 {
     // Between a new pipeline and its layout the items belong to the old graph.
     if (!hasGraph())
         return;
+    const Marks marks = currentMarks();
+    applyNodeLooks(marks);
+    applyEdgeLooks(marks);
+    updateCauseLinks(marks.step);
+}
+
+SplitGraphScene::Marks SplitGraphScene::currentMarks() const
+{
     const PipelineGraph &graph = m_document->graph();
     const std::size_t slots = static_cast<std::size_t>(graph.lossId()) + 1;
-    const auto shown = m_role == Role::Primary ? m_document->analysis() : m_document->comparison();
+    Marks m;
+    m.shown = m_role == Role::Primary ? m_document->analysis() : m_document->comparison();
+    m.other = m_role == Role::Primary ? m_document->comparison() : m_document->analysis();
     const auto diff = m_document->diff();
-    const auto other = m_role == Role::Primary ? m_document->comparison() : m_document->analysis();
-
-    const bool stepping = shown && isStepping();
-    std::vector<char> members;
+    const auto &shown = m.shown;
+    m.stepping = shown && isStepping();
     if (shown)
-        members = stepping ? m_cursor->membersAt(m_cursor->position()) : shown->split.trained;
-    const TracePosition *step = stepping ? &m_cursor->step(m_cursor->position()) : nullptr;
-
-    std::vector<char> added(slots, 0), causeUnit(slots, 0), hazardUnit(slots, 0), focusUnit(slots, 0);
-    std::vector<char> x0(slots, 0), frozen(slots, 0), moved(slots, 0);
-    std::unordered_set<quint64> causeEdges, hazardEdges;
-    quint64 focusEdge = ~quint64(0);
-    if (step) {
-        for (const StepCause &c : step->causes) {
-            added[c.to] = 1;
+        m.members = m.stepping ? m_cursor->membersAt(m_cursor->position()) : shown->split.trained;
+    m.step = m.stepping ? &m_cursor->step(m_cursor->position()) : nullptr;
+    for (auto *marks : {&m.added, &m.causeUnit, &m.hazardUnit, &m.focusUnit, &m.x0, &m.frozen, &m.moved})
+        marks->assign(slots, 0);
+    if (m.step) {
+        for (const StepCause &c : m.step->causes) {
+            m.added[c.to] = 1;
             if (c.from != kNoUnit)
-                causeUnit[c.from] = 1;
+                m.causeUnit[c.from] = 1;
             if (c.kind == StepCause::Kind::DataEdge)
-                causeEdges.insert(edgeKey(c.from, c.to));
+                m.causeEdges.insert(edgeKey(c.from, c.to));
         }
     }
-    const bool hazardsShown = shown && !stepping;
+    const bool hazardsShown = shown && !m.stepping;
     const int hazardCount = shown ? static_cast<int>(shown->verification.hazards.size()) : 0;
-    const bool hazardFocus = hazardsShown && m_focusedHazard >= 0 && m_focusedHazard < hazardCount;
+    m.hazardFocus = hazardsShown && m_focusedHazard >= 0 && m_focusedHazard < hazardCount;
     if (hazardsShown) {
         for (int i = 0; i < hazardCount; ++i) {
             const Hazard &h = shown->verification.hazards[i];
             for (const UnitId u : {h.reader, h.expected, h.actual}) {
                 if (u != kNoUnit) {
-                    hazardUnit[u] = 1;
+                    m.hazardUnit[u] = 1;
                     if (i == m_focusedHazard)
-                        focusUnit[u] = 1;
+                        m.focusUnit[u] = 1;
                 }
             }
             if (h.expected != kNoUnit) {
-                hazardEdges.insert(edgeKey(h.expected, h.reader));
+                m.hazardEdges.insert(edgeKey(h.expected, h.reader));
                 if (i == m_focusedHazard)
-                    focusEdge = edgeKey(h.expected, h.reader);
+                    m.focusEdge = edgeKey(h.expected, h.reader);
             }
         }
         // A stage-one unit that calls a model needing gradients without declaring it.
         for (const DeclarationFinding &f : shown->verification.findings) {
             if (f.hazard)
-                hazardUnit[f.unit] = 1;
+                m.hazardUnit[f.unit] = 1;
         }
     }
     if (shown) {
         for (const UnitId u : shown->split.x0)
-            x0[u] = 1;
+            m.x0[u] = 1;
         for (const UnitId u : shown->verification.frozenRandomness)
-            frozen[u] = 1;
+            m.frozen[u] = 1;
     }
-    const bool diffShown = diff && other && m_diffDisplay != DiffDisplay::Off;
-    if (diffShown) {
-        for (const MovedUnit &m : diff->moved)
-            moved[m.unit] = 1;
+    m.diffShown = diff && m.other && m_diffDisplay != DiffDisplay::Off;
+    if (m.diffShown) {
+        for (const MovedUnit &moved : diff->moved)
+            m.moved[moved.unit] = 1;
     }
-
-    // Lineage of the current unit: everything upstream and downstream along data edges.
-    std::vector<char> up(slots, 0), down(slots, 0);
-    const UnitId focus = m_document->currentUnit();
-    // The stepper's highlights are what a step is about: no lineage dimming over them.
-    const bool lineage = m_lineage && !hazardFocus && !stepping && focus != kNoUnit && nodeItem(focus);
-    if (lineage) {
-        std::vector<UnitId> stack{focus};
-        while (!stack.empty()) {
-            const UnitId u = stack.back();
-            stack.pop_back();
-            for (const PipelineGraph::Edge &e : graph.inEdges(u)) {
-                if (!up[e.source]) {
-                    up[e.source] = 1;
-                    stack.push_back(e.source);
-                }
-            }
-        }
-        const bool lossDrawn = nodeItem(graph.lossId()) != nullptr;
-        std::vector<char> feedsLoss(slots, 0);
-        for (const PipelineGraph::Edge &e : graph.inEdges(graph.lossId()))
-            feedsLoss[e.source] = 1;
-        stack.push_back(focus);
-        while (!stack.empty()) {
-            const UnitId u = stack.back();
-            stack.pop_back();
-            if (u == graph.lossId())
-                continue;
-            for (const PipelineGraph::Edge &e : graph.outEdges(u)) {
-                if (!down[e.target]) {
-                    down[e.target] = 1;
-                    stack.push_back(e.target);
-                }
-            }
-            if (lossDrawn && feedsLoss[u])
-                down[graph.lossId()] = 1;
-        }
-    }
-
-    std::vector<bool> trainableModel(static_cast<std::size_t>(graph.modelCount()), false);
+    m.trainableModel.assign(static_cast<std::size_t>(graph.modelCount()), false);
     if (shown) {
-        for (const ModelId m : graph.resolveModels(shown->split.models))
-            trainableModel[m] = true;
+        for (const ModelId model : graph.resolveModels(shown->split.models))
+            m.trainableModel[model] = true;
     }
+    m.focus = m_document->currentUnit();
+    // The stepper's highlights are what a step is about: no lineage dimming over them.
+    m.lineage = m_lineage && !m.hazardFocus && !m.stepping && m.focus != kNoUnit && nodeItem(m.focus);
+    if (m.lineage)
+        markLineage(m);
+    return m;
+}
+
+void SplitGraphScene::markLineage(Marks &m) const
+{
+    const PipelineGraph &graph = m_document->graph();
+    const std::size_t slots = static_cast<std::size_t>(graph.lossId()) + 1;
+    m.up.assign(slots, 0);
+    m.down.assign(slots, 0);
+    std::vector<UnitId> stack{m.focus};
+    while (!stack.empty()) {
+        const UnitId u = stack.back();
+        stack.pop_back();
+        for (const PipelineGraph::Edge &e : graph.inEdges(u)) {
+            if (!m.up[e.source]) {
+                m.up[e.source] = 1;
+                stack.push_back(e.source);
+            }
+        }
+    }
+    const bool lossDrawn = nodeItem(graph.lossId()) != nullptr;
+    std::vector<char> feedsLoss(slots, 0);
+    for (const PipelineGraph::Edge &e : graph.inEdges(graph.lossId()))
+        feedsLoss[e.source] = 1;
+    stack.push_back(m.focus);
+    while (!stack.empty()) {
+        const UnitId u = stack.back();
+        stack.pop_back();
+        if (u == graph.lossId())
+            continue;
+        for (const PipelineGraph::Edge &e : graph.outEdges(u)) {
+            if (!m.down[e.target]) {
+                m.down[e.target] = 1;
+                stack.push_back(e.target);
+            }
+        }
+        if (lossDrawn && feedsLoss[u])
+            m.down[graph.lossId()] = 1;
+    }
+}
+
+void SplitGraphScene::applyNodeLooks(const Marks &m)
+{
+    const PipelineGraph &graph = m_document->graph();
     for (UnitNodeItem *item : m_nodes) {
         if (!item)
             continue;
@@ -444,51 +478,59 @@ void SplitGraphScene::refresh()
         const bool isLoss = u == graph.lossId();
         if (isLoss)
             look.stage = UnitNodeItem::Stage::Loss;
-        else if (shown)
-            look.stage = members[u] ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One;
-        if (!isLoss && diffShown && m_diffDisplay == DiffDisplay::Overlay && !stepping)
-            look.otherStage = other->split.isTrained(u) ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One;
-        look.x0 = x0[u];
-        look.hazard = hazardUnit[u];
-        look.hazardFocus = focusUnit[u];
-        look.frozenRandomness = frozen[u];
-        look.added = added[u];
-        look.cause = causeUnit[u];
-        look.moved = moved[u] && !stepping;
-        if (look.moved && !isLoss && other)
-            look.movedTo = (m_role == Role::Primary ? other : shown)->split.isTrained(u) ? 2 : 1;
-        if (hazardFocus)
-            look.dimmed = !focusUnit[u];
-        else if (lineage)
-            look.dimmed = !(u == focus || up[u] || down[u]);
+        else if (m.shown)
+            look.stage = m.members[u] ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One;
+        if (!isLoss && m.diffShown && m_diffDisplay == DiffDisplay::Overlay && !m.stepping)
+            look.otherStage = m.other->split.isTrained(u) ? UnitNodeItem::Stage::Two : UnitNodeItem::Stage::One;
+        look.x0 = m.x0[u];
+        look.hazard = m.hazardUnit[u];
+        look.hazardFocus = m.focusUnit[u];
+        look.frozenRandomness = m.frozen[u];
+        look.added = m.added[u];
+        look.cause = m.causeUnit[u];
+        look.moved = m.moved[u] && !m.stepping;
+        if (look.moved && !isLoss && m.other)
+            look.movedTo = (m_role == Role::Primary ? m.other : m.shown)->split.isTrained(u) ? 2 : 1;
+        if (m.hazardFocus)
+            look.dimmed = !m.focusUnit[u];
+        else if (m.lineage)
+            look.dimmed = !(u == m.focus || m.up[u] || m.down[u]);
         if (!isLoss) {
             int i = 0;
-            for (const ModelId m : graph.unitModels(u)) {
-                if (i < 64 && trainableModel[m])
+            for (const ModelId model : graph.unitModels(u)) {
+                if (i < 64 && m.trainableModel[model])
                     look.trainableBadges |= quint64(1) << i;
                 ++i;
             }
         }
         item->setLook(look);
     }
+}
+
+void SplitGraphScene::applyEdgeLooks(const Marks &m)
+{
     for (DataEdgeItem *item : m_edgeList) {
         DataEdgeItem::Look look;
         const quint64 key = edgeKey(item->source(), item->target());
-        look.hazard = hazardEdges.count(key) != 0;
-        look.hazardFocus = key == focusEdge;
-        look.cause = causeEdges.count(key) != 0;
+        look.hazard = m.hazardEdges.count(key) != 0;
+        look.hazardFocus = key == m.focusEdge;
+        look.cause = m.causeEdges.count(key) != 0;
         const UnitId s = item->source(), t = item->target();
-        if (hazardFocus) {
-            look.dimmed = key != focusEdge;
-        } else if (lineage) {
-            const bool upstream = up[s] && (up[t] || t == focus);
-            const bool downstream = (down[s] || s == focus) && down[t];
+        if (m.hazardFocus) {
+            look.dimmed = key != m.focusEdge;
+        } else if (m.lineage) {
+            const bool upstream = m.up[s] && (m.up[t] || t == m.focus);
+            const bool downstream = (m.down[s] || s == m.focus) && m.down[t];
             look.dimmed = !(upstream || downstream);
         }
         item->setLook(look);
     }
+}
 
-    // The arcs that explain the current step (update chains and the safe rules).
+// The arcs that explain the current step (update chains and the safe rules).
+void SplitGraphScene::updateCauseLinks(const TracePosition *step)
+{
+    const PipelineGraph &graph = m_document->graph();
     for (ChainLinkItem *link : m_causeLinks)
         delete link;
     m_causeLinks.clear();

@@ -19,6 +19,7 @@ class DataEdgeItem;
 class LayoutController;
 class SplitDocument;
 class TraceCursor;
+struct TracePosition;
 struct GraphLayout;
 
 // The unit graph of a SplitDocument, drawn from the LayoutController's layout. The
@@ -106,7 +107,13 @@ private:
     void rebuild(const GraphLayout &layout);
     bool moveItems(const GraphLayout &layout);
     void setGraphRect(const QRectF &bounds);
+    struct Marks;
     void refresh();
+    Marks currentMarks() const;
+    void markLineage(Marks &marks) const;
+    void applyNodeLooks(const Marks &marks);
+    void applyEdgeLooks(const Marks &marks);
+    void updateCauseLinks(const TracePosition *step);
     void rebuildChainLinks();
     void selectionFromScene();
     void selectionFromDocument(UnitId unit);

@@ -174,7 +174,17 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     m_validation->setInterval(kValidationDelayMs);
     connect(m_validation, &QTimer::timeout, this, &RunPanel::validate);
 
-    // --- actions (the window's Run menu shows the same ones) ---
+    createActions();
+    buildLayout();
+    connectFields();
+    connectDocument(document, controller);
+    setSettings(defaultSettings());
+    pipelineChanged();
+}
+
+// The launch actions, Cancel and Resume (the window's Run menu shows the same ones).
+void RunPanel::createActions()
+{
     struct LaunchSpec {
         RunKind kind;
         const char *text;
@@ -208,8 +218,10 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     m_resume = makeAction(this, QString(), tr("Res&ume"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T)});
     m_resume->setStatusTip(tr("Continue the cancelled launch: stage one from its finished shards, training from its checkpoint"));
     connect(m_resume, &QAction::triggered, this, &RunPanel::resume);
+}
 
-    // --- layout ---
+void RunPanel::buildLayout()
+{
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
     m_banner->setFrameShape(QFrame::StyledPanel);
@@ -217,6 +229,49 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     m_training->setWordWrap(true);
     m_training->setTextFormat(Qt::RichText);
 
+    QWidget *paths = buildPathsBox();
+    QWidget *numbers = buildTrainingBox();
+    QWidget *tabBefore = m_shardSize; // Tab reaches the buttons after the numbers, as they read
+    QGridLayout *buttons = buildLaunchButtons(tabBefore);
+    QHBoxLayout *commandHeader = buildCommandHeader(tabBefore);
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *formLayout = new QVBoxLayout(m_form);
+    formLayout->setContentsMargins(0, 0, 0, 0);
+    formLayout->addWidget(m_training);
+    formLayout->addWidget(messageLabel(RunField::Training));
+    formLayout->addWidget(messageLabel(RunField::Hazards));
+    buildHazardsRow();
+    formLayout->addWidget(m_hazardsRow);
+    formLayout->addWidget(paths);
+    formLayout->addWidget(numbers);
+    formLayout->addLayout(buttons);
+    formLayout->addLayout(commandHeader);
+    formLayout->addWidget(m_command);
+    formLayout->addWidget(m_status);
+    formLayout->addStretch(1);
+
+    auto *content = new QWidget(this);
+    auto *contentLayout = new QVBoxLayout(content);
+    contentLayout->addWidget(m_banner);
+    contentLayout->addWidget(m_form, 1);
+    // The banner is as tall as its text: the rest of the dock is empty when the form is
+    // hidden (an inspect-only pipeline), instead of a notice filling it with text in its middle.
+    contentLayout->addStretch(0);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidget(content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setFocusPolicy(Qt::NoFocus); // Tab goes to the fields (the area scrolls to them)
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_scroll);
+}
+
+QWidget *RunPanel::buildPathsBox()
+{
     auto *paths = new QGroupBox(tr("Data and folders"), m_form);
     auto *pathForm = new QFormLayout(paths);
     pathForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -242,6 +297,11 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     pathForm->addRow(QString(), m_perLaunch);
     pathForm->addRow(QString(), messageLabel(RunField::Output));
 
+    return paths;
+}
+
+QWidget *RunPanel::buildTrainingBox()
+{
     auto *numbers = new QGroupBox(tr("Training"), m_form);
     auto *numberForm = new QFormLayout(numbers);
     numberForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -281,9 +341,15 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     numberForm->addRow(tr("Threads:"), m_threads);
     numberForm->addRow(tr("Shard s&ize:"), m_shardSize);
 
+    return numbers;
+}
+
+// The launch buttons, two to a row, after `tabBefore` in the Tab order; `tabBefore`
+// becomes the last of them.
+QGridLayout *RunPanel::buildLaunchButtons(QWidget *&tabBefore)
+{
     auto *buttons = new QGridLayout;
     const RunKind order[] = {RunKind::StageOne, RunKind::StageTwo, RunKind::Both, RunKind::Baseline};
-    QWidget *tabBefore = m_shardSize; // Tab reaches the buttons after the numbers, as they read
     for (int i = 0; i < 6; ++i) {
         auto *b = new QToolButton(this);
         b->setDefaultAction(i < 4 ? m_launch.value(static_cast<int>(order[i])) : i == 4 ? m_cancel : m_resume);
@@ -294,6 +360,11 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         tabBefore = b;
     }
 
+    return buttons;
+}
+
+QHBoxLayout *RunPanel::buildCommandHeader(QWidget *tabBefore)
+{
     for (RunStage s : {RunStage::StageOne, RunStage::StageTwo, RunStage::OneStage})
         m_commandStage->addItem(runStageTitle(s), static_cast<int>(s));
     m_command->setReadOnly(true);
@@ -313,18 +384,13 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     QWidget::setTabOrder(tabBefore, m_commandStage);
     QWidget::setTabOrder(m_commandStage, copy);
     QWidget::setTabOrder(copy, m_command);
+    return commandHeader;
+}
 
-    m_status->setWordWrap(true);
-    m_status->setTextFormat(Qt::RichText);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-    auto *formLayout = new QVBoxLayout(m_form);
-    formLayout->setContentsMargins(0, 0, 0, 0);
-    formLayout->addWidget(m_training);
-    formLayout->addWidget(messageLabel(RunField::Training));
-    formLayout->addWidget(messageLabel(RunField::Hazards));
-    // The check box's own text cannot wrap: the explanation is a label under it (a long
-    // check box text made the panel too wide, with a scroll bar and clipped buttons).
+// The check box's own text cannot wrap: the explanation is a label under it (a long
+// check box text made the panel too wide, with a scroll bar and clipped buttons).
+void RunPanel::buildHazardsRow()
+{
     m_hazardsRow = new QWidget(m_form);
     auto *hazardsLayout = new QVBoxLayout(m_hazardsRow);
     hazardsLayout->setContentsMargins(0, 0, 0, 0);
@@ -337,32 +403,10 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
     hazardsLayout->addWidget(hazardsNote);
     m_allowHazards->setToolTip(tr("--allow_hazards: train with a split that has hazards; two-stage training then "
                                   "differs from one-stage training"));
-    formLayout->addWidget(m_hazardsRow);
-    formLayout->addWidget(paths);
-    formLayout->addWidget(numbers);
-    formLayout->addLayout(buttons);
-    formLayout->addLayout(commandHeader);
-    formLayout->addWidget(m_command);
-    formLayout->addWidget(m_status);
-    formLayout->addStretch(1);
+}
 
-    auto *content = new QWidget(this);
-    auto *contentLayout = new QVBoxLayout(content);
-    contentLayout->addWidget(m_banner);
-    contentLayout->addWidget(m_form, 1);
-    // The banner is as tall as its text: the rest of the dock is empty when the form is
-    // hidden (an inspect-only pipeline), instead of a notice filling it with text in its middle.
-    contentLayout->addStretch(0);
-    m_scroll = new QScrollArea(this);
-    m_scroll->setWidget(content);
-    m_scroll->setWidgetResizable(true);
-    m_scroll->setFrameShape(QFrame::NoFrame);
-    m_scroll->setFocusPolicy(Qt::NoFocus); // Tab goes to the fields (the area scrolls to them)
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_scroll);
-
-    // --- wiring ---
+void RunPanel::connectFields()
+{
     for (QLineEdit *edit : {m_dataset, m_models, m_cache, m_output, m_learningRate, m_targets})
         connect(edit, &QLineEdit::textChanged, this, &RunPanel::scheduleValidation);
     for (QSpinBox *spin : {m_epochs, m_repeat, m_rank, m_seed, m_threads, m_shardSize})
@@ -380,6 +424,10 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         combo->setFocusPolicy(Qt::StrongFocus);
         combo->installEventFilter(this);
     }
+}
+
+void RunPanel::connectDocument(SplitDocument *document, RunController *controller)
+{
     connect(m_commandStage, &QComboBox::currentIndexChanged, this, &RunPanel::updateCommand);
     connect(m_generate, &QPushButton::clicked, this, &RunPanel::askGenerateDataset);
     connect(m_create, &QPushButton::clicked, this, &RunPanel::askCreateModels);
@@ -417,9 +465,6 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
         validate();
         Q_EMIT toolFinished(ok, message);
     });
-
-    setSettings(defaultSettings());
-    pipelineChanged();
 }
 
 RunPanel::~RunPanel() = default;

@@ -15,6 +15,8 @@
 class QAction;
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -139,6 +141,15 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    void createActions();
+    void buildLayout();
+    QWidget *buildPathsBox();
+    QWidget *buildTrainingBox();
+    QGridLayout *buildLaunchButtons(QWidget *&tabBefore);
+    QHBoxLayout *buildCommandHeader(QWidget *tabBefore);
+    void buildHazardsRow();
+    void connectFields();
+    void connectDocument(SplitDocument *document, RunController *controller);
     QWidget *pathRow(QLineEdit *edit, const QString &dialogTitle, QPushButton *extra);
     QLabel *messageLabel(RunField field);
     void pipelineChanged();
