@@ -23,6 +23,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <unistd.h>
 
 namespace splitscope::cli {
@@ -222,9 +223,11 @@ int runDescribe(const Args &args)
     return kExitOk;
 }
 
-int runTrain(const Args &args)
+namespace {
+
+// DiffSynth's train.py flags, and Splitscope's own.
+void declareTrainFlags(ArgParser &p)
 {
-    ArgParser p;
     // DiffSynth's train.py flags.
     p.option("task", "TASK", "sft, sft:data_process, sft:train, direct_distill, direct_distill:data_process, direct_distill:train (default sft)");
     p.option("dataset_base_path", "DIR", "the dataset folder; in stage two (*:train) the cache folder stage one wrote");
@@ -267,30 +270,12 @@ int runTrain(const Args &args)
     p.flag("resume", "continue from OUTPUT/resume.safetensors (written at every epoch end and on cancel)");
     p.option("pipeline", "NAME", "built-in executable pipeline (default tiny-qwen-image)");
     p.flag("help", "show this help");
-    if (wantsHelp(args)) {
-        std::printf("%s\nExit status: 0 done, 1 failed, 2 bad flags or inputs (or a cache that does not match),\n"
-                    "3 the split has hazards (see --split_mode safe, --allow_hazards), %d cancelled by SIGINT/SIGTERM/SIGHUP\n"
-                    "or by a closed output pipe (SIGPIPE)\n"
-                    "(finished work kept: stage one resumes by itself, training with --resume).\n",
-            p.usage("splitscope-cli train").c_str(), kExitCancelled);
-        return kExitOk;
-    }
-    static const std::vector<std::string> kFlags = {"task", "dataset_base_path", "dataset_metadata_path", "max_pixels",
-        "height", "width", "dataset_repeat", "data_file_keys", "extra_inputs", "model_id_with_origin_paths",
-        "offload_models", "model_root", "tokenizer_path", "learning_rate", "weight_decay", "num_epochs", "output_path",
-        "remove_prefix_in_ckpt", "trainable_models", "lora_base_model", "lora_target_modules", "lora_rank",
-        "lora_checkpoint", "use_gradient_checkpointing", "dataset_num_workers", "find_unused_parameters", "save_steps",
-        "seed", "num_threads", "events", "split_mode", "allow_hazards", "cache_all_params", "cache_shard_size",
-        "num_inference_steps", "max_steps", "resume", "pipeline", "help"};
-    if (!p.parse(args))
-        return p.usageError("train", parseError(p, kFlags));
-    if (const std::string flag = emptyPathFlag(p, {"dataset_base_path", "dataset_metadata_path", "model_root",
-            "tokenizer_path", "output_path", "lora_checkpoint"});
-        !flag.empty())
-        return p.usageError("train", "--" + flag + ": empty path");
-    ensurePassiveOpenMpWaits("train", args);
+}
 
-    engine::TrainParams params;
+// The flags into `params`; the exit status of a usage error, if any.
+std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bool &jsonl)
+{
+    const auto fail = [&p](const std::string &message) { return std::optional<int>(p.usageError("train", message)); };
     params.task = p.valueOr("task", params.task);
     params.pipeline = p.valueOr("pipeline", params.pipeline);
     params.datasetBasePath = p.valueOr("dataset_base_path", "");
@@ -331,38 +316,45 @@ int runTrain(const Args &args)
         {"max_steps", 1, 1LL << 40, [&](long long v) { params.maxSteps = v; }},
     };
     if (!readIntFlags(p, ints))
-        return p.usageError("train", p.error());
+        return fail(p.error());
     for (const char *name : {"learning_rate", "weight_decay"}) {
         double value = 0;
         if (!p.has(name))
             continue;
         if (!p.doubleValue(name, value))
-            return p.usageError("train", p.error());
+            return fail(p.error());
         if (!std::isfinite(value))
-            return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " is not a finite number");
+            return fail(std::string("--") + name + ": " + *p.value(name) + " is not a finite number");
         if (std::fabs(value) > std::numeric_limits<float>::max())
-            return p.usageError("train", std::string("--") + name + ": " + *p.value(name)
+            return fail(std::string("--") + name + ": " + *p.value(name)
                 + " is too large for the float32 weights it scales");
         if (!(value >= 0) || (std::strcmp(name, "learning_rate") == 0 && !(value > 0)))
-            return p.usageError("train", std::string("--") + name + ": " + *p.value(name) + " must be "
+            return fail(std::string("--") + name + ": " + *p.value(name) + " must be "
                 + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));
         (std::strcmp(name, "learning_rate") == 0 ? params.learningRate : params.weightDecay) = value;
     }
     const std::string splitMode = p.valueOr("split_mode", "seed");
     if (splitMode != "seed" && splitMode != "safe")
-        return p.usageError("train", "--split_mode: '" + splitMode + "' is not seed or safe");
+        return fail("--split_mode: '" + splitMode + "' is not seed or safe");
     params.splitMode = splitMode == "safe" ? SplitMode::Safe : SplitMode::Seed;
     const std::string events = p.valueOr("events", "");
     if (!events.empty() && events != "jsonl")
-        return p.usageError("train", "--events: '" + events + "' is not jsonl");
-    const bool jsonl = events == "jsonl";
+        return fail("--events: '" + events + "' is not jsonl");
+    jsonl = events == "jsonl";
+    return std::nullopt;
 
-    engine::TrainCallbacks callbacks;
-    // Events go on while the run finishes its step after a broken pipe: a stream whose
-    // reader has gone is silenced, and stderr, when it still works, says why the run stops.
+}
+
+// Events on standard output (JSON Lines) and their text on standard error. Events go
+// on while the run finishes its step after a broken pipe: a stream whose reader has
+// gone is silenced, and stderr, when it still works, says why the run stops.
+struct EventPrinter {
+    bool jsonl = false;
     bool stdoutBroken = false;
     bool stderrBroken = false;
-    callbacks.onEvent = [jsonl, &stdoutBroken, &stderrBroken](const engine::EventRecord &record) {
+
+    void operator()(const engine::EventRecord &record)
+    {
         if (jsonl) {
             errno = 0;
             bool failed = std::fwrite(record.json.data(), 1, record.json.size(), stdout) != record.json.size();
@@ -387,34 +379,89 @@ int runTrain(const Args &args)
                 g_stopRequested = true;
             }
         }
-    };
+    }
+};
+
+// While it lives, SIGINT, SIGTERM and SIGHUP (the terminal closed, an ssh session
+// dropped) ask the run to stop, and SIGPIPE is noted; the previous handlers come back
+// after. SA_RESTART: the handlers only set flags, which the trainer polls. Without it,
+// a write to standard output that the signal interrupted failed with EINTR, and a
+// cancelled run (SIGTERM from the app's Cancel) ended "cannot write standard output"
+// with exit status 1 instead of 4, about one time in four on a busy machine.
+class StopSignals {
+public:
+    StopSignals()
+    {
+        g_stopRequested = false;
+        g_stopSignalled = false;
+        struct sigaction action {};
+        action.sa_handler = onStopSignal;
+        action.sa_flags = SA_RESTART;
+        sigemptyset(&action.sa_mask);
+        struct sigaction pipeAction {};
+        pipeAction.sa_handler = onBrokenPipe;
+        pipeAction.sa_flags = SA_RESTART;
+        sigemptyset(&pipeAction.sa_mask);
+        for (int i = 0; i < kCount; ++i)
+            sigaction(kSignals[i], &action, &m_old[i]);
+        sigaction(SIGPIPE, &pipeAction, &m_oldPipe);
+    }
+    ~StopSignals()
+    {
+        for (int i = 0; i < kCount; ++i)
+            sigaction(kSignals[i], &m_old[i], nullptr);
+        sigaction(SIGPIPE, &m_oldPipe, nullptr);
+    }
+    StopSignals(const StopSignals &) = delete;
+    StopSignals &operator=(const StopSignals &) = delete;
+
+private:
+    static constexpr int kCount = 3;
+    static constexpr int kSignals[kCount] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction m_old[kCount] {};
+    struct sigaction m_oldPipe {};
+};
+
+} // namespace
+
+int runTrain(const Args &args)
+{
+    ArgParser p;
+    declareTrainFlags(p);
+    if (wantsHelp(args)) {
+        std::printf("%s\nExit status: 0 done, 1 failed, 2 bad flags or inputs (or a cache that does not match),\n"
+                    "3 the split has hazards (see --split_mode safe, --allow_hazards), %d cancelled by SIGINT/SIGTERM/SIGHUP\n"
+                    "or by a closed output pipe (SIGPIPE)\n"
+                    "(finished work kept: stage one resumes by itself, training with --resume).\n",
+            p.usage("splitscope-cli train").c_str(), kExitCancelled);
+        return kExitOk;
+    }
+    static const std::vector<std::string> kFlags = {"task", "dataset_base_path", "dataset_metadata_path", "max_pixels",
+        "height", "width", "dataset_repeat", "data_file_keys", "extra_inputs", "model_id_with_origin_paths",
+        "offload_models", "model_root", "tokenizer_path", "learning_rate", "weight_decay", "num_epochs", "output_path",
+        "remove_prefix_in_ckpt", "trainable_models", "lora_base_model", "lora_target_modules", "lora_rank",
+        "lora_checkpoint", "use_gradient_checkpointing", "dataset_num_workers", "find_unused_parameters", "save_steps",
+        "seed", "num_threads", "events", "split_mode", "allow_hazards", "cache_all_params", "cache_shard_size",
+        "num_inference_steps", "max_steps", "resume", "pipeline", "help"};
+    if (!p.parse(args))
+        return p.usageError("train", parseError(p, kFlags));
+    if (const std::string flag = emptyPathFlag(p, {"dataset_base_path", "dataset_metadata_path", "model_root",
+            "tokenizer_path", "output_path", "lora_checkpoint"});
+        !flag.empty())
+        return p.usageError("train", "--" + flag + ": empty path");
+    ensurePassiveOpenMpWaits("train", args);
+
+
+    engine::TrainParams params;
+    bool jsonl = false;
+    if (const std::optional<int> status = readTrainParams(p, params, jsonl))
+        return *status;
+    EventPrinter printer{jsonl};
+    engine::TrainCallbacks callbacks;
+    callbacks.onEvent = [&printer](const engine::EventRecord &record) { printer(record); };
     callbacks.shouldAbort = [] { return g_stopRequested.load(); };
-    g_stopRequested = false;
-    g_stopSignalled = false;
-    // SA_RESTART: the handlers only set flags, which the trainer polls. Without it, a
-    // write to standard output that the signal interrupted failed with EINTR, and a
-    // cancelled run (SIGTERM from the app's Cancel) ended "cannot write standard
-    // output" with exit status 1 instead of 4, about one time in four on a busy machine.
-    struct sigaction action {};
-    action.sa_handler = onStopSignal;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    struct sigaction pipeAction {};
-    pipeAction.sa_handler = onBrokenPipe;
-    pipeAction.sa_flags = SA_RESTART;
-    sigemptyset(&pipeAction.sa_mask);
-    // SIGHUP (the terminal closed, an ssh session dropped) stops as SIGTERM does.
-    const int stopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction old[3] {};
-    struct sigaction oldPipe {};
-    for (int i = 0; i < 3; ++i)
-        sigaction(stopSignals[i], &action, &old[i]);
-    sigaction(SIGPIPE, &pipeAction, &oldPipe);
-    const engine::TrainResult result = engine::train(params, callbacks);
-    for (int i = 0; i < 3; ++i)
-        sigaction(stopSignals[i], &old[i], nullptr);
-    sigaction(SIGPIPE, &oldPipe, nullptr);
-    return result.status;
+    const StopSignals signals;
+    return engine::train(params, callbacks).status;
 }
 
 int runInitModels(const Args &args)

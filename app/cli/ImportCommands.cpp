@@ -103,6 +103,92 @@ std::string outputIsAFolderSource(const std::string &flag, const std::string &ou
     return {};
 }
 
+// Takes the train.py flags after `--` (a training command's, SOURCE being its
+// train.py) out of `args`: they decide the units it adds (--template_model_id_or_path),
+// the loss (--task) and the training block (--lora_base_model, --trainable_models).
+// An error message, or "".
+std::string takeScriptFlags(Args &args, std::map<std::string, std::string> &flags)
+{
+    const auto dashes = std::find(args.begin(), args.end(), "--");
+    if (dashes == args.end())
+        return {};
+    for (auto it = dashes + 1; it != args.end(); ++it) {
+        if (it->rfind("--", 0) != 0 || it->size() == 2)
+            return "after --: '" + *it + "' is not a train.py flag (--name [value])";
+        std::string name = it->substr(2), value = "true";
+        if (name.find('=') != std::string::npos) {
+            value = name.substr(name.find('=') + 1);
+            name.resize(name.find('='));
+        } else if (it + 1 != args.end() && (it + 1)->rfind("--", 0) != 0) {
+            value = *++it;
+        }
+        if (!flags.emplace(name, value).second)
+            return "after --: --" + name + " is given more than once";
+    }
+    args.erase(dashes, args.end());
+    return {};
+}
+
+// An --loss that names no loss found or known: a loss of one's own is allowed (its
+// reads are then model_fn's parameters only), so a warning, said once for the flag
+// rather than once per pipeline class.
+void warnUnknownLoss(importer::ImportResult &result, const std::string &lossName, const std::string &losses)
+{
+    auto &ds = result.diagnostics;
+    if (std::none_of(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; }))
+        return;
+    std::vector<std::string> lossNames;
+    for (const importer::KnownLoss &l : importer::knownLosses())
+        lossNames.push_back(l.name);
+    const std::string hint = closestName(lossName, lossNames);
+    std::fprintf(stderr,
+        "splitscope-cli import-diffsynth: warning: --loss: '%s' is neither in the imported files nor a loss this "
+        "importer knows (%s)%s; each description's loss then declares only model_fn's parameters as its reads\n",
+        lossName.c_str(), losses.c_str(), hint.empty() ? "" : ("; did you mean '" + hint + "'?").c_str());
+    ds.erase(std::remove_if(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; }),
+        ds.end());
+}
+
+// --output-dir: each pipeline to DIR/NAME.json.
+int writeEachPipeline(const ArgParser &p, const importer::ImportResult &result, const std::string &dir,
+    const std::string &source, const std::vector<std::string> &sources, bool errors)
+{
+    // Every file's name is known before the first write: one that is a source by another
+    // name (DIR/NAME.json -> SOURCE/NAME.py, DIR being SOURCE or not) refuses the whole import.
+    std::vector<std::string> paths;
+    for (const importer::ImportedPipeline &imported : result.pipelines) {
+        paths.push_back((std::filesystem::path(dir) / (imported.pipeline.name + ".json")).string());
+        std::string problem = outputPathProblem("output-dir", paths.back(), source);
+        if (problem.empty())
+            problem = outputIsAFolderSource("output-dir", paths.back(), source, sources);
+        if (!problem.empty())
+            return p.usageError("import-diffsynth", problem + "; nothing was written");
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        std::fprintf(stderr, "splitscope-cli import-diffsynth: --output-dir: cannot create '%s': %s\n", dir.c_str(),
+            ec.message().c_str());
+        return kExitFailure;
+    }
+    int status = errors ? kExitUsage : kExitOk;
+    for (std::size_t i = 0; i < result.pipelines.size(); ++i) {
+        const importer::ImportedPipeline &imported = result.pipelines[i];
+        std::string text;
+        if (!serializeChecked(imported, text))
+            return kExitFailure;
+        const std::string &path = paths[i];
+        std::string error;
+        if (!writeFileAtomically(path, text, &error)) {
+            std::fprintf(stderr, "splitscope-cli import-diffsynth: --output-dir: %s\n", error.c_str());
+            status = kExitFailure;
+            continue;
+        }
+        printSummary(imported, path);
+    }
+    return status;
+}
+
 } // namespace
 
 int runImportDiffSynth(const Args &rawArgs)
@@ -121,28 +207,10 @@ int runImportDiffSynth(const Args &rawArgs)
     p.flag("verbose", "also print informational diagnostics (what process() bodies do beyond their declarations, "
                       "inferred stochastic units, attributes not taken as models)");
     p.flag("help", "show this help");
-    // After `--`: the train.py flags of a training command (SOURCE a train.py), which
-    // decide the units it adds (--template_model_id_or_path), the loss (--task) and the
-    // training block (--lora_base_model, --trainable_models).
     Args own = rawArgs;
     std::map<std::string, std::string> scriptFlags;
-    const auto dashes = std::find(own.begin(), own.end(), "--");
-    if (dashes != own.end()) {
-        for (auto it = dashes + 1; it != own.end(); ++it) {
-            if (it->rfind("--", 0) != 0 || it->size() == 2)
-                return p.usageError("import-diffsynth", "after --: '" + *it + "' is not a train.py flag (--name [value])");
-            std::string name = it->substr(2), value = "true";
-            if (name.find('=') != std::string::npos) {
-                value = name.substr(name.find('=') + 1);
-                name.resize(name.find('='));
-            } else if (it + 1 != own.end() && (it + 1)->rfind("--", 0) != 0) {
-                value = *++it;
-            }
-            if (!scriptFlags.emplace(name, value).second)
-                return p.usageError("import-diffsynth", "after --: --" + name + " is given more than once");
-        }
-        own.erase(dashes, own.end());
-    }
+    if (const std::string problem = takeScriptFlags(own, scriptFlags); !problem.empty())
+        return p.usageError("import-diffsynth", problem);
     const Args args = expandShortFlags(own);
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
         writeOut(p.usage("splitscope-cli import-diffsynth"));
@@ -173,21 +241,7 @@ int runImportDiffSynth(const Args &rawArgs)
     options.lossName = p.valueOr("loss", "");
     options.flags = scriptFlags;
     importer::ImportResult result = importer::importDiffSynthPath(source, options);
-    auto &ds = result.diagnostics;
-    if (std::any_of(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; })) {
-        // A loss of one's own is allowed (its reads are then model_fn's parameters only),
-        // so a warning, said once for the flag rather than once per pipeline class.
-        std::vector<std::string> lossNames;
-        for (const importer::KnownLoss &l : importer::knownLosses())
-            lossNames.push_back(l.name);
-        const std::string hint = closestName(options.lossName, lossNames);
-        std::fprintf(stderr,
-            "splitscope-cli import-diffsynth: warning: --loss: '%s' is neither in the imported files nor a loss this "
-            "importer knows (%s)%s; each description's loss then declares only model_fn's parameters as its reads\n",
-            options.lossName.c_str(), losses.c_str(), hint.empty() ? "" : ("; did you mean '" + hint + "'?").c_str());
-        ds.erase(std::remove_if(ds.begin(), ds.end(), [](const Diagnostic &d) { return d.code == "unknown-loss"; }),
-            ds.end());
-    }
+    warnUnknownLoss(result, options.lossName, losses);
     for (Diagnostic &d : result.diagnostics) {
         // A finding about the whole import names no file: it is about SOURCE, and a
         // class that --pipeline names and SOURCE lacks is the flag's.
@@ -201,42 +255,8 @@ int runImportDiffSynth(const Args &rawArgs)
     if (result.pipelines.empty())
         return kExitUsage;
 
-    if (const auto dir = p.value("output-dir")) {
-        // Every file's name is known before the first write: one that is a source by another
-        // name (DIR/NAME.json -> SOURCE/NAME.py, DIR being SOURCE or not) refuses the whole import.
-        std::vector<std::string> paths;
-        for (const importer::ImportedPipeline &imported : result.pipelines) {
-            paths.push_back((std::filesystem::path(*dir) / (imported.pipeline.name + ".json")).string());
-            std::string problem = outputPathProblem("output-dir", paths.back(), source);
-            if (problem.empty())
-                problem = outputIsAFolderSource("output-dir", paths.back(), source, sources);
-            if (!problem.empty())
-                return p.usageError("import-diffsynth", problem + "; nothing was written");
-        }
-        std::error_code ec;
-        std::filesystem::create_directories(*dir, ec);
-        if (ec) {
-            std::fprintf(stderr, "splitscope-cli import-diffsynth: --output-dir: cannot create '%s': %s\n", dir->c_str(),
-                ec.message().c_str());
-            return kExitFailure;
-        }
-        int status = errors ? kExitUsage : kExitOk;
-        for (std::size_t i = 0; i < result.pipelines.size(); ++i) {
-            const importer::ImportedPipeline &imported = result.pipelines[i];
-            std::string text;
-            if (!serializeChecked(imported, text))
-                return kExitFailure;
-            const std::string &path = paths[i];
-            std::string error;
-            if (!writeFileAtomically(path, text, &error)) {
-                std::fprintf(stderr, "splitscope-cli import-diffsynth: --output-dir: %s\n", error.c_str());
-                status = kExitFailure;
-                continue;
-            }
-            printSummary(imported, path);
-        }
-        return status;
-    }
+    if (const auto dir = p.value("output-dir"))
+        return writeEachPipeline(p, result, *dir, source, sources, errors);
 
     if (result.pipelines.size() > 1) {
         std::string classes;
