@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "Pipeline.h"
 
+#include "TrainingChoice.h"
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -55,33 +57,12 @@ bool commaListHasEmptyEntry(const std::string &list)
 
 std::vector<std::string> TrainingConfig::modelsRequiringBackward() const
 {
-    std::vector<std::string> named;
-    if (trainableModels)
-        named = splitCommaList(*trainableModels);
-    if (loraBaseModel && !loraBaseModel->empty())
-        named.push_back(*loraBaseModel);
-    // A model named twice (`vae,vae`, or trained in full and as the LoRA base) needs
-    // gradients once.
-    std::vector<std::string> models;
-    std::unordered_set<std::string> seen;
-    for (std::string &name : named) {
-        if (seen.insert(name).second)
-            models.push_back(std::move(name));
-    }
-    return models;
+    return TrainingChoice::fromConfig(*this).modelsRequiringBackward();
 }
 
 std::string TrainingConfig::label() const
 {
-    std::string out;
-    if (trainableModels && !trainableModels->empty())
-        out += "trainable_models=" + *trainableModels;
-    if (loraBaseModel && !loraBaseModel->empty()) {
-        if (!out.empty())
-            out += ' ';
-        out += "lora_base_model=" + *loraBaseModel;
-    }
-    return out.empty() ? std::string("no trainable models") : out;
+    return TrainingChoice::fromConfig(*this).modelsLabel();
 }
 
 int Pipeline::findUnit(const std::string &unitName) const

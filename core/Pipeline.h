@@ -104,16 +104,15 @@ struct LossSpec {
     std::optional<std::vector<std::string>> models;
 };
 
-// Which models need gradients, as DiffSynth's train.py takes them.
+// A pipeline document's `training` block, as written (TrainingChoice.h is the choice
+// it makes).
 struct TrainingConfig {
     std::optional<std::string> loraBaseModel;
     std::optional<std::string> trainableModels; // comma-separated
     ExtraMembers extra;
 
-    // trainable_models split at commas (blanks trimmed, empties dropped), then lora_base_model;
-    // each model once, where it is first named.
+    // TrainingChoice::fromConfig(*this).modelsRequiringBackward() and modelsLabel().
     std::vector<std::string> modelsRequiringBackward() const;
-    // "lora_base_model=dit" / "trainable_models=text_encoder,vae" for people.
     std::string label() const;
 };
 

@@ -17,16 +17,16 @@ namespace splitscope::cli {
 
 namespace {
 
-struct Side {
-    SplitMode mode = SplitMode::Seed;
-    TrainingConfig config;
-    std::string label() const { return std::string(splitModeName(mode)) + ", " + config.label(); }
-};
+// "seed, lora_base_model=dit": the split first, as the sides differ most often there.
+std::string sideLabel(const TrainingChoice &side)
+{
+    return std::string(splitModeName(side.mode)) + ", " + side.modelsLabel();
+}
 
 // Reads --mode-X, --trainable_models-X and --lora_base_model-X; the file's training
 // block fills what is not given (trainingFromFlags).
 bool readSide(const ArgParser &p, const std::string &suffix, SplitMode defaultMode, const Pipeline &pipeline,
-    const PipelineGraph &graph, Side &side, std::string &error)
+    const PipelineGraph &graph, TrainingChoice &side, std::string &error)
 {
     const std::string mode = p.valueOr("mode-" + suffix, defaultMode == SplitMode::Safe ? "safe" : "seed");
     if (mode != "seed" && mode != "safe") {
@@ -35,7 +35,7 @@ bool readSide(const ArgParser &p, const std::string &suffix, SplitMode defaultMo
     }
     side.mode = mode == "safe" ? SplitMode::Safe : SplitMode::Seed;
     return trainingFromFlags(p, {"lora_base_model-" + suffix, "trainable_models-" + suffix}, "diff", pipeline, graph,
-        side.config, error);
+        side, error);
 }
 
 } // namespace
@@ -70,22 +70,22 @@ int runDiff(const Args &args)
         return loadFailureStatus(loaded.diagnostics);
     const Pipeline &pipeline = *loaded.pipeline;
     const PipelineGraph graph(pipeline);
-    Side a, b;
+    TrainingChoice a, b;
     std::string error;
     if (!readSide(p, "a", SplitMode::Seed, pipeline, graph, a, error)
         || !readSide(p, "b", SplitMode::Safe, pipeline, graph, b, error))
         return usage(error);
 
-    const Split splitA = computeSplit(graph, a.config.modelsRequiringBackward(), a.mode);
-    const Split splitB = computeSplit(graph, b.config.modelsRequiringBackward(), b.mode);
+    const Split splitA = computeSplit(graph, a.modelsRequiringBackward(), a.mode);
+    const Split splitB = computeSplit(graph, b.modelsRequiringBackward(), b.mode);
     const SplitDiff diff = diffSplits(graph, splitA, splitB);
 
     if (format == "json") {
         nlohmann::ordered_json doc;
         doc["format"] = "splitscope.split-diff/1";
         doc["pipeline"] = pipeline.name;
-        doc["a"] = a.label();
-        doc["b"] = b.label();
+        doc["a"] = sideLabel(a);
+        doc["b"] = sideLabel(b);
         doc["same_stage_two"] = diff.sameTrained;
         doc["same_stage_one"] = diff.sameCached;
         nlohmann::ordered_json moved = nlohmann::ordered_json::array();
@@ -98,8 +98,8 @@ int runDiff(const Args &args)
         return kExitOk;
     }
     // "side a" / "side b", as the flags name them: a bare A or B reads like a unit name.
-    printOut("%s: side a = %s; side b = %s\n", printableName(pipeline.name).c_str(), a.label().c_str(),
-        b.label().c_str());
+    printOut("%s: side a = %s; side b = %s\n", printableName(pipeline.name).c_str(), sideLabel(a).c_str(),
+        sideLabel(b).c_str());
     printOut("%s in stage two in both, %zu in stage one in both, %zu moved\n",
         countText(diff.sameTrained, "unit").c_str(), diff.sameCached, diff.moved.size());
     for (const MovedUnit &m : diff.moved) {

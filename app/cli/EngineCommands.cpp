@@ -286,8 +286,6 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
     params.tokenizerPath = p.valueOr("tokenizer_path", "");
     params.outputPath = p.valueOr("output_path", params.outputPath);
     params.removePrefixInCkpt = p.valueOr("remove_prefix_in_ckpt", "");
-    params.trainableModels = p.valueOr("trainable_models", "");
-    params.loraBaseModel = p.valueOr("lora_base_model", "");
     params.loraTargetModules = p.valueOr("lora_target_modules", "");
     params.loraCheckpoint = p.valueOr("lora_checkpoint", "");
     params.useGradientCheckpointing = p.has("use_gradient_checkpointing");
@@ -336,7 +334,8 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
     const std::string splitMode = p.valueOr("split_mode", "seed");
     if (splitMode != "seed" && splitMode != "safe")
         return fail("--split_mode: '" + splitMode + "' is not seed or safe");
-    params.splitMode = splitMode == "safe" ? SplitMode::Safe : SplitMode::Seed;
+    params.training = TrainingChoice::fromFlags(p.valueOr("trainable_models", ""), p.valueOr("lora_base_model", ""),
+        splitMode == "safe" ? SplitMode::Safe : SplitMode::Seed);
     const std::string events = p.valueOr("events", "");
     if (!events.empty() && events != "jsonl")
         return fail("--events: '" + events + "' is not jsonl");

@@ -100,7 +100,7 @@ void printDiagnostics(const Diagnostics &diagnostics, bool verbose)
 }
 
 bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, const std::string &command,
-    const Pipeline &pipeline, const PipelineGraph &graph, TrainingConfig &config, std::string &error)
+    const Pipeline &pipeline, const PipelineGraph &graph, TrainingChoice &choice, std::string &error)
 {
     std::vector<std::string> known;
     for (int m = 0; m < graph.modelCount(); ++m)
@@ -119,10 +119,10 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
         return true;
     };
 
-    config = pipeline.trainingOrDefault();
+    choice = TrainingChoice::fromConfig(pipeline.trainingOrDefault(), choice.mode);
     std::vector<std::string> fromFlags; // the models the flags name
     if (const auto v = parser.value(flags.loraBaseModel)) {
-        config.loraBaseModel = v->empty() ? std::nullopt : std::optional<std::string>(*v);
+        choice.loraBase = v->empty() ? std::nullopt : std::optional<std::string>(*v);
         if (!v->empty()) {
             if (!checkNames(flags.loraBaseModel, {*v}))
                 return false;
@@ -130,8 +130,8 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
         }
     }
     if (const auto v = parser.value(flags.trainableModels)) {
-        config.trainableModels = v->empty() ? std::nullopt : std::optional<std::string>(*v);
         const std::vector<std::string> names = splitCommaList(*v);
+        choice.trainable = names;
         if (!checkNames(flags.trainableModels, names))
             return false;
         fromFlags.insert(fromFlags.end(), names.begin(), names.end());
@@ -147,7 +147,7 @@ bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, con
                                  "it is ignored\n",
                 command.c_str(), flags.trainableModels.c_str(), v->c_str());
     }
-    for (const std::string &m : modelsNoUnitCalls(graph, config.modelsRequiringBackward())) {
+    for (const std::string &m : modelsNoUnitCalls(graph, choice.modelsRequiringBackward())) {
         if (graph.findModel(m) < 0) {
             // Only the file's training block gets here: flags were checked above.
             const std::string hint = suggestName(m, known);

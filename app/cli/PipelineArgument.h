@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/PipelineFile.h"
+#include "core/TrainingChoice.h"
 
 #include <string>
 
@@ -37,7 +38,7 @@ struct ModelFlagNames {
 };
 
 // The pipeline's training block with each model flag that was given replacing only
-// its own field; an empty value means none. An empty entry of a list (`vae,,dit`), or a
+// its own field, into `choice` (its mode is kept); an empty value means none. An empty entry of a list (`vae,,dit`), or a
 // value of blanks only, names no model: a warning on stderr says it is ignored, as
 // DiffSynth ignores it.
 // False with `error` set, for a usage error, when a flag names a model the pipeline
@@ -45,7 +46,7 @@ struct ModelFlagNames {
 // known models). A listed model that no unit calls is a note on stderr (prefixed
 // with `command`) when a flag names it; the file's block warns only about unknown names.
 bool trainingFromFlags(const ArgParser &parser, const ModelFlagNames &flags, const std::string &command,
-    const Pipeline &pipeline, const PipelineGraph &graph, TrainingConfig &config, std::string &error);
+    const Pipeline &pipeline, const PipelineGraph &graph, TrainingChoice &choice, std::string &error);
 
 // Checks the value of an output flag before any work: not empty, and not the file read
 // as input (same device and inode, so also through a link; `input` may be a built-in

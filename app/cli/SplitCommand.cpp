@@ -94,11 +94,12 @@ int runSplit(const Args &args)
     const Pipeline &pipeline = *loaded.pipeline;
     const PipelineGraph graph(pipeline);
 
-    TrainingConfig config;
+    TrainingChoice choice;
+    choice.mode = modeName == "safe" ? SplitMode::Safe : SplitMode::Seed;
     std::string modelError;
-    if (!trainingFromFlags(p, {"lora_base_model", "trainable_models"}, "split", pipeline, graph, config, modelError))
+    if (!trainingFromFlags(p, {"lora_base_model", "trainable_models"}, "split", pipeline, graph, choice, modelError))
         return p.usageError("split", modelError);
-    const std::vector<std::string> models = config.modelsRequiringBackward();
+    const std::vector<std::string> models = choice.modelsRequiringBackward();
 
     SplitAnalysis analysis;
     if (const auto given = p.value("stage-two")) {
@@ -127,7 +128,7 @@ int runSplit(const Args &args)
         }
         analysis = analyzeSplit(graph, std::move(split));
     } else {
-        analysis = analyzeSplit(graph, models, modeName == "safe" ? SplitMode::Safe : SplitMode::Seed);
+        analysis = analyzeSplit(graph, models, choice.mode);
     }
 
     std::optional<Explanation> explanation;

@@ -112,9 +112,10 @@ QString readViewOptions(const QCommandLineParser &parser, const GuiFlags &f, Gui
     if (parser.isSet(f.lora))
         o.loraBase = parser.value(f.lora);
     if (parser.isSet(f.mode)) {
-        o.mode = parser.value(f.mode);
-        if (*o.mode != QLatin1String("seed") && *o.mode != QLatin1String("safe"))
-            return QStringLiteral("--mode: expected seed or safe, got '%1'").arg(*o.mode);
+        const QString mode = parser.value(f.mode);
+        if (mode != QLatin1String("seed") && mode != QLatin1String("safe"))
+            return QStringLiteral("--mode: expected seed or safe, got '%1'").arg(mode);
+        o.mode = mode == QLatin1String("safe") ? SplitMode::Safe : SplitMode::Seed;
     }
     if (parser.isSet(f.step))
         o.step = parser.value(f.step);

@@ -34,9 +34,11 @@ namespace splitscope {
 // does and opens the pipeline it trains (a screenshot waits for the plan).
 struct GuiOptions {
     QString pipeline;                 // empty: the start state
+    // Overrides of the pipeline's training choice (TrainingChoice.h), each checked
+    // against its models once it is open.
     std::optional<QStringList> trainable;
     std::optional<QString> loraBase;  // "none" clears it
-    std::optional<QString> mode;      // seed | safe
+    std::optional<SplitMode> mode;
     std::optional<QString> step;      // a position (0 = X0) or a label (X0, F1, U1, S, split)
     std::optional<QString> select;    // a unit name
     std::optional<QString> compare;   // safe | seed | other | a preset index (0 = the file's training)

@@ -107,7 +107,7 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
             choice.loraBase = o.loraBase->toStdString();
     }
     if (o.mode)
-        choice.mode = *o.mode == QLatin1String("safe") ? SplitMode::Safe : SplitMode::Seed;
+        choice.mode = *o.mode;
     document->setTraining(choice);
 
     if (o.compare) {

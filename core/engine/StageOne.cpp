@@ -84,7 +84,7 @@ CacheManifest Trainer::wantedManifest(const ImageDataset &dataset,
     m.pipelineHash = pipelineHash(m_pipeline);
     m.task = m_task.loss;
     m.loss = m_loss->name;
-    m.splitMode = splitModeName(m_params.splitMode);
+    m.splitMode = splitModeName(m_params.training.mode);
     m.modelsRequiringBackward = m_modelsRequiringBackward;
     for (std::size_t i = 0; i < m_declaration->units.size(); ++i)
         (m_split.trained[i] ? m.stageTwoUnits : m.stageOneUnits).push_back(m_declaration->units[i].name);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/Split.h"
+#include "core/TrainingChoice.h"
 
 #include <cstdint>
 #include <string>
@@ -37,8 +37,9 @@ struct TrainParams {
     int numEpochs = 1;
     std::string outputPath = "./models/train";
     std::string removePrefixInCkpt;
-    std::string trainableModels; // comma list; empty: none
-    std::string loraBaseModel;   // empty: no LoRA
+    // --trainable_models, --lora_base_model and --split_mode (the split's, in stage
+    // one and stage two).
+    TrainingChoice training;
     std::string loraTargetModules;
     int loraRank = 32;
     std::string loraCheckpoint; // LoRA weights to start from (DiffSynth's --lora_checkpoint)
@@ -52,7 +53,6 @@ struct TrainParams {
     long long maxSteps = 0;    // 0: no limit (stops early; for quick runs)
 
     // The split (stage one and stage two).
-    SplitMode splitMode = SplitMode::Seed;
     bool allowHazards = false;
     bool cacheAllParams = false;
     int cacheShardSize = 16; // samples per cache shard

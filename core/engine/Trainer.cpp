@@ -198,27 +198,17 @@ std::optional<Trainer::Failure> Trainer::checkInputColumns() const
     return std::nullopt;
 }
 
-TrainingConfig Trainer::trainingConfig() const
-{
-    TrainingConfig training;
-    if (!m_params.trainableModels.empty())
-        training.trainableModels = m_params.trainableModels;
-    if (!m_params.loraBaseModel.empty())
-        training.loraBaseModel = m_params.loraBaseModel;
-    return training;
-}
-
 std::optional<Trainer::Failure> Trainer::checkTrainedModels()
 {
-    m_modelsRequiringBackward = trainingConfig().modelsRequiringBackward();
+    m_modelsRequiringBackward = m_params.training.modelsRequiringBackward();
     for (const auto &model : m_modelsRequiringBackward) {
         if (std::find(m_declaration->models.begin(), m_declaration->models.end(), model) == m_declaration->models.end()) {
-            const std::string flag = model == m_params.loraBaseModel ? "--lora_base_model" : "--trainable_models";
+            const std::string flag = model == m_params.training.loraBase ? "--lora_base_model" : "--trainable_models";
             return badInput("bad-flag", flag + ": '" + model + "' is not a model of " + m_declaration->name + " (models: "
                 + joinNames(m_declaration->models) + ")");
         }
     }
-    if (!m_params.loraBaseModel.empty() && splitCommaList(m_params.loraTargetModules).empty() && m_task.stage != Stage::DataProcess)
+    if (m_params.training.loraBase && splitCommaList(m_params.loraTargetModules).empty() && m_task.stage != Stage::DataProcess)
         return badInput("bad-flag", "--lora_target_modules is required with --lora_base_model (e.g. \"to_q,to_k,to_v\")");
     if (m_modelsRequiringBackward.empty() && m_task.stage != Stage::DataProcess)
         return badInput("bad-flag", "nothing to train: give --lora_base_model and/or --trainable_models");
@@ -235,7 +225,7 @@ std::optional<Trainer::Failure> Trainer::computeStageSplit()
         for (std::size_t i = 0; i < unitCount; ++i)
             m_units.push_back(static_cast<int>(i));
     } else {
-        m_split = computeSplit(*m_graph, m_modelsRequiringBackward, m_params.splitMode);
+        m_split = computeSplit(*m_graph, m_modelsRequiringBackward, m_params.training.mode);
         m_verification = verifySplit(*m_graph, m_split);
         if (!m_verification.hazards.empty()) {
             std::string list;
@@ -244,8 +234,8 @@ std::optional<Trainer::Failure> Trainer::computeStageSplit()
                     + m_graph->paramName(h.param) + "; one-stage training gives it the value of "
                     + producerName(*m_graph, h.expected) + ", two-stage training that of " + producerName(*m_graph, h.actual);
             }
-            const std::string what = std::string("the ") + splitModeName(m_params.splitMode) + " split for "
-                + trainingConfig().label() + " has " + countText(m_verification.hazards.size(), "hazard")
+            const std::string what = std::string("the ") + splitModeName(m_params.training.mode) + " split for "
+                + m_params.training.modelsLabel() + " has " + countText(m_verification.hazards.size(), "hazard")
                 + ": two-stage training would not equal one-stage training" + list;
             if (!m_params.allowHazards) {
                 return Failure{kTrainHazards, "hazards",
@@ -337,7 +327,7 @@ StepMemory Trainer::stepMemory() const
     what.trainsTextEncoder = training && has(m_modelsRequiringBackward, "text_encoder");
     // The loss runs the DiT, and the backward pass goes through it to whatever trains.
     what.trainsDit = training && has(loaded, "dit");
-    const std::vector<std::string> trainedInFull = training ? splitCommaList(m_params.trainableModels) : std::vector<std::string>();
+    const std::vector<std::string> trainedInFull = training ? m_params.training.trainable : std::vector<std::string>();
     for (const ResolvedModel &model : m_models) {
         if (model.kind == ModelKind::TextEncoder)
             parseTextEncoderConfig(model.configJson, model.configPath, what.textEncoder, nullptr);
@@ -493,7 +483,7 @@ std::vector<Trainer::IgnoredFlag> Trainer::ignoredFlags() const
         number("max_steps", p.maxSteps, defaults.maxSteps);
         add("resume", "", p.resume);
     } else if (m_task.stage == Stage::OneStage) {
-        add("split_mode", splitModeName(p.splitMode), p.splitMode != defaults.splitMode);
+        add("split_mode", splitModeName(p.training.mode), p.training.mode != defaults.training.mode);
         add("allow_hazards", "", p.allowHazards);
         add("cache_all_params", "", p.cacheAllParams);
         number("cache_shard_size", p.cacheShardSize, defaults.cacheShardSize);
@@ -528,8 +518,8 @@ std::string Trainer::settingsJson() const
     doc["num_epochs"] = p.numEpochs;
     doc["output_path"] = p.outputPath;
     doc["remove_prefix_in_ckpt"] = p.removePrefixInCkpt;
-    doc["trainable_models"] = p.trainableModels;
-    doc["lora_base_model"] = p.loraBaseModel;
+    doc["trainable_models"] = p.training.trainableModelsFlag();
+    doc["lora_base_model"] = p.training.loraBaseModelFlag();
     doc["lora_target_modules"] = p.loraTargetModules;
     doc["lora_rank"] = p.loraRank;
     doc["lora_checkpoint"] = p.loraCheckpoint;
@@ -541,7 +531,7 @@ std::string Trainer::settingsJson() const
     doc["num_threads"] = m_threads;
     doc["num_inference_steps"] = p.numInferenceSteps;
     doc["max_steps"] = p.maxSteps;
-    doc["split_mode"] = splitModeName(p.splitMode);
+    doc["split_mode"] = splitModeName(p.training.mode);
     doc["allow_hazards"] = p.allowHazards;
     doc["cache_all_params"] = p.cacheAllParams;
     doc["cache_shard_size"] = p.cacheShardSize;
@@ -573,7 +563,7 @@ void Trainer::emitStart(const std::string &stage)
     e.set("task", m_params.task)
         .set("pipeline", m_declaration->name)
         .set("stage", stage)
-        .set("split_mode", m_task.stage == Stage::OneStage ? std::string("none") : std::string(splitModeName(m_params.splitMode)))
+        .set("split_mode", m_task.stage == Stage::OneStage ? std::string("none") : std::string(splitModeName(m_params.training.mode)))
         .setRaw("models_require_backward", jsonStringArray(m_modelsRequiringBackward))
         .setRaw("stage_one_units", jsonStringArray(one))
         .setRaw("stage_two_units", jsonStringArray(two))

@@ -54,7 +54,6 @@ private:
     std::optional<Failure> checkNumbers() const;
     // The dataset columns the pipeline reads against --data_file_keys.
     std::optional<Failure> checkInputColumns() const;
-    TrainingConfig trainingConfig() const;
     std::optional<Failure> checkTrainedModels();
     // This stage's units and cache set from the core's split, or every unit.
     std::optional<Failure> computeStageSplit();

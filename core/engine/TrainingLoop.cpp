@@ -516,9 +516,8 @@ std::optional<Trainer::Failure> TrainingRun::setUpModels()
 {
     m_models.emplace(m_trainer.m_models, m_trainer.m_offloaded, m_params.tokenizerPath, &m_events);
     ModelSet::TrainingSetup setup;
-    for (const auto &m : splitCommaList(m_params.trainableModels))
-        setup.trainable.insert(m);
-    setup.loraBaseModel = m_params.loraBaseModel;
+    setup.trainable.insert(m_params.training.trainable.begin(), m_params.training.trainable.end());
+    setup.loraBaseModel = m_params.training.loraBaseModelFlag();
     setup.loraTargets = splitCommaList(m_params.loraTargetModules);
     setup.loraRank = m_params.loraRank;
     setup.seed = m_params.seed;

@@ -59,7 +59,7 @@ engine::TrainParams Fixture::params(const QString &task, const QString &output, 
     p.modelRoot = models().toStdString();
     p.modelIdWithOriginPaths = kModelSpecs;
     p.outputPath = output.toStdString();
-    p.loraBaseModel = "dit";
+    p.training.loraBase = "dit";
     p.loraTargetModules = kLoraTargets;
     p.loraRank = 4;
     p.learningRate = 1e-3;

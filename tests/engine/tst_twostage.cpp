@@ -304,7 +304,7 @@ void TestTwoStage::hazardArrangement()
 {
     auto setUp = [&](const QString &task, const QString &output, const QString &dataset = {}) {
         auto p = m_fixture.params(task, m_fixture.path(output), dataset.isEmpty() ? m_fixture.editData() : dataset);
-        p.trainableModels = "text_encoder";
+        p.training.trainable = {"text_encoder"};
         p.dataFileKeys = {"image", "edit_image"};
         p.extraInputs = {"edit_image"};
         return p;
@@ -340,13 +340,13 @@ void TestTwoStage::hazardArrangement()
 
     // The safe split moves the resize and the edit embedder to stage two: identical.
     auto safeOne = setUp("sft:data_process", "hz-safe-cache");
-    safeOne.splitMode = SplitMode::Safe;
+    safeOne.training.mode = SplitMode::Safe;
     const Run safeCache = runTraining(safeOne);
     QCOMPARE(safeCache.result.status, engine::kTrainOk);
     QCOMPARE(safeCache.last("start").value("stage_two_units").toArray(),
         QJsonArray({"QwenImageUnit_PromptEmbedder", "ZImageUnit_EditImageAutoResize", "QwenImageUnit_EditImageEmbedder"}));
     auto safeTwo = setUp("sft:train", "hz-safe", m_fixture.path("hz-safe-cache"));
-    safeTwo.splitMode = SplitMode::Safe;
+    safeTwo.training.mode = SplitMode::Safe;
     // Stage two now runs the VAE: listing it as offloaded gets it loaded, with a warning.
     safeTwo.offloadModels = "Qwen/Qwen-Image:vae/diffusion_pytorch_model.safetensors";
     const Run safe = runTraining(safeTwo);
@@ -382,7 +382,7 @@ void TestTwoStage::stageTwoRefusesAMismatchedCache()
     if (change == "task") {
         p.task = "direct_distill:train";
     } else if (change == "trainable") {
-        p.trainableModels = "vae";
+        p.training.trainable = {"vae"};
     } else if (change == "weights") {
         engine::InitModelsParams init;
         init.root = m_fixture.path("models-seed-1").toStdString();
@@ -983,13 +983,13 @@ void TestTwoStage::badInputs()
     if (what == "task")
         p.task = "sft:eval";
     else if (what == "trainable")
-        p.trainableModels = "unet";
+        p.training.trainable = {"unet"};
     else if (what == "targets")
         p.loraTargetModules = "q_proj_nowhere";
     else if (what == "notargets")
         p.loraTargetModules.clear();
     else if (what == "nothing")
-        p.loraBaseModel.clear();
+        p.training.loraBase.reset();
     else if (what == "model")
         p.modelIdWithOriginPaths = "Qwen/Qwen-Image:vae/missing*.safetensors";
     else if (what == "offload")
@@ -1007,7 +1007,7 @@ void TestTwoStage::badInputs()
     else if (what == "wdnan")
         p.weightDecay = std::numeric_limits<double>::quiet_NaN();
     else if (what == "vaelora")
-        p.loraBaseModel = "vae";
+        p.training.loraBase = "vae";
     else if (what == "resume")
         p.resume = true;
     else if (what == "edittext")
@@ -1159,7 +1159,7 @@ void TestTwoStage::ignoredFlagsAreWarnedAndSetApart()
     // One-stage training has no split and no cache.
     auto one = m_fixture.params("sft", m_fixture.path("ignored-one"));
     one.maxSteps = 1;
-    one.splitMode = SplitMode::Safe;
+    one.training.mode = SplitMode::Safe;
     const Run oneRun = runTraining(one);
     QVERIFY2(oneRun.result.status == engine::kTrainOk, qPrintable(oneRun.errors()));
     QCOMPARE(oneRun.last("warning").value("message").toString(),

@@ -152,7 +152,7 @@ inline QStringList fakeWorkerCalls(const QString &dir)
 inline RunConfig tinyConfig(const QString &root)
 {
     RunConfig c;
-    c.loraBase = QStringLiteral("dit");
+    c.training.loraBase = "dit";
     c.stageOneModels = {QStringLiteral("vae"), QStringLiteral("text_encoder")};
     c.stageTwoModels = {QStringLiteral("dit")};
     c.settings.datasetPath = QDir(root).filePath(QStringLiteral("data"));

@@ -243,9 +243,9 @@ void TestRunConfig::stageArguments()
 void TestRunConfig::argumentsFollowTheChoice()
 {
     RunConfig c = tinyConfig(QStringLiteral("/w"));
-    c.trainable = {QStringLiteral("text_encoder")};
-    c.loraBase.clear();
-    c.mode = SplitMode::Safe;
+    c.training.trainable = {"text_encoder"};
+    c.training.loraBase.reset();
+    c.training.mode = SplitMode::Safe;
     c.settings.allowHazards = true;
     c.settings.threads = 0;
     c.datasetColumns = {QStringLiteral("image"), QStringLiteral("prompt"), QStringLiteral("edit_image")};
@@ -261,7 +261,7 @@ void TestRunConfig::argumentsFollowTheChoice()
     QCOMPARE(flagValue(two, "--data_file_keys"), QStringLiteral("<absent>")); // stage two reads the cache
     QCOMPARE(flagValue(two, "--remove_prefix_in_ckpt"), QStringLiteral("<absent>"));
     QCOMPARE(c.label(), QStringLiteral("trainable text_encoder · safe split"));
-    c.loraBase = QStringLiteral("dit");
+    c.training.loraBase = "dit";
     QCOMPARE(c.label(), QStringLiteral("trainable text_encoder + LoRA on dit · safe split"));
     QCOMPARE(modelsRequiringBackward(c), (QStringList{"text_encoder", "dit"}));
 }
@@ -309,12 +309,11 @@ void TestRunConfig::settingsJson()
     QCOMPARE(bad.modelsRoot, QStringLiteral("/m"));
 
     RunConfig c = tinyConfig(QStringLiteral("/w"));
-    c.trainable = {QStringLiteral("vae")};
-    c.mode = SplitMode::Safe;
+    c.training.trainable = {"vae"};
+    c.training.mode = SplitMode::Safe;
     const RunConfig cb = RunConfig::fromJson(c.toJson());
-    QCOMPARE(cb.trainable, c.trainable);
-    QCOMPARE(cb.loraBase, c.loraBase);
-    QCOMPARE(cb.mode, SplitMode::Safe);
+    QCOMPARE(cb.training, c.training);
+    QCOMPARE(cb.training.mode, SplitMode::Safe);
     QCOMPARE(cb.stageTwoModels, c.stageTwoModels);
     QVERIFY(cb.settings == c.settings);
     QVERIFY(cb.settings.newFolderPerLaunch);
@@ -465,7 +464,7 @@ void TestRunConfig::checksNameTheField()
 
     // The training choice and the split.
     RunConfig none = c;
-    none.loraBase.clear();
+    none.training.loraBase.reset();
     QCOMPARE(fields(validateRun(none, tiny(), RunKind::Baseline, 0)), QList<RunField>{RunField::Training});
     issues = validateRun(c, tiny(), RunKind::Both, 1);
     QCOMPARE(fields(issues), QList<RunField>{RunField::Hazards});
@@ -537,8 +536,8 @@ void TestRunConfig::cacheChecks()
     // (the app's own copy of the list used to keep it twice and call this cache another one's).
     QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}));
     RunConfig twice = c;
-    twice.trainable = {QStringLiteral("dit")};
-    twice.loraBase = QStringLiteral("dit");
+    twice.training.trainable = {"dit"};
+    twice.training.loraBase = "dit";
     QCOMPARE(modelsRequiringBackward(twice), QStringList{QStringLiteral("dit")});
     QVERIFY(cacheDifferences(readCacheStatus(cache), twice, RunStage::StageTwo).isEmpty());
     // The mode's name is not what counts (cacheOfTheSameSplitWhateverTheMode): the same split
@@ -569,7 +568,7 @@ void TestRunConfig::cacheOfTheSameSplitWhateverTheMode()
     c.cacheSet = {QStringLiteral("latents"), QStringLiteral("prompt_emb")};
     const QString cache = c.settings.cachePath;
     QVERIFY(writeManifest(cache, true, {QStringLiteral("dit")}, QStringLiteral("seed"), 4, 4, c.stageOneUnits, c.cacheSet));
-    c.mode = SplitMode::Safe;
+    c.training.mode = SplitMode::Safe;
     for (RunKind kind : {RunKind::StageOne, RunKind::StageTwo, RunKind::Both})
         QVERIFY2(validateRun(c, tiny(), kind, 0).isEmpty(), qPrintable(messages(validateRun(c, tiny(), kind, 0))));
 
@@ -914,8 +913,8 @@ void TestRunConfig::baselinePairsOnlyWithTheSameTraining()
         QStringLiteral("No comparison: the history has no finished split launch (both stages or stage two)."));
     QCOMPARE(otherPanel.summaryLabel()->text(), otherPanel.pairingProblem());
     RunConfig safe = base->config();
-    safe.mode = SplitMode::Safe;
-    safe.trainable = {QStringLiteral("text_encoder")};
+    safe.training.mode = SplitMode::Safe;
+    safe.training.trainable = {"text_encoder"};
     auto split = std::make_shared<RunSession>(RunKind::Both, safe);
     const auto stages = finishedSession(RunKind::Both, 10, 3 << 20, 0.25, 2); // kept alive while its stages are copied
     for (const StageRun &s : stages->stages())

@@ -263,7 +263,7 @@ void TestRunPanel::trainingChoiceReachesTheChecksAndCommands()
     QVERIFY(panel->issues().isEmpty());
 
     // The file's training block: LoRA on the DiT; every unit is cached.
-    QCOMPARE(panel->config().loraBase, QStringLiteral("dit"));
+    QCOMPARE(panel->config().training.loraBase, std::optional<std::string>("dit"));
     QCOMPARE(panel->config().stageTwoModels, QStringList{"dit"});
     panel->commandStage()->setCurrentIndex(panel->commandStage()->findData(static_cast<int>(RunStage::StageOne)));
     QString command = panel->commandView()->toPlainText();
@@ -403,7 +403,7 @@ void TestRunPanel::cacheOfTheSameSplitIsTakenInEitherMode()
         qPrintable(panel->fieldMessage(RunField::Cache)));
 
     document->setSplitMode(SplitMode::Safe);
-    QTRY_COMPARE(panel->config().mode, SplitMode::Safe);
+    QTRY_COMPARE(panel->config().training.mode, SplitMode::Safe);
     QCOMPARE(panel->config().stageOneUnits, seed.stageOneUnits);
     QTRY_VERIFY2(panel->issues().isEmpty(), qPrintable(panel->issues().value(0).message));
     QVERIFY(panel->fieldMessage(RunField::Cache).startsWith(QLatin1String("complete: 4 samples")));

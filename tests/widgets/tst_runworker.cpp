@@ -281,7 +281,7 @@ void TestRunWorker::stageOneThenStageTwo()
     // worker takes it (the panel refused it for the mode's name).
     const QString seedFolder = session->config().runFolder;
     m_window->document()->setSplitMode(SplitMode::Safe);
-    QTRY_COMPARE(m_panel->config().mode, SplitMode::Safe);
+    QTRY_COMPARE(m_panel->config().training.mode, SplitMode::Safe);
     QTRY_VERIFY2(m_panel->issues().isEmpty(), qPrintable(m_panel->issues().value(0).message));
     QVERIFY(m_panel->launch(RunKind::StageTwo));
     QVERIFY(waitForLaunch());
@@ -293,7 +293,7 @@ void TestRunWorker::stageOneThenStageTwo()
     QVERIFY(session->config().runFolder != seedFolder);
     QVERIFY(QFile::exists(two.outputs.value(QStringLiteral("checkpoint"))));
     m_window->document()->setSplitMode(SplitMode::Seed);
-    QTRY_COMPARE(m_panel->config().mode, SplitMode::Seed);
+    QTRY_COMPARE(m_panel->config().training.mode, SplitMode::Seed);
     QCOMPARE(m_window->runHistory()->count(), 3);
 }
 

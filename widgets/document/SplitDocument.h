@@ -2,7 +2,7 @@
 #pragma once
 
 #include "PipelineSource.h"
-#include "TrainingChoice.h"
+#include "core/TrainingChoice.h"
 
 #include "core/Explain.h"
 #include "core/SplitReport.h"

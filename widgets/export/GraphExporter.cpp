@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "GraphExporter.h"
 
+#include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/graph/GraphLegend.h"
 #include "widgets/graph/GraphStyle.h"
@@ -145,7 +146,7 @@ bool writeSvg(SplitGraphScene &scene, const QString &path, QString *error)
     svg.setTitle(QStringLiteral("Splitscope: %1").arg(scene.document()->hasPipeline()
             ? QString::fromStdString(scene.document()->graph().pipelineName())
             : QString()));
-    svg.setDescription(scene.document()->training().label());
+    svg.setDescription(nameText(scene.document()->training().label()));
     {
         QPainter painter(&svg);
         if (!painter.isActive())

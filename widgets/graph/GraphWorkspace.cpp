@@ -317,8 +317,8 @@ void GraphWorkspace::updateCaptions()
 {
     const bool compare = m_document->comparison() != nullptr;
     m_captionA->setVisible(isSideBySide());
-    m_captionA->setText(tr("<b>A</b> &nbsp;%1").arg(m_document->training().label().toHtmlEscaped()));
-    m_captionB->setText(compare ? tr("<b>B</b> &nbsp;%1").arg(m_document->comparisonChoice().label().toHtmlEscaped())
+    m_captionA->setText(tr("<b>A</b> &nbsp;%1").arg(nameText(m_document->training().label()).toHtmlEscaped()));
+    m_captionB->setText(compare ? tr("<b>B</b> &nbsp;%1").arg(nameText(m_document->comparisonChoice().label()).toHtmlEscaped())
                                 : tr("<b>B</b> &nbsp;<i>no comparison chosen (Compare panel)</i>"));
 }
 

@@ -151,7 +151,7 @@ void ComparePanel::pipelineReset()
     }
     m_preset->clear();
     for (const TrainingChoice &p : m_document->presets())
-        m_preset->addItem(nameText(p.toConfig().label()));
+        m_preset->addItem(nameText(p.modelsLabel()));
     // A sensible B to start from: the second preset (the file's first alternative), else A in the other mode.
     const auto presets = m_document->presets();
     m_b = presets.size() > 1 ? presets[1] : m_document->training();
@@ -262,8 +262,8 @@ void ComparePanel::comparisonChanged()
                                .arg(theme::css(theme::Tone::Muted, palette())));
         return;
     }
-    const QString labelA = m_document->training().label().toHtmlEscaped();
-    const QString labelB = m_document->comparisonChoice().label().toHtmlEscaped();
+    const QString labelA = nameText(m_document->training().label()).toHtmlEscaped();
+    const QString labelB = nameText(m_document->comparisonChoice().label()).toHtmlEscaped();
     int toTwo = 0;
     for (const MovedUnit &m : diff->moved)
         toTwo += m.trainedInB ? 1 : 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "widgets/document/TrainingChoice.h"
+#include "core/TrainingChoice.h"
 
 #include <QWidget>
 

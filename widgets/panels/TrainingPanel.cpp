@@ -148,7 +148,7 @@ void TrainingPanel::trainingChanged()
     const auto presets = m_document->presets();
     int current = -1;
     for (std::size_t i = 0; i < presets.size(); ++i) {
-        const QString label = nameText(presets[i].toConfig().label());
+        const QString label = nameText(presets[i].modelsLabel());
         m_presets->addItem(i == 0 ? tr("%1 (file)").arg(label) : label);
         TrainingChoice same = presets[i];
         same.mode = choice.mode;
@@ -156,7 +156,7 @@ void TrainingPanel::trainingChanged()
             current = static_cast<int>(i);
     }
     if (current < 0) {
-        m_presets->addItem(tr("custom: %1").arg(QString::fromStdString(choice.toConfig().label())));
+        m_presets->addItem(tr("custom: %1").arg(nameText(choice.modelsLabel())));
         current = m_presets->count() - 1;
     }
     m_presets->setCurrentIndex(current);

@@ -155,11 +155,7 @@ QStringList modelsRequiringBackward(const RunConfig &config)
 {
     // The core's list, which the engine records: trainable_models, then
     // lora_base_model, a model named twice once.
-    TrainingConfig training;
-    training.trainableModels = config.trainable.join(QLatin1Char(',')).toStdString();
-    if (!config.loraBase.isEmpty())
-        training.loraBaseModel = config.loraBase.toStdString();
-    return toQStringList(training.modelsRequiringBackward());
+    return toQStringList(config.training.modelsRequiringBackward());
 }
 
 QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, RunStage stage)
@@ -229,14 +225,14 @@ QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &p
     const bool stageTwo = runs(kind, RunStage::StageTwo);
     const bool training = stageTwo || kind == RunKind::Baseline;
 
-    if (config.trainable.isEmpty() && config.loraBase.isEmpty())
+    if (config.training.trainsNothing())
         issues.append({RunField::Training,
             tr("Nothing to train: choose a LoRA base model or trainable models in Training configuration.")});
     if (hazards > 0 && kind != RunKind::Baseline && !s.allowHazards)
         issues.append({RunField::Hazards,
             tr("The %1 split has %2: two-stage training would differ from one-stage training. Choose the "
                "safe split (Split ▸ Safe, or Alt+2), or allow hazards.")
-                .arg(QString::fromLatin1(splitModeName(config.mode)),
+                .arg(QString::fromLatin1(splitModeName(config.training.mode)),
                     countText(hazards, tr("%n hazard"), tr("%n hazards")))});
 
     if (stageOne || kind == RunKind::Baseline) {
@@ -285,7 +281,7 @@ QList<RunIssue> validateRun(const RunConfig &config, const ExecutablePipeline &p
                     .arg(where, runFiles.mid(0, 4).join(QStringLiteral(", ")),
                         runFiles.size() > 4 ? tr(", …") : QString()),
                 true});
-        if (!config.loraBase.isEmpty() && s.loraTargets.trimmed().isEmpty())
+        if (config.training.loraBase && s.loraTargets.trimmed().isEmpty())
             issues.append({RunField::LoraTargets, tr("List the modules that get LoRA (e.g. to_q,to_k,to_v).")});
     }
 

@@ -421,12 +421,12 @@ std::optional<RunSettings> readRunSettingsFile(const QString &path, const RunSet
 QString RunConfig::label() const
 {
     QStringList parts;
-    if (!trainable.isEmpty())
-        parts << tr("trainable %1").arg(trainable.join(QLatin1Char(',')));
-    if (!loraBase.isEmpty())
-        parts << tr("LoRA on %1").arg(loraBase);
+    if (!training.trainable.empty())
+        parts << tr("trainable %1").arg(nameText(training.trainableModelsFlag()));
+    if (training.loraBase)
+        parts << tr("LoRA on %1").arg(nameText(*training.loraBase));
     QString text = parts.isEmpty() ? tr("nothing to train") : parts.join(QStringLiteral(" + "));
-    return tr("%1 · %2 split").arg(text, QString::fromLatin1(splitModeName(mode)));
+    return tr("%1 · %2 split").arg(text, QString::fromLatin1(splitModeName(training.mode)));
 }
 
 QString RunConfig::numbersLabel() const
@@ -456,7 +456,7 @@ QString RunConfig::details() const
         tr("models: %1").arg(QDir::toNativeSeparators(s.modelsRoot)),
         tr("epochs: %1, repeat %2").arg(s.epochs).arg(s.datasetRepeat),
         tr("learning rate: %1").arg(numberText(s.learningRate))};
-    if (!loraBase.isEmpty())
+    if (training.loraBase)
         lines << tr("LoRA rank %1 on %2").arg(s.loraRank).arg(s.loraTargets);
     lines << tr("seed: %1, threads: %2").arg(s.seed).arg(s.threads > 0 ? QString::number(s.threads) : tr("all cores"));
     lines << tr("cache: %1").arg(QDir::toNativeSeparators(s.cachePath));
@@ -468,8 +468,9 @@ QString RunConfig::details() const
 QJsonObject RunConfig::toJson() const
 {
     return QJsonObject{{QStringLiteral("pipeline"), pipeline}, {QStringLiteral("task"), task},
-        {QStringLiteral("trainable_models"), toArray(trainable)}, {QStringLiteral("lora_base_model"), loraBase},
-        {QStringLiteral("split_mode"), QString::fromLatin1(splitModeName(mode))},
+        {QStringLiteral("trainable_models"), toArray(toQStringList(training.trainable))},
+        {QStringLiteral("lora_base_model"), QString::fromStdString(training.loraBaseModelFlag())},
+        {QStringLiteral("split_mode"), QString::fromLatin1(splitModeName(training.mode))},
         {QStringLiteral("stage_one_models"), toArray(stageOneModels)},
         {QStringLiteral("stage_two_models"), toArray(stageTwoModels)},
         {QStringLiteral("stage_one_units"), toArray(stageOneUnits)}, {QStringLiteral("cache_set"), toArray(cacheSet)},
@@ -482,10 +483,12 @@ RunConfig RunConfig::fromJson(const QJsonObject &json)
     RunConfig c;
     c.pipeline = json.value(QLatin1String("pipeline")).toString(c.pipeline);
     c.task = json.value(QLatin1String("task")).toString(c.task);
-    c.trainable = toStringList(json.value(QLatin1String("trainable_models")));
-    c.loraBase = json.value(QLatin1String("lora_base_model")).toString();
-    c.mode = json.value(QLatin1String("split_mode")).toString() == QLatin1String("safe") ? SplitMode::Safe
-                                                                                         : SplitMode::Seed;
+    for (const QString &m : toStringList(json.value(QLatin1String("trainable_models"))))
+        c.training.trainable.push_back(m.toStdString());
+    if (const QString base = json.value(QLatin1String("lora_base_model")).toString(); !base.isEmpty())
+        c.training.loraBase = base.toStdString();
+    if (json.value(QLatin1String("split_mode")).toString() == QLatin1String("safe"))
+        c.training.mode = SplitMode::Safe;
     c.stageOneModels = toStringList(json.value(QLatin1String("stage_one_models")));
     c.stageTwoModels = toStringList(json.value(QLatin1String("stage_two_models")));
     c.stageOneUnits = toStringList(json.value(QLatin1String("stage_one_units")));
@@ -512,10 +515,12 @@ QStringList trainingDifferences(const RunConfig &a, const RunConfig &b)
     compare(tr("pipeline"), a.pipeline, b.pipeline);
     compare(tr("task"), a.task, b.task);
     // The engine trains the set of trainable models (their order only names them).
-    compare(tr("trainable models"), sortedUnique(a.trainable).join(QLatin1Char(',')),
-        sortedUnique(b.trainable).join(QLatin1Char(',')));
-    compare(tr("LoRA base"), a.loraBase, b.loraBase);
-    compare(tr("split mode"), QString::fromLatin1(splitModeName(a.mode)), QString::fromLatin1(splitModeName(b.mode)));
+    compare(tr("trainable models"), sortedUnique(toQStringList(a.training.trainable)).join(QLatin1Char(',')),
+        sortedUnique(toQStringList(b.training.trainable)).join(QLatin1Char(',')));
+    compare(tr("LoRA base"), QString::fromStdString(a.training.loraBaseModelFlag()),
+        QString::fromStdString(b.training.loraBaseModelFlag()));
+    compare(tr("split mode"), QString::fromLatin1(splitModeName(a.training.mode)),
+        QString::fromLatin1(splitModeName(b.training.mode)));
     compare(tr("dataset"), QDir::toNativeSeparators(cleanFolder(s.datasetPath)),
         QDir::toNativeSeparators(cleanFolder(t.datasetPath)));
     compare(tr("models"), QDir::toNativeSeparators(cleanFolder(s.modelsRoot)), QDir::toNativeSeparators(cleanFolder(t.modelsRoot)));
@@ -523,7 +528,7 @@ QStringList trainingDifferences(const RunConfig &a, const RunConfig &b)
     compare(tr("dataset repeat"), QString::number(s.datasetRepeat), QString::number(t.datasetRepeat));
     if (s.learningRate != t.learningRate)
         compare(tr("learning rate"), QString::number(s.learningRate, 'g', 17), QString::number(t.learningRate, 'g', 17));
-    if (!a.loraBase.isEmpty() && a.loraBase == b.loraBase) {
+    if (a.training.loraBase && a.training.loraBase == b.training.loraBase) {
         compare(tr("LoRA rank"), QString::number(s.loraRank), QString::number(t.loraRank));
         compare(tr("LoRA targets"), s.loraTargets.trimmed(), t.loraTargets.trimmed());
     }
@@ -613,12 +618,13 @@ QStringList trainArguments(const RunConfig &config, const ExecutablePipeline &pi
              << QString::number(s.epochs);
     }
     args << QStringLiteral("--output_path") << stageOutputPath(config, stage);
-    if (!config.trainable.isEmpty())
-        args << QStringLiteral("--trainable_models") << config.trainable.join(QLatin1Char(','));
-    if (!config.loraBase.isEmpty()) {
-        args << QStringLiteral("--lora_base_model") << config.loraBase;
+    const TrainingChoice &choice = config.training;
+    if (!choice.trainable.empty())
+        args << QStringLiteral("--trainable_models") << QString::fromStdString(choice.trainableModelsFlag());
+    if (choice.loraBase) {
+        args << QStringLiteral("--lora_base_model") << QString::fromStdString(*choice.loraBase);
         if (training) {
-            if (config.loraBase == QLatin1String("dit") && !pipeline.removePrefix.isEmpty())
+            if (*choice.loraBase == "dit" && !pipeline.removePrefix.isEmpty())
                 args << QStringLiteral("--remove_prefix_in_ckpt") << pipeline.removePrefix;
             args << QStringLiteral("--lora_target_modules") << s.loraTargets << QStringLiteral("--lora_rank")
                  << QString::number(s.loraRank);
@@ -628,7 +634,7 @@ QStringList trainArguments(const RunConfig &config, const ExecutablePipeline &pi
     if (s.threads > 0)
         args << QStringLiteral("--num_threads") << QString::number(s.threads);
     if (stage != RunStage::OneStage) {
-        if (config.mode == SplitMode::Safe)
+        if (choice.mode == SplitMode::Safe)
             args << QStringLiteral("--split_mode") << QStringLiteral("safe");
         if (s.allowHazards)
             args << QStringLiteral("--allow_hazards");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/Split.h"
+#include "core/TrainingChoice.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -86,9 +86,7 @@ std::optional<RunSettings> readRunSettingsFile(const QString &path, const RunSet
 struct RunConfig {
     QString pipeline = QStringLiteral("tiny-qwen-image"); // --pipeline
     QString task = QStringLiteral("sft");                 // sft | direct_distill
-    QStringList trainable;                                 // --trainable_models
-    QString loraBase;                                      // --lora_base_model ("" none)
-    SplitMode mode = SplitMode::Seed;                      // --split_mode
+    TrainingChoice training; // --trainable_models, --lora_base_model, --split_mode
     QStringList stageOneModels;                            // models stage one's units call
     QStringList stageTwoModels;                            // models stage two's units and the loss call
     QStringList stageOneUnits;                             // the split: stage one's units, in pipeline order

@@ -667,11 +667,7 @@ RunConfig RunPanel::config() const
         c.pipeline = m_executability.pipeline->name;
         c.task = m_executability.task;
     }
-    const TrainingChoice &choice = m_document->training();
-    for (const std::string &m : choice.trainable)
-        c.trainable << QString::fromStdString(m);
-    c.loraBase = choice.loraBase ? QString::fromStdString(*choice.loraBase) : QString();
-    c.mode = choice.mode;
+    c.training = m_document->training();
     // The models each stage runs, from the split shown: the others are offloaded,
     // as DiffSynth's split-training commands do. Stage two also runs the models
     // that need gradients (the loss calls the DiT).
@@ -685,7 +681,7 @@ RunConfig RunPanel::config() const
                     models << name;
             }
         }
-        for (const std::string &m : choice.modelsRequiringBackward()) {
+        for (const std::string &m : c.training.modelsRequiringBackward()) {
             if (!c.stageTwoModels.contains(QString::fromStdString(m)))
                 c.stageTwoModels << QString::fromStdString(m);
         }
