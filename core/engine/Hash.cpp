@@ -2,11 +2,14 @@
 #include "Hash.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <optional>
 #include <vector>
 
 namespace splitscope::engine {
@@ -228,6 +231,87 @@ bool hashFileSet(const std::vector<std::string> &files, std::uint64_t &hash, std
             return false;
     }
     hash = hasher.digest();
+    return true;
+}
+
+namespace {
+
+// Where the memo lives; empty when it is off or no folder can be named.
+std::string hashMemoPath()
+{
+    if (const char *path = std::getenv("SPLITSCOPE_HASH_CACHE"))
+        return std::string(path) == "off" ? std::string() : std::string(path);
+    if (const char *cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+        return std::string(cache) + "/splitscope/file-set-hashes";
+    if (const char *home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.cache/splitscope/file-set-hashes";
+    return {};
+}
+
+// The identity of a set of files as a hash of each one's stat(); false when one
+// cannot be stat'ed (hashFileSet then says why).
+bool fileSetIdentity(const std::vector<std::string> &files, std::uint64_t &identity)
+{
+    Hasher hasher(0x5eed);
+    for (const auto &path : files) {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            return false;
+        std::error_code ec;
+        hasher.updateField(std::filesystem::absolute(path, ec).lexically_normal().string());
+        for (const std::uint64_t field : {static_cast<std::uint64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino),
+                 static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_mtim.tv_sec),
+                 static_cast<std::uint64_t>(st.st_mtim.tv_nsec), static_cast<std::uint64_t>(st.st_ctim.tv_sec),
+                 static_cast<std::uint64_t>(st.st_ctim.tv_nsec)})
+            hasher.updateU64(field);
+    }
+    identity = hasher.digest();
+    return true;
+}
+
+} // namespace
+
+bool hashFileSetRemembered(const std::vector<std::string> &files, std::uint64_t &hash,
+    const std::function<void()> &beforeReading, std::string *error)
+{
+    const std::string memo = hashMemoPath();
+    std::uint64_t identity = 0;
+    const bool known = !memo.empty() && fileSetIdentity(files, identity);
+    if (known) {
+        // "<identity> <hash>" per line; the last line for an identity is the one that counts.
+        std::ifstream in(memo);
+        std::string key;
+        std::string value;
+        std::optional<std::uint64_t> found;
+        while (in >> key >> value) {
+            std::uint64_t k = 0;
+            std::uint64_t v = 0;
+            if (hashFromHex(key, k) && k == identity && hashFromHex(value, v))
+                found = v;
+        }
+        if (found) {
+            hash = *found;
+            return true;
+        }
+    }
+    if (beforeReading)
+        beforeReading();
+    if (!hashFileSet(files, hash, error))
+        return false;
+    // Unchanged while it was read: otherwise the hash is of files that are gone.
+    std::uint64_t after = 0;
+    if (known && fileSetIdentity(files, after) && after == identity) {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(memo).parent_path(), ec);
+        // One short write with O_APPEND: lines of concurrent runs do not interleave.
+        const std::string line = hashToHex(identity) + " " + hashToHex(hash) + "\n";
+        const int fd = ::open(memo.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            const ssize_t written = ::write(fd, line.data(), line.size());
+            (void)written;
+            ::close(fd);
+        }
+    }
     return true;
 }
 

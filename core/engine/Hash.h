@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +44,17 @@ bool hashFile(const std::string &path, std::uint64_t &hash, std::string *error =
 // Identifies a set of files, as model weights and the tokenizer are: each file's name
 // (not its folder), size and bytes, in the order given. Read as hashFile reads.
 bool hashFileSet(const std::vector<std::string> &files, std::uint64_t &hash, std::string *error = nullptr);
+
+// hashFileSet's value, remembered across runs: a set whose files all have the identity
+// they had when it was last hashed (each file's absolute path, size, modification and
+// status-change times, inode and device) is not read again. Change times cannot be set
+// back by hand, so a file rewritten in place, even with its modification time
+// restored, is read again. The memo is one line per set in $SPLITSCOPE_HASH_CACHE
+// (default $XDG_CACHE_HOME/splitscope/file-set-hashes, else ~/.cache/...; "off" turns
+// it off), appended to; a memo that cannot be read or written only costs the reading.
+// `beforeReading` (optional) runs when the files are to be read, so the caller can say
+// so first (a 57 GB model takes minutes).
+bool hashFileSetRemembered(const std::vector<std::string> &files, std::uint64_t &hash,
+    const std::function<void()> &beforeReading = {}, std::string *error = nullptr);
 
 } // namespace splitscope::engine

@@ -130,11 +130,18 @@ bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &sp
     return true;
 }
 
-bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error)
+bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error,
+    const std::function<void(const std::string &)> &log)
 {
     // Read in chunks rather than mapped: mapped pages count as the process's
     // resident memory, and stage two hashes models it deliberately does not load.
-    return hashFileSet(model.files, hash, error);
+    const auto reading = [&] {
+        if (log)
+            log("hashing the weights of " + model.name + " (" + std::to_string(model.files.size()) + " file"
+                + (model.files.size() == 1 ? "" : "s") + ", " + std::to_string(model.fileBytes >> 20) + " MiB): new, "
+                "or changed since they were last hashed");
+    };
+    return hashFileSetRemembered(model.files, hash, reading, error);
 }
 
 std::string tokenizerPathFor(const std::string &flagValue, const std::vector<ResolvedModel> &models)

@@ -4,6 +4,7 @@
 #include "ModelConfig.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,7 +50,10 @@ bool resolveModels(const std::string &root, const std::vector<ModelPathSpec> &sp
     std::vector<ResolvedModel> &models, std::string *error);
 
 // A hash of the model's weight files' bytes (in file order); false with `error`.
-bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error);
+// Remembered per file identity (hashFileSetRemembered): `log` (optional) is told when
+// the files are read, and why.
+bool hashModelWeights(const ResolvedModel &model, std::uint64_t &hash, std::string *error,
+    const std::function<void(const std::string &)> &log = {});
 
 // The tokenizer file the text encoder reads: `flagValue` (--tokenizer_path) when
 // given, else tokenizer/vocab.json beside the text encoder's folder; empty when

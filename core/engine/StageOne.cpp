@@ -255,7 +255,7 @@ std::optional<Trainer::Failure> StageOneRun::makeManifest()
                 continue;
             std::uint64_t hash = 0;
             std::string error;
-            if (!hashModelWeights(r, hash, &error))
+            if (!hashModelWeights(r, hash, &error, [this](const std::string &line) { m_trainer.m_events.log(line); }))
                 return Failure{kTrainBadInput, "model", name + ": " + error};
             hashes.emplace_back(name, hash);
         }

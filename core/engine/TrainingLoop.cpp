@@ -120,7 +120,7 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
         }
         std::uint64_t hash = 0;
         std::string error;
-        if (!hashModelWeights(*resolved, hash, &error))
+        if (!hashModelWeights(*resolved, hash, &error, [this](const std::string &line) { m_events.log(line); }))
             return Failure{kTrainBadInput, "model", record.name + ": " + error};
         if (hash != record.hash) {
             diffs.push_back(record.name + " weights: the cache was made with " + hashToHex(record.hash) + " ('" + record.spec

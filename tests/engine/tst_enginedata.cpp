@@ -7,6 +7,7 @@
 #include "core/engine/Dataset.h"
 #include "core/engine/Engine.h"
 #include "core/engine/Events.h"
+#include "core/engine/Hash.h"
 #include "core/engine/ImageIO.h"
 #include "core/engine/JsonDocument.h"
 #include "core/engine/MemoryEstimate.h"
@@ -22,12 +23,16 @@
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <algorithm>
 #include <functional>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace splitscope::engine;
@@ -58,6 +63,7 @@ class TestEngineData : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void fileSetHashesAreRemembered();
     void csv_data();
     void csv();
     void csvUnterminatedQuote();
@@ -1066,6 +1072,51 @@ void TestEngineData::datasetGivesTheLargestEditImage()
     open.dataFileKeys = {"image"};
     QVERIFY2(dataset.open(open, &error), error.c_str());
     QCOMPARE(dataset.largestStoredSize("edit_image"), std::make_pair(0, 0));
+}
+
+// A set of files hashed once is not read again while every file keeps its identity;
+// a file rewritten in place, even with its modification time put back, is.
+void TestEngineData::fileSetHashesAreRemembered()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray memo = (dir.path() + "/memo/file-set-hashes").toUtf8();
+    const QByteArray old = qgetenv("SPLITSCOPE_HASH_CACHE");
+    qputenv("SPLITSCOPE_HASH_CACHE", memo);
+    const auto restore = qScopeGuard([&old] { qputenv("SPLITSCOPE_HASH_CACHE", old); });
+    const std::vector<std::string> files = {(dir.path() + "/a.safetensors").toStdString(), (dir.path() + "/b.safetensors").toStdString()};
+    QVERIFY(splitscope::test::writeFileBytes(QString::fromStdString(files[0]), "first file"));
+    QVERIFY(splitscope::test::writeFileBytes(QString::fromStdString(files[1]), "second file"));
+    int reads = 0;
+    const auto read = [&reads] { ++reads; };
+    std::uint64_t direct = 0;
+    QVERIFY(hashFileSet(files, direct));
+    std::uint64_t hash = 0;
+    QVERIFY(hashFileSetRemembered(files, hash, read));
+    QCOMPARE(hash, direct);
+    QCOMPARE(reads, 1);
+    QVERIFY(hashFileSetRemembered(files, hash, read));
+    QCOMPARE(hash, direct);
+    QCOMPARE(reads, 1); // remembered
+
+    struct stat before {};
+    QVERIFY(::stat(files[1].c_str(), &before) == 0);
+    QThread::msleep(20); // a status-change time the rewrite cannot share
+    QVERIFY(splitscope::test::writeFileBytes(QString::fromStdString(files[1]), "SECOND FILE"));
+    const struct timespec times[2] = {before.st_atim, before.st_mtim};
+    QVERIFY(::utimensat(AT_FDCWD, files[1].c_str(), times, 0) == 0);
+    QVERIFY(hashFileSetRemembered(files, hash, read));
+    QCOMPARE(reads, 2);
+    QVERIFY(hashFileSet(files, direct));
+    QCOMPARE(hash, direct);
+
+    qputenv("SPLITSCOPE_HASH_CACHE", "off");
+    QVERIFY(hashFileSetRemembered(files, hash, read));
+    QVERIFY(hashFileSetRemembered(files, hash, read));
+    QCOMPARE(reads, 4);
+    std::string error;
+    QVERIFY(!hashFileSetRemembered({dir.path().toStdString() + "/missing"}, hash, read, &error));
+    QVERIFY2(error.find("/missing") != std::string::npos, error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)
