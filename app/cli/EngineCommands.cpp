@@ -3,6 +3,7 @@
 #include "EngineCommands.h"
 
 #include "ArgParser.h"
+#include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
 #include "core/engine/Engine.h"
@@ -267,7 +268,9 @@ void declareTrainFlags(ArgParser &p)
     p.option("cache_shard_size", "N", "stage one: samples per cache shard (default 16)");
     p.option("num_inference_steps", "N", "direct_distill: sampling steps of the loss (default 4)");
     p.option("max_steps", "N", "stop after N optimizer steps");
-    p.flag("resume", "continue from OUTPUT/resume.safetensors (written at every epoch end and on cancel)");
+    p.flag("resume", "continue from OUTPUT/resume.safetensors (see --checkpoint_interval)");
+    p.option("checkpoint_interval", "SECONDS", "write the resume state every SECONDS of training, beside the steps (default "
+        "60; 0: only at --save_steps, epoch ends and cancellation); kill -9 loses at most that much");
     p.option("pipeline", "NAME", "built-in executable pipeline (default tiny-qwen-image)");
     p.flag("help", "show this help");
 }
@@ -330,6 +333,15 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
             return fail(std::string("--") + name + ": " + *p.value(name) + " must be "
                 + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));
         (std::strcmp(name, "learning_rate") == 0 ? params.learningRate : params.weightDecay) = value;
+    }
+    if (p.has("checkpoint_interval")) {
+        double seconds = 0;
+        if (!p.doubleValue("checkpoint_interval", seconds))
+            return fail(p.error());
+        if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e7)
+            return fail("--checkpoint_interval: " + *p.value("checkpoint_interval")
+                + " is not a number of seconds from 0 (off) to 10000000");
+        params.checkpointInterval = seconds;
     }
     const std::string splitMode = p.valueOr("split_mode", "seed");
     if (splitMode != "seed" && splitMode != "safe")
@@ -441,7 +453,7 @@ int runTrain(const Args &args)
         "remove_prefix_in_ckpt", "trainable_models", "lora_base_model", "lora_target_modules", "lora_rank",
         "lora_checkpoint", "use_gradient_checkpointing", "dataset_num_workers", "find_unused_parameters", "save_steps",
         "seed", "num_threads", "events", "split_mode", "allow_hazards", "cache_all_params", "cache_shard_size",
-        "num_inference_steps", "max_steps", "resume", "pipeline", "help"};
+        "num_inference_steps", "max_steps", "resume", "checkpoint_interval", "pipeline", "help"};
     if (!p.parse(args))
         return p.usageError("train", parseError(p, kFlags));
     if (const std::string flag = emptyPathFlag(p, {"dataset_base_path", "dataset_metadata_path", "model_root",
@@ -449,7 +461,10 @@ int runTrain(const Args &args)
         !flag.empty())
         return p.usageError("train", "--" + flag + ": empty path");
     ensurePassiveOpenMpWaits("train", args);
-
+    // From here a stop signal (held back since splitscope-cli started, see
+    // blockStopSignals) is a request to stop cleanly, honoured before any work too.
+    const StopSignals signals;
+    unblockStopSignals();
 
     engine::TrainParams params;
     bool jsonl = false;
@@ -459,7 +474,6 @@ int runTrain(const Args &args)
     engine::TrainCallbacks callbacks;
     callbacks.onEvent = [&printer](const engine::EventRecord &record) { printer(record); };
     callbacks.shouldAbort = [] { return g_stopRequested.load(); };
-    const StopSignals signals;
     return engine::train(params, callbacks).status;
 }
 

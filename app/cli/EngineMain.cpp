@@ -22,6 +22,10 @@ int main(int argc, char **argv)
     std::vector<splitscope::cli::Command> commands;
     splitscope::cli::addEngineCommands(commands);
     const std::string name = argc > 1 ? argv[1] : "";
+    // `train` lets its stop signals through once it handles them (runTrain); the other
+    // commands keep the default: a signal held back while this program started ends it.
+    if (name != "train")
+        splitscope::cli::unblockStopSignals();
     if (name.empty() || name == "--help" || name == "-h") {
         std::fprintf(name.empty() ? stderr : stdout,
             "usage: splitscope-cli COMMAND [ARGS]   (splitscope-engine runs these for splitscope-cli)\n\ncommands:\n");

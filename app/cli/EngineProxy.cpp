@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "EngineProxy.h"
+#include "StandardStreams.h"
 
 #include "core/engine/ExecutableCatalog.h"
 
@@ -45,7 +46,10 @@ int handOver(const char *command, const Args &args)
     std::vector<char *> argv = argvOf(words);
     const std::string program = engineExecutable();
     std::fflush(nullptr);
+    if (std::strcmp(command, "train") == 0)
+        blockStopSignals();
     ::execv(program.c_str(), argv.data());
+    unblockStopSignals();
     std::fprintf(stderr,
         "splitscope-cli %s: cannot start the training engine '%s': %s (it belongs next to splitscope-cli; a build "
         "with -DSPLITSCOPE_BUILD_ENGINE=OFF has none)\n",

@@ -51,6 +51,29 @@ void guardStandardStreams()
     }
 }
 
+namespace {
+
+void maskStopSignals(int how)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP})
+        sigaddset(&set, signal);
+    sigprocmask(how, &set, nullptr);
+}
+
+} // namespace
+
+void blockStopSignals()
+{
+    maskStopSignals(SIG_BLOCK);
+}
+
+void unblockStopSignals()
+{
+    maskStopSignals(SIG_UNBLOCK);
+}
+
 bool standardInputWasClosed()
 {
     return g_stdinWasClosed;

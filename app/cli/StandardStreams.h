@@ -31,6 +31,14 @@ void guardStandardStreams();
 // Whether standard input was closed when guardStandardStreams() ran (`<&-`).
 bool standardInputWasClosed();
 
+// SIGINT, SIGTERM and SIGHUP held back (sigprocmask) or let through again. The mask
+// and a signal held pending survive execv: splitscope-cli blocks them before it
+// hands `train` over to splitscope-engine, which unblocks them once its handlers are
+// in place, so that a Cancel sent the moment the process starts is a clean cancel
+// (exit status 4) rather than death by the signal (143) while LibTorch loads.
+void blockStopSignals();
+void unblockStopSignals();
+
 // Writes `text` to standard output; a failure is remembered for finishStandardOutput().
 void writeOut(std::string_view text);
 void printOut(const char *format, ...) __attribute__((format(printf, 1, 2)));

@@ -137,6 +137,10 @@ int run(int argc, char **argv, std::string &command)
 int main(int argc, char **argv)
 {
     using namespace splitscope::cli;
+    // `train` hands over to splitscope-engine, which takes the stop signals held back
+    // meanwhile (blockStopSignals); held from here, not only from the hand-over.
+    if (argc > 1 && std::strcmp(argv[1], "train") == 0)
+        blockStopSignals();
     guardStandardStreams();
     g_emergencyReserve = std::malloc(kEmergencyReserveBytes); // none under a tight ulimit -v: then none
     std::set_new_handler(onOutOfMemory);

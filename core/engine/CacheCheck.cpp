@@ -8,6 +8,9 @@
 
 namespace splitscope::engine {
 
+const char *const kRequiredCacheSettings[8] = {"seed", "max_pixels", "height", "width", "data_file_keys",
+    "extra_inputs", "num_inference_steps", "num_threads"};
+
 std::uint64_t pipelineHash(const Pipeline &pipeline)
 {
     const std::string text = serializePipeline(pipeline);
@@ -32,6 +35,7 @@ std::string CacheMismatch::text() const
     case What::ModelsRequiringBackward: return has("models requiring backward (--lora_base_model, --trainable_models)");
     case What::StageOneUnits: return has("stage-one units (the split)");
     case What::CachedParam: return "cached params: the cache lacks '" + wanted + "', which stage two reads";
+    case What::MissingRecord: return "manifest.json lacks " + wanted + " (written by hand, or damaged?)";
     }
     return {};
 }
@@ -58,6 +62,15 @@ std::vector<CacheMismatch> cacheMismatches(const CacheManifest &manifest, const 
             if (std::find(manifest.cacheSet.begin(), manifest.cacheSet.end(), param) == manifest.cacheSet.end())
                 out.push_back({CacheMismatch::What::CachedParam, {}, param});
         }
+    }
+    for (const char *key : kRequiredCacheSettings) {
+        if (manifest.settings.find(key) == manifest.settings.end())
+            out.push_back({CacheMismatch::What::MissingRecord, {}, std::string("settings.") + key + ", a stage-one setting that shapes the cache"});
+    }
+    for (const std::string &model : wanted.stageOneModels) {
+        if (!manifest.model(model))
+            out.push_back({CacheMismatch::What::MissingRecord, {}, "the models[] record of " + model
+                + ", which stage one's units run: its weights could not be compared"});
     }
     return out;
 }

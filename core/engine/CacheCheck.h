@@ -29,10 +29,18 @@ struct CacheExpectation {
     std::vector<std::string> modelsRequiringBackward; // TrainingConfig::modelsRequiringBackward()
     std::vector<std::string> stageOneUnits;
     std::vector<std::string> cacheSet; // the params stage two reads from the cache
+    // The models stage one's units run, each of which the manifest must record (its
+    // weights are compared); empty: not checked.
+    std::vector<std::string> stageOneModels;
 };
 
+// The manifest's stage-one settings that shape what the cache holds: each must be
+// there (a manifest without one, written by hand or damaged, is refused).
+extern const char *const kRequiredCacheSettings[8];
+
 struct CacheMismatch {
-    enum class What { Pipeline, Task, PipelineHash, ModelsRequiringBackward, StageOneUnits, CachedParam };
+    // MissingRecord: a required setting or a model record absent (`wanted` names it).
+    enum class What { Pipeline, Task, PipelineHash, ModelsRequiringBackward, StageOneUnits, CachedParam, MissingRecord };
     What what;
     std::string cached; // the manifest's value ("[dit]"), empty for a missing param
     std::string wanted; // this run's (for CachedParam: the param)

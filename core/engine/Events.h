@@ -40,7 +40,10 @@ namespace splitscope::engine {
 //               cpu_s (CPU seconds of the process so far, all threads)
 //   epoch       epoch, mean_loss, steps
 //   checkpoint  kind ("epoch" | "step" | "final" | "resume" | "shard"), path,
-//               epoch, step; for shards: shard, samples, bytes
+//               epoch, step; for shards: shard, samples, bytes; for a resume state
+//               written beside the steps (--checkpoint_interval, epoch ends,
+//               --save_steps): snapshot_s (the training thread's share), write_s
+//               (the writer thread's), sent once it is on disk
 //   memory      rss_bytes, peak_rss_bytes, estimated_step_bytes (the up-front
 //               estimate of the peak, core/engine/MemoryEstimate.h; 0 when none was
 //               made), model_bytes {model: bytes of loaded weights}, materialized
@@ -48,10 +51,11 @@ namespace splitscope::engine {
 //   log         message
 //   warning     message, code (e.g. "frozen-randomness", "hazards-allowed",
 //               "ignored-flag" (one per flag the stage ignores), "lora-checkpoint-unused",
-//               "resume-data-unchecked", "unchecked-weights", "unchecked-tokenizer");
+//               "resume-data-unchecked", "unchecked-weights", "unchecked-tokenizer",
+//               "dataset-unchecked", "thread-count");
 //               shown after `start`
 //   error       message, code (e.g. "hazards", "manifest-mismatch", "bad-flag",
-//               "dataset", "model", "corrupt-shard", "io"), hazards [{kind,
+//               "dataset", "dataset-changed", "model", "corrupt-shard", "io"), hazards [{kind,
 //               mechanism, reader, param, expected_producer, actual_producer}]
 //   done        ok (bool), cancelled (bool), exit_status, wall_s, steps, samples,
 //               final_loss, peak_rss_bytes, cpu_s, read_wait_s, cache_read_s,

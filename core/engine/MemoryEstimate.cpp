@@ -146,6 +146,17 @@ std::optional<MemoryLimit> memoryLimit(int threadsToCome)
     return limit;
 }
 
+std::uint64_t memoryHeadroom(std::uint64_t limit)
+{
+    return std::max<std::uint64_t>(limit / 10, std::uint64_t(64) * kMiB);
+}
+
+bool fitsInMemory(std::uint64_t needed, std::uint64_t limit)
+{
+    const std::uint64_t headroom = memoryHeadroom(limit);
+    return headroom <= limit && needed <= limit - headroom;
+}
+
 std::string memoryText(std::uint64_t bytes)
 {
     char text[64];

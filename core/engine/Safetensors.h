@@ -68,6 +68,11 @@ public:
     const unsigned char *data(const TensorInfo &tensor) const { return m_bytes + m_dataStart + tensor.begin; }
     std::size_t fileSize() const { return m_size; }
     std::size_t headerSize() const { return m_dataStart; }
+    // The bytes after the header: every tensor's data (after open() or parse()).
+    std::string_view dataSection() const
+    {
+        return {reinterpret_cast<const char *>(m_bytes) + m_dataStart, m_size - m_dataStart};
+    }
 
 private:
     std::unique_ptr<std::string> m_owned; // the bytes open() read (stable when the object moves)
@@ -90,6 +95,10 @@ public:
     bool add(const std::string &name, DType dtype, const std::vector<std::int64_t> &shape, const void *bytes,
         std::size_t size, std::string *error = nullptr);
     std::size_t tensorCount() const { return m_entries.size(); }
+    // Room for `bytes` of tensor data, so that adding them copies each byte once.
+    void reserve(std::size_t bytes) { m_data.reserve(bytes); }
+    // The tensors' bytes as the file will hold them after its header.
+    std::string_view dataSection() const { return m_data; }
 
     std::string serialize() const;
     // Atomic (core/AtomicFile.h): readers see the old file or the whole new one.

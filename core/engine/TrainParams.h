@@ -57,6 +57,9 @@ struct TrainParams {
     bool cacheAllParams = false;
     int cacheShardSize = 16; // samples per cache shard
     bool resume = false;     // continue from OUTPUT/resume (stage two, one-stage)
+    // Seconds of training between resume states written beside the steps (0: only at
+    // --save_steps, epoch ends, cancellation and --max_steps).
+    double checkpointInterval = 60;
 };
 
 enum class Stage { OneStage, DataProcess, Train };

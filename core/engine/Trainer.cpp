@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -32,6 +33,13 @@ std::string joinNames(const std::vector<std::string> &names)
     for (const auto &n : names)
         out += (out.empty() ? "" : ", ") + n;
     return out;
+}
+
+// Errors of the disk or the machine (not of the path the user gave): exit status 1.
+bool isDiskFailure(const std::error_code &ec)
+{
+    return ec && ec.category() == std::generic_category()
+        && (ec.value() == ENOSPC || ec.value() == EIO || ec.value() == ENOMEM || ec.value() == EDQUOT);
 }
 
 std::string producerName(const PipelineGraph &graph, UnitId unit)
@@ -142,6 +150,9 @@ std::optional<Trainer::Failure> Trainer::checkNumbers() const
         return badInput("bad-flag", "--learning_rate must be a finite positive number (got " + std::to_string(m_params.learningRate) + ")");
     if (!(m_params.weightDecay >= 0) || !std::isfinite(m_params.weightDecay))
         return badInput("bad-flag", "--weight_decay must be a finite non-negative number (got " + std::to_string(m_params.weightDecay) + ")");
+    if (!(m_params.checkpointInterval >= 0) || !std::isfinite(m_params.checkpointInterval))
+        return badInput("bad-flag", "--checkpoint_interval must be a finite number of seconds, 0 or more (got "
+            + std::to_string(m_params.checkpointInterval) + ")");
     if ((m_params.height > 0) != (m_params.width > 0))
         return badInput("bad-flag", "--height and --width go together (or neither, to use --max_pixels)");
     // Explicit sizes are used as given (as DiffSynth's dataset does); the pipeline's
@@ -291,17 +302,32 @@ std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shar
     if (!m_outputLock.held()) {
         std::error_code ec;
         if (!std::filesystem::is_directory(folder, ec)) {
+            if (std::filesystem::exists(folder, ec))
+                return badInput("bad-flag", "--output_path '" + folder + "' is a file, not a folder");
             if (!create)
                 return std::nullopt;
+            // The first folder of the path that does not exist yet: what a refused run
+            // removes again (removeUnusedOutputFolder).
+            std::filesystem::path first = std::filesystem::absolute(folder, ec);
+            while (first.has_parent_path() && first.parent_path() != first && !std::filesystem::exists(first.parent_path(), ec))
+                first = first.parent_path();
             std::filesystem::create_directories(folder, ec);
-            if (ec)
-                return Failure{kTrainFailed, "io", "cannot create --output_path '" + folder + "': " + ec.message()};
+            if (ec || !std::filesystem::is_directory(folder)) {
+                const std::string why = ec ? ec.message() : "it is not a folder once made";
+                return Failure{isDiskFailure(ec) ? kTrainFailed : kTrainBadInput, isDiskFailure(ec) ? "io" : "bad-flag",
+                    "cannot create --output_path '" + folder + "': " + why};
+            }
             m_createdOutputFolder = true;
+            m_createdOutputRoot = first.string();
         }
         std::string error;
         bool busy = false;
-        if (!m_outputLock.acquire(folder, &error, &busy))
-            return Failure{busy ? kTrainBadInput : kTrainFailed, busy ? "folder-in-use" : "io", "--output_path " + error};
+        if (!m_outputLock.acquire(folder, &error, &busy)) {
+            // A folder this user cannot write into is the path given, not a failure of the work.
+            const bool given = busy || ::access(folder.c_str(), W_OK) != 0;
+            return Failure{given ? kTrainBadInput : kTrainFailed, busy ? "folder-in-use" : given ? "bad-flag" : "io",
+                "--output_path " + error};
+        }
     }
     // Only a run that goes on changes the folder: one refused (a --resume that does not
     // match, a cache made differently) leaves it as it was.
@@ -312,6 +338,27 @@ std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shar
             + "'");
     }
     return std::nullopt;
+}
+
+void Trainer::removeUnusedOutputFolder()
+{
+    if (!m_createdOutputFolder)
+        return;
+    m_outputLock.release();
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path root = fs::path(m_createdOutputRoot);
+    // Folder by folder up to the first this run made, each only while empty.
+    for (fs::path folder = fs::absolute(m_params.outputPath, ec).lexically_normal(); !folder.empty();
+         folder = folder.parent_path()) {
+        if (folder.filename().empty())
+            folder = folder.parent_path();
+        if (!fs::is_empty(folder, ec) || ec || !fs::remove(folder, ec))
+            break;
+        if (folder == root.lexically_normal())
+            break;
+    }
+    m_createdOutputFolder = false;
 }
 
 StepMemory Trainer::stepMemory() const
@@ -354,15 +401,17 @@ std::optional<Trainer::Failure> Trainer::checkStepMemory(const StepSize &size, c
     // this one, the loader threads (stage two reads ahead on at least one), and one more.
     const int loaders = m_task.stage == Stage::Train ? std::max(1, m_params.datasetNumWorkers) : m_params.datasetNumWorkers;
     const auto limit = memoryLimit(2 * std::max(0, m_threads - 1) + loaders + 1);
-    if (!limit || needed <= limit->bytes)
+    if (!limit || fitsInMemory(needed, limit->bytes))
         return std::nullopt;
+    const std::uint64_t headroom = memoryHeadroom(limit->bytes);
     const bool edit = (size.editWidth > 0 && size.editHeight > 0) || (size.editLatentWidth > 0 && size.editLatentHeight > 0);
     const std::string smaller = m_task.stage == Stage::Train
         ? "make the cache at a smaller size (stage one's --height/--width, or --max_pixels without them)"
         : "train at a smaller size (--height/--width, or --max_pixels without them)";
     return Failure{kTrainBadInput, "memory", std::string(m_task.stage == Stage::DataProcess ? "a stage-one sample" : "a training step")
         + " at " + size.text() + " (" + source + ") needs about " + memoryText(needed) + " of memory by Splitscope's estimate, "
-        "more than " + memoryText(limit->bytes) + ", " + limit->what + ": " + smaller + (edit ? ", or with smaller edit images" : "")
+        "and Splitscope keeps " + memoryText(headroom) + " (10 %) spare of the " + memoryText(limit->bytes) + " that "
+        + limit->what + " allows: " + smaller + (edit ? ", or with smaller edit images" : "")
         + ". Nothing was started"};
 }
 
@@ -482,6 +531,7 @@ std::vector<Trainer::IgnoredFlag> Trainer::ignoredFlags() const
         number("save_steps", p.saveSteps, defaults.saveSteps);
         number("max_steps", p.maxSteps, defaults.maxSteps);
         add("resume", "", p.resume);
+        real("checkpoint_interval", p.checkpointInterval, defaults.checkpointInterval);
     } else if (m_task.stage == Stage::OneStage) {
         add("split_mode", splitModeName(p.training.mode), p.training.mode != defaults.training.mode);
         add("allow_hazards", "", p.allowHazards);
@@ -539,6 +589,7 @@ std::string Trainer::settingsJson() const
     // resumed run differs from the first only in it.)
     if (m_task.stage == Stage::DataProcess)
         doc["resume"] = p.resume;
+    doc["checkpoint_interval"] = p.checkpointInterval;
     // The file says what the run used: a flag this stage ignores is not among the
     // flags (a script that reads them back as DiffSynth's arguments would take it for
     // one that mattered), and the ones given anyway are kept apart.
@@ -605,6 +656,15 @@ TrainResult Trainer::run()
 {
     if (auto failure = prepare())
         return fail(*failure);
+    // A stop asked for while the flags were read (a Cancel right after the launch):
+    // nothing has been touched yet.
+    if (aborted()) {
+        TrainResult result;
+        result.status = kTrainCancelled;
+        result.message = "cancelled before any work: nothing was changed";
+        m_events.log(result.message);
+        return result;
+    }
     switch (m_task.stage) {
     case Stage::DataProcess:
         return runDataProcess();
@@ -642,6 +702,9 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
     } catch (const std::exception &e) {
         reportFailure("internal", e.what());
     }
+    // A run that trained nothing leaves no folder it made behind.
+    if (result.status != kTrainOk)
+        trainer.removeUnusedOutputFolder();
     result.wallSeconds = events.elapsed();
     result.peakRssBytes = peakRssBytes();
     std::string outputs = "{";

@@ -67,6 +67,9 @@ private:
     std::vector<std::string> stageModels(const std::vector<int> &units, bool withLoss) const;
     CacheManifest wantedManifest(const ImageDataset &dataset, const std::vector<std::pair<std::string, std::uint64_t>> &hashes) const;
     std::optional<Failure> checkManifest(const CacheManifest &manifest);
+    // Stage two: the dataset a cache was made from, when it is still there, against the
+    // fingerprint stage one recorded.
+    std::optional<Failure> checkCachedDataset(const CacheManifest &manifest);
     // --resume: refuses a state that --max_steps or --num_epochs leaves nothing to do.
     std::optional<Failure> checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const;
 
@@ -94,6 +97,12 @@ private:
     // (the run goes on to write there) it also removes the temporary files an
     // interrupted run left there.
     std::optional<Failure> lockOutputFolder(bool create, bool shardFolders);
+public:
+    // After a run that ended without training anything: removes --output_path (and the
+    // folders above it) when this run made it and it is still empty.
+    void removeUnusedOutputFolder();
+
+private:
     // What this stage's step (or stage-one sample) holds in memory besides its inputs:
     // the models it runs and trains, and their weight bytes (MemoryEstimate.h).
     StepMemory stepMemory() const;
@@ -128,6 +137,7 @@ private:
     mutable std::uint64_t m_estimatedStepBytes = 0;
     FolderLock m_outputLock; // --output_path, while the run uses it
     bool m_createdOutputFolder = false; // lockOutputFolder made --output_path
+    std::string m_createdOutputRoot;    // the first folder of its path that it made
     FolderLock m_cacheLock; // stage two: the cache it reads (shared), so that no stage one rewrites it meanwhile
 };
 

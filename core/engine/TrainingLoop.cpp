@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -89,6 +90,65 @@ private:
     std::FILE *m_file = nullptr;
 };
 
+// Writes resume states beside the training, one at a time on a thread of its own: the
+// step that takes a state only copies the weights and moments (TrainingState::snapshot),
+// and the serialising, writing and fsync run while the next steps compute.
+class StateWriter {
+public:
+    struct Outcome {
+        ResumePoint point;
+        std::string error;        // empty: written
+        double snapshotSeconds = 0; // taking it, on the training thread
+        double seconds = 0;         // writing it, beside the steps
+    };
+
+    StateWriter() = default;
+    StateWriter(const StateWriter &) = delete;
+    StateWriter &operator=(const StateWriter &) = delete;
+    // A write still running when the run ends (an exception) completes: it is a whole
+    // state, of an earlier point.
+    ~StateWriter()
+    {
+        if (m_pending.valid())
+            m_pending.wait();
+    }
+
+    // Call with no write in progress (wait() first).
+    void start(StateSnapshot snapshot, const std::string &outputPath, double snapshotSeconds)
+    {
+        m_pending = std::async(std::launch::async, [snapshot = std::move(snapshot), outputPath, snapshotSeconds]() mutable {
+            const auto t0 = std::chrono::steady_clock::now();
+            Outcome outcome;
+            outcome.point = snapshot.point;
+            outcome.snapshotSeconds = snapshotSeconds;
+            try {
+                TrainingState::write(snapshot, outputPath, &outcome.error);
+            } catch (const std::exception &e) {
+                outcome.error = std::string("cannot save the resume state: ") + e.what();
+            }
+            outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return outcome;
+        });
+    }
+    // The write in progress, once it has ended; nothing while it runs or when there is none.
+    std::optional<Outcome> poll()
+    {
+        if (!m_pending.valid() || m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+            return std::nullopt;
+        return m_pending.get();
+    }
+    // Waits for the write in progress, if any.
+    std::optional<Outcome> wait()
+    {
+        if (!m_pending.valid())
+            return std::nullopt;
+        return m_pending.get();
+    }
+
+private:
+    std::future<Outcome> m_pending;
+};
+
 } // namespace
 
 std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &manifest)
@@ -104,6 +164,12 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
             wanted.stageOneUnits.push_back(m_declaration->units[i].name);
     }
     wanted.cacheSet = m_cacheSet;
+    std::vector<int> stageOne;
+    for (std::size_t i = 0; i < m_declaration->units.size(); ++i) {
+        if (!m_split.trained[i])
+            stageOne.push_back(static_cast<int>(i));
+    }
+    wanted.stageOneModels = stageModels(stageOne, false);
     std::vector<std::string> diffs;
     for (const CacheMismatch &m : cacheMismatches(manifest, wanted))
         diffs.push_back(m.text());
@@ -146,6 +212,14 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
             "encoder used (it was made before caches recorded it), so it cannot be compared: if the tokenizer has changed "
             "since, run stage one again to rebuild the cache");
     }
+    if (auto failure = checkCachedDataset(manifest))
+        return failure;
+    if (const auto threads = manifest.settings.find("num_threads");
+        threads != manifest.settings.end() && threads->second != std::to_string(m_threads)) {
+        m_pendingWarnings.emplace_back("thread-count", "stage one ran on " + threads->second + " threads (--num_threads), "
+            "this run on " + std::to_string(m_threads) + ": the weights equal one-stage training's bit for bit only when "
+            "both stages and the one-stage run use the same count (it fixes the order of floating-point sums)");
+    }
     if (!diffs.empty()) {
         std::string message = "the cache at '" + m_params.datasetBasePath + "' does not match this run:";
         for (const auto &d : diffs)
@@ -159,6 +233,43 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
             + " samples): rerun its stage-one command to finish it"};
     }
     return std::nullopt;
+}
+
+std::optional<Trainer::Failure> Trainer::checkCachedDataset(const CacheManifest &manifest)
+{
+    const std::string &folder = manifest.datasetBasePath;
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) {
+        m_pendingWarnings.emplace_back("dataset-unchecked", "the dataset stage one cached ('" + folder + "') is not there "
+            "(from this working directory), so whether it changed since cannot be checked: the cache is used as it is");
+        return std::nullopt;
+    }
+    const auto setting = [&manifest](const char *key) {
+        const auto it = manifest.settings.find(key);
+        return it == manifest.settings.end() ? std::string() : it->second;
+    };
+    DatasetOptions options;
+    options.basePath = folder;
+    options.metadataPath = manifest.datasetMetadataPath;
+    options.maxPixels = std::atoll(setting("max_pixels").c_str());
+    options.height = std::atoi(setting("height").c_str());
+    options.width = std::atoi(setting("width").c_str());
+    options.dataFileKeys = splitCommaList(setting("data_file_keys"));
+    options.extraInputs = splitCommaList(setting("extra_inputs"));
+    ImageDataset dataset;
+    std::string error;
+    if (!dataset.open(options, &error)) {
+        m_pendingWarnings.emplace_back("dataset-unchecked", "the dataset stage one cached ('" + folder + "') cannot be read "
+            "as it was then (" + error + "), so whether it changed since cannot be checked: the cache is used as it is");
+        return std::nullopt;
+    }
+    if (dataset.fingerprint() == manifest.datasetFingerprint)
+        return std::nullopt;
+    return Failure{kTrainBadInput, "dataset-changed", "the dataset the cache at '" + m_params.datasetBasePath
+        + "' was made from ('" + folder + "') has changed since stage one read it: its fingerprint (metadata.csv and the "
+        "image files' names, sizes and modification times) is " + hashToHex(dataset.fingerprint()) + ", the cache's "
+        + hashToHex(manifest.datasetFingerprint) + ". Training on would use the old data: run stage one ("
+        + m_task.loss + ":data_process) again to rebuild the cache. Nothing was trained"};
 }
 
 void Trainer::warnIgnoredFlags(const CacheManifest *manifest)
@@ -288,7 +399,16 @@ private:
     // which no later loss would reveal: nothing non-finite is ever saved.
     void requireFiniteWeights() const;
     void saveCheckpoint(const std::string &file, const std::string &kind, std::uint64_t epoch);
+    // Writes the state now (after waiting for one being written). Throws EngineError.
     void saveState(const ResumePoint &at);
+    // Takes the state now and writes it beside the next steps (StateWriter).
+    void saveStateInBackground(const ResumePoint &at);
+    // The state written in the background, once written: an event, or the run ends
+    // (EngineError) when the write failed, the previous state kept.
+    void reportStateWrite(const std::optional<StateWriter::Outcome> &outcome);
+    // After the step at `position`: a state every --checkpoint_interval seconds and at
+    // every --save_steps checkpoint (an epoch's last step is left to the epoch end).
+    void keepStateAfterStep(std::uint64_t epoch, std::size_t position, bool checkpointed);
     void emitStateSaved(std::uint64_t epoch, const std::string &text);
     // The point after the step at `position` of `epoch`.
     ResumePoint after(std::uint64_t epoch, std::size_t position) const;
@@ -334,6 +454,8 @@ private:
     double m_lastMemory = -1;
     double m_readSeconds = 0;
     double m_waitSeconds = 0; // waiting for inputs, in the epochs done
+    StateWriter m_stateWriter;
+    std::chrono::steady_clock::time_point m_lastState; // when the last state was taken
 };
 
 TrainingRun::TrainingRun(Trainer &trainer)
@@ -362,6 +484,7 @@ TrainResult TrainingRun::run()
     m_step = m_point.step;
     m_firstStep = m_step;
     m_start = m_events.elapsed();
+    m_lastState = std::chrono::steady_clock::now();
     m_lastEpoch = m_point.epoch;
     for (std::uint64_t epoch = m_point.epoch; epoch < static_cast<std::uint64_t>(m_params.numEpochs); ++epoch) {
         m_lastEpoch = epoch;
@@ -630,7 +753,8 @@ TrainingRun::Ending TrainingRun::runStep(StepInput &input, std::uint64_t epoch, 
     m_result.finalLoss = lossValue;
     m_lossLog->add(m_step, lossValue);
     emitStep(epoch, position, lossValue, prefetcher);
-    if (m_params.saveSteps > 0 && m_step % static_cast<std::uint64_t>(m_params.saveSteps) == 0)
+    const bool checkpointed = m_params.saveSteps > 0 && m_step % static_cast<std::uint64_t>(m_params.saveSteps) == 0;
+    if (checkpointed)
         saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
     if (m_params.maxSteps > 0 && m_step >= static_cast<std::uint64_t>(m_params.maxSteps)) {
         m_stopped = true;
@@ -640,6 +764,7 @@ TrainingRun::Ending TrainingRun::runStep(StepInput &input, std::uint64_t epoch, 
     const bool last = epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == m_perEpoch;
     if (m_trainer.aborted() && !last)
         return cancel(epoch, position, prefetcher);
+    keepStateAfterStep(epoch, position, checkpointed);
     return std::nullopt;
 }
 
@@ -676,20 +801,27 @@ TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch
 {
     if (m_reader && !input.badInput)
         throw EngineError(input.error);
-    if (!m_reader)
-        return m_trainer.fail({kTrainBadInput, "dataset", input.error});
-    // A shard found damaged when first read (its checksum): the steps done so far are
-    // kept as a cancellation keeps them. Stage one rebuilds the damaged shard alone,
-    // byte for byte, so the cache identity in the state still matches.
+    // A shard found damaged when first read (its checksum), or an image that no longer
+    // decodes: the steps done so far are kept as a cancellation keeps them.
+    const std::string code = m_reader ? "corrupt-shard" : "dataset";
     if (m_step == m_firstStep)
-        return m_trainer.fail({kTrainBadInput, "corrupt-shard", input.error + nothingTrained()});
+        return m_trainer.fail({kTrainBadInput, code, input.error + nothingTrained()});
+    reportStateWrite(m_stateWriter.wait());
     saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
     saveState(ResumePoint{epoch, position, m_step});
     emitStateSaved(epoch, "state saved after step " + std::to_string(m_step));
-    return m_trainer.fail({kTrainBadInput, "corrupt-shard", input.error + "; the state after step " + std::to_string(m_step)
-        + " is saved in " + TrainingState::path(m_params.outputPath) + ": once the shard is rebuilt (the same "
-        "stage-one command, " + m_trainer.m_task.loss + ":data_process with --output_path '" + m_params.datasetBasePath
-        + "', rebuilds only the damaged shards), the same command with --resume continues from it"});
+    const std::string saved = "; the state after step " + std::to_string(m_step) + " is saved in "
+        + TrainingState::path(m_params.outputPath) + ": ";
+    // Stage one rebuilds a damaged shard alone, byte for byte, so the cache identity
+    // in the state still matches; a replaced image changes the dataset's fingerprint.
+    if (m_reader) {
+        return m_trainer.fail({kTrainBadInput, code, input.error + saved + "once the shard is rebuilt (the same "
+            "stage-one command, " + m_trainer.m_task.loss + ":data_process with --output_path '" + m_params.datasetBasePath
+            + "', rebuilds only the damaged shards), the same command with --resume continues from it"});
+    }
+    return m_trainer.fail({kTrainBadInput, code, input.error + saved + "the same command with --resume continues from it "
+        "once the image reads as it did when the run started (a replaced image changes the dataset, which --resume "
+        "refuses: then start again without --resume, in another --output_path)"});
 }
 
 TrainResult TrainingRun::outOfMemory(const StepInput &input, std::uint64_t epoch, std::size_t position, bool stepping,
@@ -721,6 +853,7 @@ TrainResult TrainingRun::outOfMemory(const StepInput &input, std::uint64_t epoch
 // Finishes this step, keeps its weights and a state to resume from, then stops.
 TrainResult TrainingRun::cancel(std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher)
 {
+    reportStateWrite(m_stateWriter.wait());
     saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
     saveState(after(epoch, position));
     emitStateSaved(epoch, "cancelled: state saved; the same command with --resume continues");
@@ -737,7 +870,9 @@ void TrainingRun::endEpoch(std::uint64_t epoch)
 {
     if (m_params.saveSteps == 0)
         saveCheckpoint("epoch-" + std::to_string(epoch) + ".safetensors", "epoch", epoch);
-    saveState(ResumePoint{epoch + 1, 0, m_step});
+    // The last epoch's state is removed as the run finishes: none is written.
+    if (epoch + 1 < static_cast<std::uint64_t>(m_params.numEpochs))
+        saveStateInBackground(ResumePoint{epoch + 1, 0, m_step});
     const double meanLoss = m_epochSteps ? m_epochLoss / static_cast<double>(m_epochSteps) : 0.0;
     m_events.emit(Event(events::kEpoch)
                       .set("epoch", static_cast<std::uint64_t>(epoch))
@@ -748,6 +883,7 @@ void TrainingRun::endEpoch(std::uint64_t epoch)
 
 TrainResult TrainingRun::finish()
 {
+    reportStateWrite(m_stateWriter.wait());
     writeRunFiles();
     const std::string finalFile = "step-" + std::to_string(m_step) + ".safetensors";
     if (m_params.saveSteps > 0 && m_step % static_cast<std::uint64_t>(m_params.saveSteps) != 0)
@@ -763,6 +899,8 @@ TrainResult TrainingRun::finish()
                                           "with --resume continues");
         m_result.outputs.emplace_back("resume_state", TrainingState::path(m_params.outputPath));
     } else {
+        // A state still being written would land after the removal.
+        reportStateWrite(m_stateWriter.wait());
         std::error_code ec;
         fs::remove(TrainingState::path(m_params.outputPath), ec);
     }
@@ -843,8 +981,49 @@ void TrainingRun::saveCheckpoint(const std::string &file, const std::string &kin
 
 void TrainingRun::saveState(const ResumePoint &at)
 {
+    reportStateWrite(m_stateWriter.wait());
     requireFiniteWeights();
     TrainingState::save(m_params.outputPath, m_models->trainableParameters(), *m_optimizer, at, m_settings, m_data);
+    m_lastState = std::chrono::steady_clock::now();
+}
+
+void TrainingRun::saveStateInBackground(const ResumePoint &at)
+{
+    reportStateWrite(m_stateWriter.wait());
+    const auto t0 = std::chrono::steady_clock::now();
+    requireFiniteWeights();
+    StateSnapshot snapshot = TrainingState::snapshot(m_models->trainableParameters(), *m_optimizer, at, m_settings, m_data);
+    m_lastState = std::chrono::steady_clock::now();
+    m_stateWriter.start(std::move(snapshot), m_params.outputPath,
+        std::chrono::duration<double>(m_lastState - t0).count());
+}
+
+void TrainingRun::reportStateWrite(const std::optional<StateWriter::Outcome> &outcome)
+{
+    if (!outcome)
+        return;
+    if (!outcome->error.empty())
+        throw EngineError(outcome->error + "; training stopped so that no more than --checkpoint_interval is at risk: once "
+            "the write can succeed, the same command with --resume continues from the last state saved");
+    m_events.emit(Event(events::kCheckpoint)
+                      .set("kind", "resume")
+                      .set("path", TrainingState::path(m_params.outputPath))
+                      .set("epoch", outcome->point.epoch)
+                      .set("step", outcome->point.step)
+                      .set("snapshot_s", outcome->snapshotSeconds)
+                      .set("write_s", outcome->seconds));
+}
+
+void TrainingRun::keepStateAfterStep(std::uint64_t epoch, std::size_t position, bool checkpointed)
+{
+    reportStateWrite(m_stateWriter.poll());
+    if (position + 1 == m_perEpoch)
+        return; // the epoch end writes its checkpoint, then the state
+    const double interval = m_params.checkpointInterval;
+    const bool due = interval > 0
+        && std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastState).count() >= interval;
+    if (checkpointed || due)
+        saveStateInBackground(after(epoch, position));
 }
 
 void TrainingRun::emitStateSaved(std::uint64_t epoch, const std::string &text)

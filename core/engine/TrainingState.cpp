@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "TrainingState.h"
 
+#include "Hash.h"
 #include "JsonDocument.h"
-#include "Safetensors.h"
+#include "MemoryEstimate.h"
+#include "core/AtomicFile.h"
 #include "TensorIO.h"
 #include "UnitRuntime.h"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+
+#include <sys/statvfs.h>
 
 namespace splitscope::engine {
 
@@ -20,7 +24,7 @@ constexpr const char *kStateFormat = "splitscope.resume/1";
 
 // Settings that may change between a cancelled run and its resumption: they do
 // not change what training computes.
-const char *const kResumableChanges[] = {"num_epochs", "max_steps", "dataset_num_workers", "save_steps"};
+const char *const kResumableChanges[] = {"num_epochs", "max_steps", "dataset_num_workers", "save_steps", "checkpoint_interval"};
 
 // Settings that name a file or folder: compared as the paths they resolve to (a
 // trailing slash, ./x, an absolute path or a symbolic link name the same folder),
@@ -96,7 +100,44 @@ std::string dataMismatch(const TrainingData &data, const std::string &saved)
         + data.kind + ", or train into another --output_path)";
 }
 
-// Opens the state and checks its format, settings and data; fills `meta` and `point`.
+// What the state's "checksum" covers: its metadata without the checksum (the
+// position, the settings, the data's fingerprint) and every tensor's bytes. A flipped
+// bit anywhere is found before anything loads, instead of training on from weights a
+// little off, or failing later with a misleading message.
+std::uint64_t stateChecksum(nlohmann::json meta, std::string_view tensorBytes)
+{
+    meta.erase("checksum");
+    Hasher hasher;
+    hasher.updateField(dumpJson(meta));
+    hasher.update(tensorBytes);
+    return hasher.digest();
+}
+
+// Whether the checksum the state carries matches its contents; states written before
+// they carried one are not checked, which `note` says.
+bool checkStateChecksum(const std::string &file, const SafetensorsFile &state, const nlohmann::json &meta,
+    std::string *error, std::string *note)
+{
+    const auto recorded = meta.find("checksum");
+    if (recorded == meta.end()) {
+        if (note)
+            *note = "the resume state '" + file + "' was written before states carried a checksum: its contents cannot be verified";
+        return true;
+    }
+    std::uint64_t saved = 0;
+    if (recorded->is_string() && hashFromHex(recorded->get<std::string>(), saved)
+        && saved == stateChecksum(meta, state.dataSection()))
+        return true;
+    if (error) {
+        *error = "--resume: the resume state '" + file + "' is damaged: its checksum does not match its contents (a disk "
+            "or copy error changed it since it was written), so nothing was loaded from it. Restore the file from a copy, "
+            "or delete it and run the same command without --resume to start from the beginning";
+    }
+    return false;
+}
+
+// Opens the state and checks its format, checksum, settings and data; fills `meta`
+// and `point`.
 bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &meta, ResumePoint &point,
     const std::string &settingsJson, const TrainingData &data, std::string *error, std::string *note)
 {
@@ -107,7 +148,10 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
     };
     std::error_code ec;
     if (!fs::exists(file, ec))
-        return fail("no resume state in --output_path (looked for '" + file + "'); it is written at every epoch end and on cancellation");
+        return fail("no resume state in --output_path (looked for '" + file + "'): a state is written every "
+            "--checkpoint_interval seconds of training, at every --save_steps checkpoint, at each epoch end and on "
+            "cancellation, and removed when a run has run all its epochs. Nothing here to continue from: run the same "
+            "command without --resume to start from the beginning");
     std::string openError;
     if (!state.open(file, &openError))
         return fail(openError);
@@ -125,6 +169,9 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
     } catch (const std::exception &) {
         return fail("'" + file + "' is not a Splitscope resume state");
     }
+    std::string unchecked;
+    if (!checkStateChecksum(file, state, meta, error, &unchecked))
+        return false;
     nlohmann::json wanted;
     std::string parseError;
     if (!parseJsonObject(settingsJson, "the settings", wanted, &parseError))
@@ -151,9 +198,13 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
             continue;
         }
         const auto old = saved.find(it.key());
-        if (old == saved.end() || *old != it.value())
+        if (old == saved.end() || *old != it.value()) {
             diffs += "\n  --" + it.key() + ": the state has " + (old == saved.end() ? std::string("(none)") : dumpJson(*old))
                 + ", this run " + dumpJson(it.value());
+            if (it.key() == "num_threads")
+                diffs += " (an exact resume needs the same count: it fixes the order in which sums are taken, and so the "
+                         "weights' last bits)";
+        }
     }
     if (!diffs.empty())
         return fail("the resume state was made with other settings:" + diffs);
@@ -164,6 +215,8 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
                 + data.kind + " is the one it was trained on cannot be checked";
         return true;
     }
+    if (note)
+        *note = unchecked;
     const std::string savedFingerprint = recorded->value("fingerprint", std::string());
     if (recorded->value("kind", std::string()) != data.kind || savedFingerprint != data.fingerprint)
         return fail(dataMismatch(data, savedFingerprint));
@@ -177,10 +230,16 @@ std::string TrainingState::path(const std::string &outputPath)
     return (fs::path(outputPath) / "resume.safetensors").string();
 }
 
-void TrainingState::save(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
+StateSnapshot TrainingState::snapshot(const NamedTensors &parameters, torch::optim::AdamW &optimizer,
     const ResumePoint &point, const std::string &settingsJson, const TrainingData &data)
 {
-    SafetensorsWriter writer;
+    StateSnapshot out;
+    out.point = point;
+    SafetensorsWriter &writer = out.writer;
+    std::size_t bytes = 0;
+    for (const auto &named : parameters)
+        bytes += 3 * static_cast<std::size_t>(named.second.numel()) * named.second.element_size(); // and two moments
+    writer.reserve(bytes);
     nlohmann::json steps = nlohmann::json::object();
     for (const auto &[name, parameter] : parameters) {
         addTensor(writer, "param/" + name, parameter);
@@ -205,9 +264,45 @@ void TrainingState::save(const std::string &outputPath, const NamedTensors &para
     meta["settings"] = settings;
     meta["paths"] = canonicalPaths(settings);
     meta["data"] = {{"kind", data.kind}, {"fingerprint", data.fingerprint}};
-    writer.setMetadata("splitscope.resume", dumpJson(meta));
-    if (!writer.write(path(outputPath), &error))
-        throw EngineError("cannot save the resume state: " + error);
+    out.metadata = dumpJson(meta);
+    return out;
+}
+
+bool TrainingState::write(StateSnapshot &snapshot, const std::string &outputPath, std::string *error)
+{
+    nlohmann::json meta;
+    std::string parseError;
+    if (!parseJsonObject(snapshot.metadata, "the state's metadata", meta, &parseError)) {
+        if (error)
+            *error = "cannot save the resume state: " + parseError;
+        return false;
+    }
+    meta["checksum"] = hashToHex(stateChecksum(meta, snapshot.writer.dataSection()));
+    snapshot.writer.setMetadata("splitscope.resume", dumpJson(meta));
+    const std::string bytes = snapshot.writer.serialize();
+    std::string writeError;
+    if (writeFileAtomically(path(outputPath), bytes, &writeError))
+        return true;
+    if (error) {
+        *error = "cannot save the resume state after step " + std::to_string(snapshot.point.step) + ": " + writeError;
+        struct statvfs disk {};
+        if (::statvfs(outputPath.c_str(), &disk) == 0) {
+            const std::uint64_t free = static_cast<std::uint64_t>(disk.f_bavail) * disk.f_frsize;
+            *error += " (it needs " + memoryText(bytes.size()) + " in '" + outputPath + "', where " + memoryText(free)
+                + " are free)";
+        }
+        *error += "; the previous state, if there was one, is kept as it was";
+    }
+    return false;
+}
+
+void TrainingState::save(const std::string &outputPath, const NamedTensors &parameters, torch::optim::AdamW &optimizer,
+    const ResumePoint &point, const std::string &settingsJson, const TrainingData &data)
+{
+    std::string error;
+    StateSnapshot taken = snapshot(parameters, optimizer, point, settingsJson, data);
+    if (!write(taken, outputPath, &error))
+        throw EngineError(error);
 }
 
 bool TrainingState::inspect(const std::string &outputPath, const std::string &settingsJson, const TrainingData &data,

@@ -4,11 +4,13 @@
 // SIGTERM during stage two.
 #include "EngineTestSupport.h"
 
+#include "core/engine/MemoryEstimate.h"
 #include "core/engine/SeedSequence.h"
 #include "core/engine/TinyQwenImage.h"
 
 #include <QDir>
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QtEndian>
@@ -105,6 +107,8 @@ private Q_SLOTS:
     void outOfMemoryAtTheFirstStepTrainsNothing();
     void brokenPipeCancelsTheRun();
     void damagedShardDuringStageTwoSavesTheState();
+    void sigtermWhileTheEngineStartsIsACleanCancel();
+    void memoryAdmissionKeepsHeadroom();
 
 private:
     QStringList trainArgs(const QString &task, const QString &dataset, const QString &output) const;
@@ -209,6 +213,10 @@ void TestEngineCli::badFlags_data()
                                                  << "--height: 40 is not a multiple of 16";
     QTest::addRow("width not a multiple of 16") << QStringList{"train", "--height", "32", "--width", "33"} << 2
                                                 << "--width: 33 is not a multiple of 16";
+    QTest::addRow("negative checkpoint interval") << QStringList{"train", "--checkpoint_interval", "-1"} << 2
+                                                  << "--checkpoint_interval: -1 is not a number of seconds from 0 (off)";
+    QTest::addRow("checkpoint interval not a number") << QStringList{"train", "--checkpoint_interval", "often"} << 2
+                                                      << "--checkpoint_interval";
     QTest::addRow("events format") << QStringList{"train", "--events", "xml"} << 2 << "--events: 'xml' is not jsonl";
     QTest::addRow("split mode") << QStringList{"train", "--split_mode", "fast"} << 2 << "--split_mode: 'fast' is not seed or safe";
     QTest::addRow("missing value") << QStringList{"train", "--task"} << 2 << "--task needs a value";
@@ -461,6 +469,7 @@ void TestEngineCli::imageTooLargeForMemoryIsRefused()
                      + " at 4096x4096 (--height 4096 --width 4096) needs about "),
             qPrintable(err));
         QVERIFY2(err.contains("the address-space limit (ulimit -v 2.0 GiB)"), qPrintable(err));
+        QVERIFY2(err.contains(" (10 %) spare of the "), qPrintable(err)); // memoryAdmissionKeepsHeadroom
         QVERIFY2(!err.contains("enforce fail"), qPrintable(err));
         QVERIFY(!QFileInfo::exists(out));
     }
@@ -524,7 +533,7 @@ void TestEngineCli::stageTwoChecksMemoryFromTheCache()
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QCOMPARE(process.exitCode(), 2);
     QVERIFY2(err.contains("a training step at 1024x1024 (the largest in the cache: sample 0) needs about "), qPrintable(err));
-    QVERIFY2(err.contains("the address-space limit (ulimit -v 2.0 GiB): make the cache at a smaller size"), qPrintable(err));
+    QVERIFY2(err.contains("the address-space limit (ulimit -v 2.0 GiB) allows: make the cache at a smaller size"), qPrintable(err));
     QVERIFY2(!stdoutText.contains("\"event\":\"step\""), qPrintable(stdoutText));
     QVERIFY(!QFileInfo::exists(out));
 }
@@ -921,6 +930,48 @@ void TestEngineCli::damagedShardDuringStageTwoSavesTheState()
     QString diffError;
     QCOMPARE(maxAbsDiff(out + "/epoch-1.safetensors", m_fixture.path("flip-ref/epoch-1.safetensors"), &diffError), 0.0);
     QVERIFY(!QFileInfo::exists(cache + "/.splitscope.lock"));
+}
+
+// A Cancel the moment the worker starts (SIGTERM while splitscope-engine is still
+// loading LibTorch) used to end the process by the signal (143): splitscope-cli now
+// holds the stop signals back across the hand-over, and the engine takes them once
+// it handles them, so it is a clean cancel (4) that has made nothing.
+void TestEngineCli::sigtermWhileTheEngineStartsIsACleanCancel()
+{
+    // Once the process is splitscope-engine (after the hand-over, while LibTorch loads
+    // or the flags are read), then a little later.
+    for (const int delayMs : {0, 30, 120}) {
+        const QString out = m_fixture.path("early-term-" + QString::number(delayMs));
+        QProcess process;
+        process.start(QStringLiteral(SPLITSCOPE_CLI), trainArgs("sft", m_fixture.data(), out));
+        QVERIFY(process.waitForStarted());
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < 10000
+            && !QFileInfo(QString("/proc/%1/exe").arg(process.processId())).symLinkTarget().endsWith("splitscope-engine"))
+            QThread::usleep(200);
+        QThread::msleep(static_cast<unsigned long>(delayMs));
+        ::kill(static_cast<pid_t>(process.processId()), SIGTERM);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(process.exitCode() == 4, qPrintable(QString("exit %1: %2").arg(process.exitCode()).arg(err)));
+        QVERIFY2(!QFileInfo::exists(out), qPrintable(err));
+    }
+}
+
+// Admission keeps 10 % of the memory spare (at least 64 MiB): a step that would use
+// it all was admitted, then swapped or was killed long after the start.
+void TestEngineCli::memoryAdmissionKeepsHeadroom()
+{
+    const std::uint64_t mib = 1024 * 1024;
+    QCOMPARE(engine::memoryHeadroom(1000 * mib), 100 * mib);
+    QCOMPARE(engine::memoryHeadroom(100 * mib), 64 * mib);
+    QVERIFY(engine::fitsInMemory(900 * mib, 1000 * mib));
+    QVERIFY(!engine::fitsInMemory(901 * mib, 1000 * mib));
+    QVERIFY(!engine::fitsInMemory(1, 32 * mib));
+    // 22.7 GiB against 22.8 GiB: the case that was admitted.
+    QVERIFY(!engine::fitsInMemory(std::uint64_t(22.7 * 1024) * mib, std::uint64_t(22.8 * 1024) * mib));
 }
 
 QTEST_GUILESS_MAIN(TestEngineCli)

@@ -6,9 +6,16 @@
 
 #include "core/engine/SyntheticDataset.h"
 
+#include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
+#include <QRandomGenerator>
 #include <QTest>
+
+#include <algorithm>
+#include <csignal>
 
 using namespace enginetest;
 
@@ -59,6 +66,8 @@ private Q_SLOTS:
     void initTestCase();
     void seedDocumentCommands();
     void lossDecreases();
+    void killAnywhereThenResume_data();
+    void killAnywhereThenResume();
 
 private:
     Fixture m_fixture;
@@ -118,6 +127,138 @@ void TestTrainingSlow::lossDecreases()
     QVERIFY2(last < 0.85 * first, qPrintable(QString("first 50 steps %1, last 50 steps %2").arg(first).arg(last)));
     QCOMPARE(run.all("epoch").size(), 2);
     QVERIFY(run.all("epoch").last().value("mean_loss").toDouble() < run.all("epoch").first().value("mean_loss").toDouble());
+}
+
+void TestTrainingSlow::killAnywhereThenResume_data()
+{
+    QTest::addColumn<QString>("task");
+    QTest::addRow("one-stage") << "sft";
+    QTest::addRow("stage two") << "sft:train";
+}
+
+// kill -9 at random moments of training (20 kills: half at a random time after the
+// launch, half at a random time after the first step), each run resumed from the state
+// it left: the weights and loss.csv end bit for bit those of an uninterrupted run, and
+// no kill lost more than --checkpoint_interval (plus the step under way and the write).
+void TestTrainingSlow::killAnywhereThenResume()
+{
+    QFETCH(QString, task);
+    const QString name = QString(task).remove(':');
+    QString dataset = m_fixture.data();
+    const QStringList common = {"--model_root", m_fixture.models(), "--model_id_with_origin_paths", kModelSpecs,
+        "--lora_base_model", "dit", "--lora_target_modules", kLoraTargets, "--lora_rank", "4", "--num_threads", "1"};
+    if (task == "sft:train") {
+        dataset = m_fixture.path("kill-cache");
+        QString err;
+        QVERIFY2(runCli(QStringList{"train", "--task", "sft:data_process", "--dataset_base_path", m_fixture.data(),
+                            "--output_path", dataset} + common, nullptr, &err) == 0, qPrintable(err));
+    }
+    // Long enough that twenty kills land before it ends (16 samples x 8 x 3 epochs).
+    const QStringList args = QStringList{"train", "--task", task, "--dataset_base_path", dataset, "--num_epochs", "3",
+        "--dataset_repeat", "8", "--events", "jsonl"} + common;
+    const QString reference = m_fixture.path("kill-reference-" + name);
+    QString err;
+    QVERIFY2(runCli(args + QStringList{"--output_path", reference, "--checkpoint_interval", "0"}, nullptr, &err) == 0,
+        qPrintable(err));
+
+    constexpr double kInterval = 0.2;
+    // A state is taken at the end of the first step after the interval, then written.
+    constexpr double kSlack = 0.6;
+    const QString out = m_fixture.path("kill-run-" + name);
+    const QStringList runArgs = args + QStringList{"--output_path", out, "--checkpoint_interval", QString::number(kInterval)};
+    QRandomGenerator random(20261203);
+    int kills = 0;
+    bool finished = false;
+    // What the last kill leaves to check, until a run reports where it starts: the
+    // last step the state must hold (-1: none), and the last step reported.
+    int mustKeep = -1;
+    int lastSeen = -1;
+    QStringList lost; // per kill during the steps: the steps reported before it that were done again
+    for (int attempt = 0; attempt < 80 && !finished; ++attempt) {
+        QStringList attemptArgs = runArgs;
+        const bool resuming = QFile::exists(out + "/resume.safetensors");
+        if (resuming)
+            attemptArgs << "--resume";
+        QProcess process;
+        process.start(QStringLiteral(SPLITSCOPE_CLI), attemptArgs);
+        QVERIFY(process.waitForStarted());
+        QElapsedTimer clock;
+        clock.start();
+        const bool afterFirstStep = kills % 2 == 1;
+        const qint64 delayMs = afterFirstStep ? random.bounded(600) : 200 + random.bounded(1300);
+        std::optional<qint64> firstStepAt;
+        QList<QPair<int, qint64>> steps; // step, when its event was read
+        int resumedAt = 0;
+        bool started = false; // it said where it starts: its resume event, or (a new run) its first step
+        QByteArray pending;
+        std::optional<qint64> killedAt;
+        while (process.state() != QProcess::NotRunning) {
+            process.waitForReadyRead(5);
+            pending += process.readAllStandardOutput();
+            for (int end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+                const QJsonObject e = QJsonDocument::fromJson(pending.left(end)).object();
+                pending.remove(0, end + 1);
+                if (e.value("event").toString() == "step") {
+                    steps.append({e.value("step").toInt(), clock.elapsed()});
+                    if (!firstStepAt)
+                        firstStepAt = clock.elapsed();
+                    started = true;
+                }
+                if (e.value("event").toString() == "checkpoint" && e.value("kind").toString() == "resume"
+                    && !e.contains("write_s") && steps.isEmpty()) {
+                    resumedAt = e.value("step").toInt();
+                    started = true;
+                }
+            }
+            const bool due = afterFirstStep ? firstStepAt && clock.elapsed() >= *firstStepAt + delayMs : clock.elapsed() >= delayMs;
+            if (due && kills < 20) {
+                ::kill(static_cast<pid_t>(process.processId()), SIGKILL);
+                killedAt = clock.elapsed();
+                break;
+            }
+        }
+        process.waitForFinished(60000);
+        if (started) {
+            QVERIFY2(resuming || mustKeep < 0, qPrintable(QString("kill %1: no state, but step %2 was done").arg(kills).arg(mustKeep)));
+            QVERIFY2(resumedAt >= mustKeep, qPrintable(QString("kill %1: resumed after step %2, but step %3 was done %4 s "
+                                                              "before the kill")
+                                                              .arg(kills)
+                                                              .arg(resumedAt)
+                                                              .arg(mustKeep)
+                                                              .arg(kInterval + kSlack)));
+            if (lastSeen >= 0)
+                lost << QString::number(lastSeen - resumedAt);
+            mustKeep = resuming ? resumedAt : -1; // a new run has no state until it writes one
+            lastSeen = -1;
+        }
+        if (!killedAt) {
+            QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
+                qPrintable(QString::fromUtf8(process.readAllStandardError())));
+            finished = true;
+            break;
+        }
+        ++kills;
+        // Killed after the run had finished its work (its state removed, its last
+        // checkpoint written): there is nothing to resume.
+        if (!QFile::exists(out + "/resume.safetensors") && QFile::exists(out + "/epoch-2.safetensors")) {
+            finished = true;
+            break;
+        }
+        if (!steps.isEmpty())
+            lastSeen = steps.last().first;
+        for (const auto &[step, at] : steps) {
+            if (at <= *killedAt - qint64((kInterval + kSlack) * 1000))
+                mustKeep = std::max(mustKeep, step);
+        }
+    }
+    QVERIFY(finished);
+    qInfo("%d kills, %lld of them during the steps; the steps reported before each of those and done again: %s", kills,
+        static_cast<long long>(lost.size()), qPrintable(lost.join(' ')));
+    QVERIFY2(kills >= 19, qPrintable(QString::number(kills)));
+    QString message;
+    QCOMPARE(maxAbsDiff(reference + "/epoch-2.safetensors", out + "/epoch-2.safetensors", &message), 0.0);
+    QCOMPARE(readFileBytes(out + "/loss.csv"), readFileBytes(reference + "/loss.csv"));
+    QVERIFY(!QFile::exists(out + "/resume.safetensors"));
 }
 
 QTEST_GUILESS_MAIN(TestTrainingSlow)

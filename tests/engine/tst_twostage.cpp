@@ -13,18 +13,22 @@
 #include "core/engine/SyntheticDataset.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMap>
+#include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <unistd.h>
 
 using namespace enginetest;
 using splitscope::SplitMode;
@@ -188,6 +192,15 @@ private Q_SLOTS:
     void cacheRecordsTheTokenizer();
     void stageOneWarnsAboutTrainingFlags();
     void devicesAreRefusedNamingTheFile();
+    void statesAreWrittenBesideTheSteps();
+    void damagedStateIsRefusedNamingTheFile();
+    void stageTwoChecksTheDatasetItWasMadeFrom();
+    void threadCountsAreCompared();
+    void refusedRunsCreateNothing_data();
+    void refusedRunsCreateNothing();
+    void outputPathsThatCannotBeAreBadInput();
+    void undecodableImageMidRunKeepsTheState();
+    void aFullDiskNeverLeavesARunWithoutAState();
 
 private:
     QString sftCache(); // made once
@@ -371,6 +384,11 @@ void TestTwoStage::stageTwoRefusesAMismatchedCache_data()
     QTest::addRow("other VAE weights") << "weights" << "vae weights: the cache was made with ";
     QTest::addRow("unfinished cache") << "incomplete" << "is incomplete (";
     QTest::addRow("not a cache") << "dataset" << "holds no readable manifest.json";
+    // A field that shapes the result removed (by hand, or damaged): without the vae's
+    // record its weights went unchecked, without a word.
+    QTest::addRow("no model record") << "models/vae" << "manifest.json lacks the models[] record of vae, which stage one's units run";
+    QTest::addRow("no seed") << "settings/seed" << "manifest.json lacks settings.seed, a stage-one setting that shapes the cache";
+    QTest::addRow("no thread count") << "settings/num_threads" << "manifest.json lacks settings.num_threads";
 }
 
 void TestTwoStage::stageTwoRefusesAMismatchedCache()
@@ -378,8 +396,37 @@ void TestTwoStage::stageTwoRefusesAMismatchedCache()
     QFETCH(QString, change);
     QFETCH(QString, message);
     QString cache = sftCache();
-    auto p = m_fixture.params("sft:train", m_fixture.path("refused-" + change), cache);
-    if (change == "task") {
+    auto p = m_fixture.params("sft:train", m_fixture.path("refused-" + QString(change).replace('/', '-')), cache);
+    if (change.contains('/')) {
+        // "part/key": the manifest's models[] record of that name, or that key of the part.
+        const QString copy = m_fixture.path("edited-" + QString(change).replace('/', '-'));
+        QVERIFY(copyFolder(cache, copy));
+        QFile file(copy + "/manifest.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject manifest = QJsonDocument::fromJson(file.readAll()).object();
+        file.close();
+        const QString part = change.section('/', 0, 0);
+        const QString key = change.section('/', 1, 1);
+        if (part == "models") {
+            QJsonArray models;
+            for (const auto &m : manifest.value("models").toArray()) {
+                if (m.toObject().value("name").toString() != key)
+                    models.append(m);
+            }
+            QCOMPARE(models.size(), manifest.value("models").toArray().size() - 1);
+            manifest["models"] = models;
+        } else {
+            QJsonObject fields = manifest.value(part).toObject();
+            QVERIFY(fields.contains(key));
+            fields.remove(key);
+            manifest[part] = fields;
+        }
+        QVERIFY(file.setPermissions(file.permissions() | QFileDevice::WriteOwner));
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QJsonDocument(manifest).toJson());
+        file.close();
+        p.datasetBasePath = copy.toStdString();
+    } else if (change == "task") {
         p.task = "direct_distill:train";
     } else if (change == "trainable") {
         p.training.trainable = {"vae"};
@@ -1047,6 +1094,12 @@ void TestTwoStage::resumeRefusesOtherData()
         QString dataset;
     };
     for (const Case &c : {Case{"sft", data}, Case{"sft:train", cache}}) {
+        if (c.task == "sft:train") {
+            // The dataset was regenerated since (the same images, newer files): stage
+            // two refuses a cache of a dataset that changed, so it is made again.
+            QVERIFY(QDir(cache).removeRecursively());
+            QCOMPARE(runTraining(m_fixture.params("sft:data_process", cache, data)).result.status, engine::kTrainOk);
+        }
         auto p = m_fixture.params(c.task, m_fixture.path("regenerated-run-" + QString(c.task).remove(':')), c.dataset);
         p.maxSteps = 2;
         const Run first = runTraining(p);
@@ -1521,6 +1574,256 @@ void TestTwoStage::devicesAreRefusedNamingTheFile()
     const Run badConfig = runTraining(model);
     QCOMPARE(badConfig.result.status, engine::kTrainBadInput);
     QVERIFY2(badConfig.errors().contains("cannot read '" + config + "': it is a character device"), qPrintable(badConfig.errors()));
+}
+
+// --checkpoint_interval: states taken beside the steps (here after every step), each
+// written on the writer thread, and the weights exactly those of a run without them.
+void TestTwoStage::statesAreWrittenBesideTheSteps()
+{
+    auto quiet = m_fixture.params("sft", m_fixture.path("interval-off"));
+    quiet.numEpochs = 2;
+    quiet.checkpointInterval = 0;
+    const Run reference = runTraining(quiet);
+    QCOMPARE(reference.result.status, engine::kTrainOk);
+    auto often = quiet;
+    often.outputPath = m_fixture.path("interval-often").toStdString();
+    often.checkpointInterval = 1e-9;
+    const Run run = runTraining(often);
+    QVERIFY2(run.result.status == engine::kTrainOk, qPrintable(run.errors()));
+    int background = 0;
+    for (const QJsonObject &e : run.all("checkpoint")) {
+        if (e.value("kind").toString() == "resume" && e.contains("write_s"))
+            ++background;
+    }
+    // 16 steps: a state after each but the last of each epoch (the epoch end's own) and
+    // the epoch end's of the first; a state is not taken while the previous is written.
+    QVERIFY2(background >= 4 && background <= 15, qPrintable(QString::number(background)));
+    QVERIFY(!QFile::exists(m_fixture.path("interval-often/resume.safetensors"))); // finished: no state kept
+    QCOMPARE(diff(m_fixture.path("interval-off/epoch-1.safetensors"), m_fixture.path("interval-often/epoch-1.safetensors")), 0.0);
+    QCOMPARE(readFileBytes(m_fixture.path("interval-off/loss.csv")), readFileBytes(m_fixture.path("interval-often/loss.csv")));
+}
+
+// A state's checksum covers its tensors and its metadata: a flipped byte in either is
+// refused before anything loads, naming the file; the intact state then resumes.
+void TestTwoStage::damagedStateIsRefusedNamingTheFile()
+{
+    const QString out = m_fixture.path("damaged-state");
+    auto p = m_fixture.params("sft", out);
+    p.numEpochs = 2;
+    QCOMPARE(runTraining(p, [](const QJsonObject &e) { return isStepEvent(e, 5); }).result.status, engine::kTrainCancelled);
+    const QString state = out + "/resume.safetensors";
+    const QByteArray intact = readFileBytes(state);
+    QVERIFY(!intact.isEmpty());
+    p.resume = true;
+    QByteArray tensorFlip = intact;
+    tensorFlip[tensorFlip.size() - 3] = char(tensorFlip[tensorFlip.size() - 3] ^ 0x40);
+    QByteArray metaFlip = intact;
+    const int at = metaFlip.indexOf("\\\"step\\\":5");
+    QVERIFY2(at > 0, "the step in the state's metadata");
+    metaFlip[at + 9] = '4';
+    for (const QByteArray &damaged : {tensorFlip, metaFlip}) {
+        QFile file(state);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(damaged) == damaged.size());
+        file.close();
+        const Run refused = runTraining(p);
+        QCOMPARE(refused.result.status, engine::kTrainBadInput);
+        QVERIFY2(refused.errors().contains("--resume: the resume state '" + state + "' is damaged: its checksum does not "
+                                           "match its contents"),
+            qPrintable(refused.errors()));
+        QVERIFY(refused.all("step").isEmpty());
+        QCOMPARE(readFileBytes(state), damaged);
+    }
+    QFile file(state);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(intact) == intact.size());
+    file.close();
+    const Run resumed = runTraining(p);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(resumed.result.steps, std::uint64_t(16));
+}
+
+// Stage two compares the dataset stage one read, when it is still there, with the
+// fingerprint the manifest recorded; when it is gone it says it could not check.
+void TestTwoStage::stageTwoChecksTheDatasetItWasMadeFrom()
+{
+    const QString data = m_fixture.path("fingerprint-data");
+    QVERIFY(copyFolder(m_fixture.data(), data));
+    const QString cache = m_fixture.path("fingerprint-cache");
+    QCOMPARE(runTraining(m_fixture.params("sft:data_process", cache, data)).result.status, engine::kTrainOk);
+    auto p = m_fixture.params("sft:train", m_fixture.path("fingerprint-run"), cache);
+    p.maxSteps = 1;
+    const Run same = runTraining(p);
+    QVERIFY2(same.result.status == engine::kTrainOk, qPrintable(same.errors()));
+    QVERIFY(!codes(same, "warning").contains("dataset-unchecked"));
+
+    // An image rewritten in place (here: only its modification time changes).
+    const QStringList images = QDir(data + "/images").entryList({"*.png"}, QDir::Files, QDir::Name);
+    QVERIFY(!images.isEmpty());
+    const QString image = data + "/images/" + images.first();
+    QFile touched(image);
+    QVERIFY(touched.open(QIODevice::ReadWrite));
+    QVERIFY(touched.setFileTime(QDateTime::currentDateTime().addSecs(-3600), QFileDevice::FileModificationTime));
+    touched.close();
+    p.outputPath = m_fixture.path("fingerprint-changed").toStdString();
+    const Run changed = runTraining(p);
+    QCOMPARE(changed.result.status, engine::kTrainBadInput);
+    QCOMPARE(codes(changed, "error"), QStringList{"dataset-changed"});
+    QVERIFY2(changed.errors().contains("('" + data + "') has changed since stage one read it"), qPrintable(changed.errors()));
+    QVERIFY(changed.all("step").isEmpty());
+    QVERIFY(!QFileInfo::exists(m_fixture.path("fingerprint-changed")));
+
+    QVERIFY(QDir(data).removeRecursively());
+    p.outputPath = m_fixture.path("fingerprint-gone").toStdString();
+    const Run gone = runTraining(p);
+    QVERIFY2(gone.result.status == engine::kTrainOk, qPrintable(gone.errors()));
+    QVERIFY(codes(gone, "warning").contains("dataset-unchecked"));
+}
+
+// Thread counts fix the order of sums: stage two on another count than stage one's
+// says so, and a resume on another count than the state's says an exact resume needs
+// the same.
+void TestTwoStage::threadCountsAreCompared()
+{
+    auto p = m_fixture.params("sft:train", m_fixture.path("threads-two"), sftCache());
+    p.numThreads = 2;
+    p.numEpochs = 2;
+    const Run two = runTraining(p, [](const QJsonObject &e) { return isStepEvent(e, 3); });
+    QCOMPARE(two.result.status, engine::kTrainCancelled);
+    QVERIFY(codes(two, "warning").contains("thread-count"));
+    p.numThreads = 1;
+    p.resume = true;
+    const Run refused = runTraining(p);
+    QCOMPARE(refused.result.status, engine::kTrainBadInput);
+    QVERIFY2(refused.errors().contains("--num_threads: the state has 2, this run 1 (an exact resume needs the same count"),
+        qPrintable(refused.errors()));
+}
+
+void TestTwoStage::refusedRunsCreateNothing_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addRow("lora targets") << "targets";
+    QTest::addRow("missing tokenizer") << "tokenizer";
+    QTest::addRow("missing lora checkpoint") << "lora";
+    QTest::addRow("lora checkpoint that is not one") << "badlora";
+    QTest::addRow("stage one, missing tokenizer") << "stageone";
+}
+
+// A run refused for anything at all leaves no folder behind: --output_path, here three
+// folders deep, is not made (it was left empty by 9 kinds of refusal).
+void TestTwoStage::refusedRunsCreateNothing()
+{
+    QFETCH(QString, what);
+    const QString top = m_fixture.path("refused-" + what);
+    auto p = m_fixture.params(what == "stageone" ? "sft:data_process" : "sft", top + "/a/b");
+    if (what == "targets")
+        p.loraTargetModules = "nowhere_proj";
+    else if (what == "tokenizer" || what == "stageone")
+        p.tokenizerPath = m_fixture.path("no-such-vocab.json").toStdString();
+    else if (what == "lora")
+        p.loraCheckpoint = m_fixture.path("no-such-lora.safetensors").toStdString();
+    else if (what == "badlora")
+        p.loraCheckpoint = (m_fixture.data() + "/metadata.csv").toStdString();
+    const Run refused = runTraining(p);
+    QCOMPARE(refused.result.status, engine::kTrainBadInput);
+    QVERIFY(!refused.errors().isEmpty());
+    QVERIFY2(!QFileInfo::exists(top), qPrintable(refused.errors()));
+}
+
+// An --output_path that cannot be a run folder is the user's input (exit status 2),
+// named in the message.
+void TestTwoStage::outputPathsThatCannotBeAreBadInput()
+{
+    const QString file = m_fixture.path("output-is-a-file");
+    QVERIFY(QFile(file).open(QIODevice::WriteOnly));
+    for (const QString &output : {file, file + "/under", m_fixture.path(QString(300, 'x'))}) {
+        const Run refused = runTraining(m_fixture.params("sft", output));
+        QVERIFY2(refused.result.status == engine::kTrainBadInput, qPrintable(output + ": " + refused.errors()));
+        QVERIFY2(refused.errors().contains("--output_path '" + output + "'"), qPrintable(refused.errors()));
+    }
+    if (::geteuid() == 0)
+        return; // root writes into read-only folders
+    const QString readOnly = m_fixture.path("read-only-output");
+    QVERIFY(QDir().mkpath(readOnly));
+    QVERIFY(QFile::setPermissions(readOnly, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const Run refused = runTraining(m_fixture.params("sft", readOnly));
+    QVERIFY2(refused.result.status == engine::kTrainBadInput, qPrintable(refused.errors()));
+    QFile::setPermissions(readOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+}
+
+// An image that stops decoding during one-stage training (damaged after the run
+// checked it) ends the run as a damaged shard ends stage two: the steps done are
+// kept, with a state to continue from.
+void TestTwoStage::undecodableImageMidRunKeepsTheState()
+{
+    const QString data = m_fixture.path("decode-data");
+    QVERIFY(copyFolder(m_fixture.data(), data));
+    const QString out = m_fixture.path("decode-run");
+    auto p = m_fixture.params("sft", out, data);
+    const Run run = runTraining(p, [&data](const QJsonObject &e) {
+        if (!isStepEvent(e, 2))
+            return false;
+        for (const QString &name : QDir(data + "/images").entryList({"*.png"}, QDir::Files)) {
+            QFile image(data + "/images/" + name);
+            if (!image.open(QIODevice::ReadWrite))
+                return false;
+            const QByteArray bytes = image.readAll();
+            image.seek(40);
+            image.write(QByteArray(int(bytes.size()) - 60, '\0'));
+        }
+        return false;
+    });
+    QCOMPARE(run.result.status, engine::kTrainBadInput);
+    QCOMPARE(codes(run, "error"), QStringList{"dataset"});
+    QVERIFY2(run.errors().contains("; the state after step 2 is saved in " + out + "/resume.safetensors"), qPrintable(run.errors()));
+    QVERIFY(QFile::exists(out + "/resume.safetensors"));
+    QVERIFY(QFile::exists(out + "/step-2.safetensors"));
+}
+
+// A disk that fills during training: the state write that fails says how much it
+// needed and how much was free, and the previous state stays whole: once there is
+// room, --resume ends with the weights of an uninterrupted run. Needs a small tmpfs,
+// so root.
+void TestTwoStage::aFullDiskNeverLeavesARunWithoutAState()
+{
+    if (::geteuid() != 0)
+        QSKIP("needs root to mount a small tmpfs (the full disk)");
+    const QString disk = m_fixture.path("small-disk");
+    QVERIFY(QDir().mkpath(disk));
+    QProcess mount;
+    mount.start("mount", {"-t", "tmpfs", "-o", "size=4m", "tmpfs", disk});
+    if (!mount.waitForFinished(10000) || mount.exitCode() != 0)
+        QSKIP(qPrintable("cannot mount a tmpfs here (" + QString::fromUtf8(mount.readAllStandardError()).trimmed() + ")"));
+    const auto unmount = qScopeGuard([&disk] { QProcess::execute("umount", {disk}); });
+
+    auto p = m_fixture.params("sft", m_fixture.path("full-reference"));
+    p.numEpochs = 3;
+    QCOMPARE(runTraining(p).result.status, engine::kTrainOk);
+    p.outputPath = (disk + "/run").toStdString();
+    p.checkpointInterval = 1e-9;
+    const QString filler = disk + "/filler";
+    bool filled = false;
+    const Run full = runTraining(p, [&](const QJsonObject &e) {
+        if (filled || e.value("event").toString() != "checkpoint" || !e.contains("write_s"))
+            return false;
+        // A state is written: fill what is left.
+        QFile fill(filler);
+        fill.open(QIODevice::WriteOnly);
+        const QByteArray block(64 * 1024, 'x');
+        while (fill.write(block) == block.size() && fill.flush()) {
+        }
+        filled = true;
+        return false;
+    });
+    QVERIFY(filled);
+    QCOMPARE(full.result.status, engine::kTrainFailed);
+    QVERIFY2(full.errors().contains("No space left on device"), qPrintable(full.errors()));
+    if (full.errors().contains("cannot save the resume state"))
+        QVERIFY2(full.errors().contains(" are free); the previous state, if there was one, is kept"), qPrintable(full.errors()));
+    QVERIFY(QFile::exists(disk + "/run/resume.safetensors"));
+    QVERIFY(QFile::remove(filler));
+    p.resume = true;
+    const Run resumed = runTraining(p);
+    QVERIFY2(resumed.result.status == engine::kTrainOk, qPrintable(resumed.errors()));
+    QCOMPARE(diff(m_fixture.path("full-reference/epoch-2.safetensors"), disk + "/run/epoch-2.safetensors"), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestTwoStage)

@@ -58,7 +58,11 @@ inline bool writeManifest(const QString &cacheDir, bool complete, const QStringL
     m.modelsRequiringBackward = toStdStrings(modelsRequiringBackward);
     m.stageOneUnits = toStdStrings(stageOneUnits);
     m.cacheSet = toStdStrings(cacheSet);
-    m.settings = {{"seed", "0"}, {"cache_shard_size", "16"}};
+    // A record of each model the stage-one units run (the app does not compare hashes).
+    for (const QString &model : findExecutablePipeline(QStringLiteral("tiny-qwen-image"))->modelsOfUnits(stageOneUnits))
+        m.models.push_back({model.toStdString(), {}, 0});
+    m.settings = {{"seed", "0"}, {"cache_shard_size", "16"}, {"max_pixels", "1048576"}, {"height", "0"}, {"width", "0"},
+        {"data_file_keys", "image"}, {"extra_inputs", ""}, {"num_inference_steps", "4"}, {"num_threads", "1"}};
     m.samples = static_cast<std::size_t>(samples);
     for (int first = 0; first < cached; first += 2)
         m.shards.push_back({0, QStringLiteral("0/shard-%1.safetensors").arg(first / 2, 5, 10, QLatin1Char('0')).toStdString(),

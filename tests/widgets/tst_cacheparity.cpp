@@ -123,6 +123,9 @@ void TestCacheParity::sameVerdict_data()
                                      << false;
     QTest::newRow("a cached param missing")
         << ManifestEdit([](engine::CacheManifest &m) { m.cacheSet.erase(m.cacheSet.begin()); }) << false;
+    QTest::newRow("a model record missing")
+        << ManifestEdit([](engine::CacheManifest &m) { m.models.erase(m.models.begin()); }) << false;
+    QTest::newRow("a setting missing") << ManifestEdit([](engine::CacheManifest &m) { m.settings.erase("seed"); }) << false;
     QTest::newRow("an extra cached param")
         << ManifestEdit([](engine::CacheManifest &m) { m.cacheSet.push_back("unused_param"); }) << true;
 }

@@ -111,6 +111,23 @@ std::optional<std::uint64_t> ExecutablePipeline::descriptionHash(const QString &
     return engine::pipelineHash(*description);
 }
 
+QStringList ExecutablePipeline::modelsOfUnits(const QStringList &units) const
+{
+    QStringList models;
+    const std::optional<Pipeline> &description = shippedDescription(*this);
+    if (!description)
+        return models;
+    for (const Unit &unit : description->units) {
+        if (!unit.onloadModelNames || !units.contains(QString::fromStdString(unit.name)))
+            continue;
+        for (const std::string &model : *unit.onloadModelNames) {
+            if (!models.contains(QString::fromStdString(model)))
+                models << QString::fromStdString(model);
+        }
+    }
+    return models;
+}
+
 const std::vector<ExecutablePipeline> &executablePipelines()
 {
     static const std::vector<ExecutablePipeline> pipelines = [] {

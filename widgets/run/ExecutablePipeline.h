@@ -45,6 +45,10 @@ struct ExecutablePipeline {
     // description (its loss is the task's; tst_runexample keeps its bytes the
     // engine's); unset for another task, which the app then cannot compare.
     std::optional<std::uint64_t> descriptionHash(const QString &task) const;
+    // The models these units run (their onload_model_names in the shipped description,
+    // in unit order, each once): the models[] records stage two wants of a cache whose
+    // stage one ran them.
+    QStringList modelsOfUnits(const QStringList &units) const;
 };
 
 // The built-in executable pipelines (one today: tiny-qwen-image).

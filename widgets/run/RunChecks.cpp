@@ -170,8 +170,10 @@ QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, 
     engine::CacheExpectation wanted;
     wanted.pipeline = config.pipeline.toStdString();
     wanted.task = config.task.toStdString();
-    if (const ExecutablePipeline *executable = findExecutablePipeline(config.pipeline))
+    if (const ExecutablePipeline *executable = findExecutablePipeline(config.pipeline)) {
         wanted.pipelineHash = executable->descriptionHash(config.task);
+        wanted.stageOneModels = toStdStrings(executable->modelsOfUnits(config.stageOneUnits));
+    }
     wanted.modelsRequiringBackward = toStdStrings(modelsRequiringBackward(config));
     wanted.stageOneUnits = toStdStrings(config.stageOneUnits);
     if (stage == RunStage::StageTwo)
@@ -193,7 +195,8 @@ QStringList cacheDifferences(const CacheStatus &cache, const RunConfig &config, 
         case engine::CacheMismatch::What::CachedParam:
             diffs << tr("cached params: the cache lacks '%1', which stage two reads").arg(text(m.wanted));
             break;
-        case engine::CacheMismatch::What::PipelineHash: diffs << text(m.text()); break;
+        case engine::CacheMismatch::What::PipelineHash:
+        case engine::CacheMismatch::What::MissingRecord: diffs << text(m.text()); break;
         }
     }
     if (stage == RunStage::StageTwo)

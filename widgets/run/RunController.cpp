@@ -388,7 +388,8 @@ void RunController::finishStage()
                            .arg(signalName(m_exitCode),
                                run->stage == RunStage::StageOne
                                    ? tr("Finished shards are kept: Resume continues from them.")
-                                   : tr("Resume continues from the last epoch's checkpoint, if one was written."),
+                                   : tr("Resume continues from the last state saved (one is written every minute of training, "
+                                         "at each epoch end and at each --save_steps checkpoint), if one was."),
                                tail);
     } else {
         if (run->isRunning()) {
