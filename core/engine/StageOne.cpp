@@ -4,6 +4,7 @@
 #include "CacheWriter.h"
 #include "Dataset.h"
 #include "Hash.h"
+#include "Heartbeat.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
 #include "ProcessMemory.h"
@@ -180,6 +181,7 @@ private:
     double m_lastProgress = -1;
     double m_lastMemory = -1;
     TrainResult m_result;
+    Heartbeat m_heartbeat{m_events};
 };
 
 StageOneRun::StageOneRun(Trainer &trainer)
@@ -386,6 +388,7 @@ StageOneRun::Ending StageOneRun::processSample(std::size_t i, Loader &loader)
     const std::size_t shardIndex = sample / m_shardSize;
     const bool lastOfShard = sample + 1 == std::min(m_dataset.size(), (shardIndex + 1) * m_shardSize);
     CacheShard shard;
+    const HeartbeatScope beat(m_heartbeat, "running stage one on sample " + std::to_string(sample));
     try {
         shard = cacheSample(sample, item, shardIndex, lastOfShard);
     } catch (...) {

@@ -5,6 +5,7 @@
 #include "CacheReader.h"
 #include "Dataset.h"
 #include "Hash.h"
+#include "Heartbeat.h"
 #include "MemoryEstimate.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
@@ -456,6 +457,7 @@ private:
     double m_waitSeconds = 0; // waiting for inputs, in the epochs done
     StateWriter m_stateWriter;
     std::chrono::steady_clock::time_point m_lastState; // when the last state was taken
+    Heartbeat m_heartbeat{m_events};
 };
 
 TrainingRun::TrainingRun(Trainer &trainer)
@@ -649,8 +651,10 @@ std::optional<Trainer::Failure> TrainingRun::setUpModels()
     m_trainer.emitStart(m_stage);
     // Trainable models load now (the optimizer needs their parameters); the rest on
     // first use, if this stage uses them at all.
-    for (const auto &name : m_trainer.m_modelsRequiringBackward)
+    for (const auto &name : m_trainer.m_modelsRequiringBackward) {
+        const HeartbeatScope beat(m_heartbeat, "loading " + name);
         m_models->module(name, "training (--trainable_models / --lora_base_model)");
+    }
     const NamedTensors trainable = m_models->trainableParameters();
     std::vector<torch::Tensor> parameters;
     for (const auto &p : trainable)
@@ -774,6 +778,7 @@ TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch
     // with a message that says so, keeping the state before this step when the
     // weights are still those of the last step.
     bool stepping = false;
+    const HeartbeatScope beat(m_heartbeat, "running step " + std::to_string(m_step + 1));
     try {
         m_runner->runUnits(m_trainer.m_units, input.values, m_context);
         const torch::Tensor loss = m_runner->runLoss(input.values, m_context);

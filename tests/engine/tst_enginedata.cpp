@@ -8,6 +8,7 @@
 #include "core/engine/Engine.h"
 #include "core/engine/Events.h"
 #include "core/engine/Hash.h"
+#include "core/engine/Heartbeat.h"
 #include "core/engine/ImageIO.h"
 #include "core/engine/JsonDocument.h"
 #include "core/engine/MemoryEstimate.h"
@@ -30,6 +31,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -64,6 +66,7 @@ class TestEngineData : public QObject {
 
 private Q_SLOTS:
     void fileSetHashesAreRemembered();
+    void longWorkIsReportedEveryFewSeconds();
     void csv_data();
     void csv();
     void csvUnterminatedQuote();
@@ -1117,6 +1120,30 @@ void TestEngineData::fileSetHashesAreRemembered()
     std::string error;
     QVERIFY(!hashFileSetRemembered({dir.path().toStdString() + "/missing"}, hash, read, &error));
     QVERIFY2(error.find("/missing") != std::string::npos, error.c_str());
+}
+
+// Work that runs long says so every interval (here 100 ms), and stops saying so when
+// it ends.
+void TestEngineData::longWorkIsReportedEveryFewSeconds()
+{
+    QStringList messages;
+    std::mutex mutex;
+    EventSink events([&](const EventRecord &record) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        messages << QString::fromStdString(record.text);
+    });
+    {
+        Heartbeat heartbeat(events, std::chrono::milliseconds(100));
+        {
+            const HeartbeatScope beat(heartbeat, "running step 3");
+            QThread::msleep(350);
+        }
+        QThread::msleep(300); // nothing under way: silent
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    QVERIFY2(messages.size() >= 2 && messages.size() <= 4, qPrintable(messages.join(" | ")));
+    QVERIFY2(messages.first().startsWith("still running step 3: "), qPrintable(messages.first()));
+    QVERIFY(messages.last().endsWith(" s so far"));
 }
 
 QTEST_GUILESS_MAIN(TestEngineData)
