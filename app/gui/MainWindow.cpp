@@ -403,8 +403,20 @@ void MainWindow::resizeDocksToDefaults()
     auto *verifier = findChild<QDockWidget *>(QStringLiteral("VerifierDock"));
     auto *training = findChild<QDockWidget *>(QStringLiteral("TrainingDock"));
     resizeDocks({inspector, verifier}, {520, 300}, Qt::Vertical);
-    resizeDocks({inspector, training}, {360, 390}, Qt::Horizontal);
+    // The side columns take a fifth of the window each, within their readable widths:
+    // on a 1366 px laptop the graph gets 56 % of the width (it had 45 %, with 390 and
+    // 360 px columns), on a 1920 px screen they are as wide as before.
+    const int side = width() / 5;
+    resizeDocks({inspector, training}, {std::clamp(side, 260, 360), std::clamp(side, 320, 390)}, Qt::Horizontal);
     resizeDocks({m_stepperDock}, {230}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_shown && m_defaultDockSizes)
+        resizeDocksToDefaults(); // for the size the window is shown at (--size, a small screen)
+    m_shown = true;
 }
 
 bool MainWindow::fitIntoScreen()
@@ -531,6 +543,9 @@ void MainWindow::createActions()
     runMenu->addSeparator();
     runMenu->addAction(m_run->cancelAction());
     runMenu->addAction(m_run->resumeAction());
+    runMenu->addSeparator();
+    runMenu->addAction(m_run->loadSettingsAction());
+    runMenu->addAction(m_run->saveSettingsAction());
 #ifdef SPLITSCOPE_HAVE_PLAN
     runMenu->addSeparator();
     QAction *runPlan = runMenu->addAction(tr("Run &plan…"), this, [this]() {
@@ -1042,7 +1057,7 @@ void MainWindow::readSettings()
         restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     const bool refitted = fitIntoScreen();
     if (settings.contains(QStringLiteral("windowState")))
-        restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+        m_defaultDockSizes = !restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     if (refitted)
         resizeDocksToDefaults(); // the saved dock sizes were for the oversized window
     m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();

@@ -93,6 +93,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     QDockWidget *addPanel(QWidget *panel, const QString &title, const QString &objectName, Qt::DockWidgetArea area);
@@ -129,6 +130,10 @@ private:
     bool fitIntoScreen();
 
     bool m_persistent;
+    // The docks have their default sizes (no saved arrangement was restored): on the
+    // first show they are sized for the window's width then.
+    bool m_defaultDockSizes = true;
+    bool m_shown = false;
     SplitDocument *m_document;
     TraceCursor *m_cursor;
     PipelineFileWatcher *m_watcher;

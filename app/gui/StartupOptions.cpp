@@ -154,6 +154,8 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
             return QStringLiteral("--select: no unit named '%1' in %2").arg(*o.select,
                 QString::fromStdString(document->graph().pipelineName()));
         document->setCurrentUnit(unit);
+        // Zoomed to where its name reads, and in the middle of the view.
+        window.workspace()->view()->centerOnUnitWhenDrawn(unit);
     }
     if (o.step) {
         TraceCursor *cursor = window.cursor();
@@ -259,6 +261,21 @@ QString startRuns(MainWindow &window, const GuiOptions &o, bool block)
                 why += stage.failure;
             return QStringLiteral("--run %1: %2\n%3").arg(launchName(kind), session->summary(), why);
         }
+    }
+    return {};
+}
+
+QString finishRuns(MainWindow &window)
+{
+    RunController *controller = window.runController();
+    if (!waitFor([controller]() { return !controller->isRunning(); }, kRunTimeoutMs))
+        return QStringLiteral("--screenshot-when running: the launch is still running after %1 minutes").arg(kRunTimeoutMs / 60000);
+    const auto session = controller->session();
+    if (session && session->outcome() != StageRun::Outcome::Finished) {
+        QString why;
+        for (const StageRun &stage : session->stages())
+            why += stage.failure;
+        return QStringLiteral("--run %1: %2\n%3").arg(launchName(session->kind()), session->summary(), why);
     }
     return {};
 }

@@ -22,6 +22,9 @@ QString applyRunOptions(MainWindow &window, const GuiOptions &options);
 // launches chain in the background. Returns "" or an error naming the launch
 // that could not start or failed.
 QString startRuns(MainWindow &window, const GuiOptions &options, bool block);
+// After a picture taken with --screenshot-when running: lets the launch under way run
+// to its end (into the run history, as any launch goes). Returns "" or the failure.
+QString finishRuns(MainWindow &window);
 
 // --plan SCRIPT --diffsynth DIR: plans the script and opens the pipeline it trains,
 // waiting for the plan. Returns "" or the error (the script unreadable, or what the

@@ -167,6 +167,15 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "splitscope: %s\n", qPrintable(error));
             return kExitFailure;
         }
+        // Taken halfway: the launch runs on to its end and into the run history, as it
+        // would with the window open (it used to be cancelled, its state left behind).
+        if (options.screenshotWhileRunning) {
+            const QString unfinished = splitscope::finishRuns(window);
+            if (!unfinished.isEmpty()) {
+                std::fprintf(stderr, "splitscope: %s\n", qPrintable(unfinished));
+                return kExitFailure;
+            }
+        }
         // The picture is in device pixels: --size times the scale (QT_SCALE_FACTOR=1.5 makes
         // 1280x800 a 1920x1200 picture). Only a window larger than asked is worth a word.
         const qreal scale = window.devicePixelRatio();

@@ -160,6 +160,9 @@ private Q_SLOTS:
     void helpAndVersionNeedNoDisplay();
     void screenshotSaysWhyItIsLargerThanAsked();
     void windowFitsASmallScreen();
+    void graphHasMostOfALaptopWindow_data();
+    void graphHasMostOfALaptopWindow();
+    void selectZoomsToTheUnit();
     void fileThatFailedAtStartupIsRetried();
     void verifierSummaryIsReadableOnASmallScreen_data();
     void verifierSummaryIsReadableOnASmallScreen();
@@ -690,6 +693,67 @@ void TestApp::windowFitsASmallScreen()
     QVERIFY(window.minimumSizeHint().width() <= 800 && window.minimumSizeHint().height() <= 500);
     for (QDockWidget *dock : window.findChildren<QDockWidget *>())
         QVERIFY2(dock->minimumSizeHint().width() <= 200, qPrintable(dock->objectName()));
+}
+
+void TestApp::graphHasMostOfALaptopWindow_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1366x768") << QSize(1366, 768);
+    QTest::newRow("1600x1000") << QSize(1600, 1000);
+    QTest::newRow("1920x1200") << QSize(1920, 1200);
+}
+
+// The default docks gave the graph 45 % of a 1366 px window (390 and 360 px side
+// columns): the side columns now take a fifth each, within their readable widths.
+void TestApp::graphHasMostOfALaptopWindow()
+{
+    QFETCH(QSize, size);
+    MainWindow window(false);
+    window.resize(size);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    QVERIFY(waitForGraph(*window.workspace()));
+    const int graph = window.workspace()->view()->width();
+    QVERIFY2(graph >= 0.55 * size.width(), qPrintable(QStringLiteral("%1 of %2 px").arg(graph).arg(size.width())));
+    // The Run panel keeps its fields in view, without a horizontal scroll bar (its form
+    // is shown for a pipeline the engine runs).
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    QVERIFY(waitForGraph(*window.workspace()));
+    window.showDock(QStringLiteral("RunDock"));
+    QApplication::processEvents();
+    auto *runDock = window.findChild<QDockWidget *>(QStringLiteral("RunDock"));
+    QVERIFY(runDock);
+    QTest::qWait(50);
+    for (QScrollArea *area : runDock->findChildren<QScrollArea *>()) {
+        QVERIFY2(area->widget()->minimumSizeHint().width() <= area->viewport()->width(),
+            qPrintable(QStringLiteral("%1 px needed, %2 px").arg(area->widget()->minimumSizeHint().width())
+                           .arg(area->viewport()->width())));
+    }
+}
+
+// --select (GraphView::centerOnUnitWhenDrawn, before the graph is laid out) zooms to
+// where names read and puts the unit in the middle of the view: it only selected it,
+// and a unit at the edge of the fitted view stayed cut.
+void TestApp::selectZoomsToTheUnit()
+{
+    MainWindow window(false);
+    window.resize(1366, 768);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openSource(QStringLiteral("wan_video")));
+    const PipelineGraph &graph = window.document()->graph();
+    const UnitId unit = graph.findUnit("WanVideoUnit_ImageEmbedderVAE");
+    QVERIFY(unit != kNoUnit);
+    GraphView *view = window.workspace()->view();
+    view->centerOnUnitWhenDrawn(unit);
+    QVERIFY(waitForGraph(*window.workspace()));
+    QApplication::processEvents();
+    QVERIFY2(view->zoom() >= GraphView::zoomForNamePixels(9) - 1e-6, qPrintable(QString::number(view->zoom())));
+    const QRect box = view->mapFromScene(window.workspace()->scene()->nodeItem(unit)->sceneBoundingRect()).boundingRect();
+    QVERIFY2(view->viewport()->rect().contains(box), "the unit is whole in view");
+    const QPoint offset = box.center() - view->viewport()->rect().center();
+    QVERIFY2(offset.manhattanLength() < 40, qPrintable(QStringLiteral("%1, %2").arg(offset.x()).arg(offset.y())));
 }
 
 // `splitscope /tmp/x/bad.json` (one type error): "Could not load… / No pipeline open".

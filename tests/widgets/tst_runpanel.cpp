@@ -172,6 +172,7 @@ private Q_SLOTS:
     void crashKeepsTheMonitorsHeaderShort();
     void pipelineThatCannotRunRaisesItsTabs();
     void typingMovesNoField();
+    void runSettingsAreSavedAndLoaded();
 };
 
 void TestRunPanel::initTestCase()
@@ -1345,6 +1346,51 @@ void TestRunPanel::typingMovesNoField()
     QVERIFY(lr->styleSheet().isEmpty());
     QVERIFY(!lr->toolTip().contains(QLatin1String("not a positive number")));
     QVERIFY(lr->accessibleDescription().isEmpty());
+}
+
+// Save run settings… writes the fields as the JSON --run-settings reads; Load run
+// settings… fills them from such a file, and a bad file leaves them as they were.
+void TestRunPanel::runSettingsAreSavedAndLoaded()
+{
+    QTemporaryDir dir;
+    MainWindow window(false);
+    QVERIFY(window.openSource(QStringLiteral("tiny-qwen-image")));
+    RunPanel *panel = window.runPanel();
+    RunSettings saved = tinyConfig(dir.path()).settings;
+    saved.epochs = 7;
+    saved.learningRate = 0.002;
+    saved.loraRank = 8;
+    saved.seed = 42;
+    saved.newFolderPerLaunch = false;
+    panel->setSettings(saved);
+    const QString file = dir.filePath(QStringLiteral("settings/run.json"));
+    QString error;
+    QVERIFY(!panel->saveSettingsFile(file, &error)); // its folder is not there
+    QVERIFY2(error.contains(file), qPrintable(error));
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("settings"))));
+    QVERIFY2(panel->saveSettingsFile(file, &error), qPrintable(error));
+    QStringList errors;
+    QCOMPARE(readRunSettingsFile(file, RunPanel::defaultSettings(), &errors), std::optional<RunSettings>(saved));
+
+    panel->setSettings(RunPanel::defaultSettings());
+    QVERIFY(!(panel->settings() == saved));
+    QVERIFY2(panel->loadSettingsFile(file, &errors), qPrintable(errors.join('\n')));
+    QCOMPARE(panel->settings(), saved);
+    QCOMPARE(panel->epochsSpin()->value(), 7);
+
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    QFile badFile(bad);
+    QVERIFY(badFile.open(QIODevice::WriteOnly));
+    badFile.write(R"({"num_epoch": 3})");
+    badFile.close();
+    panel->setSettings(RunPanel::defaultSettings());
+    const RunSettings before = panel->settings();
+    errors.clear();
+    QVERIFY(!panel->loadSettingsFile(bad, &errors));
+    QVERIFY2(errors.join('\n').contains(QLatin1String("num_epoch: unknown key; did you mean num_epochs?")),
+        qPrintable(errors.join('\n')));
+    QCOMPARE(panel->settings(), before);
+    QVERIFY(panel->loadSettingsAction()->isEnabled() && panel->saveSettingsAction()->isEnabled());
 }
 
 QTEST_MAIN(TestRunPanel)

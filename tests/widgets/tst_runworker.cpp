@@ -10,6 +10,7 @@
 // interrupted baseline resumed after a restart to the uninterrupted result; a bad
 // --run-settings file refused by the headless app.
 #include "WidgetTestSupport.h"
+#include "support/TestFiles.h"
 
 #include "MainWindow.h"
 
@@ -27,9 +28,12 @@
 #include "widgets/run/RunningUnitMarker.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDirIterator>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -77,6 +81,7 @@ private Q_SLOTS:
     void interruptedBaselineResumesAfterARestart();
     void badRunSettingsFileIsRefused_data();
     void badRunSettingsFileIsRefused();
+    void screenshotWhileRunningLetsTheRunFinish();
     void cleanupTestCase();
 
 private:
@@ -225,13 +230,17 @@ void TestRunWorker::stageOneThenStageTwo()
     // The monitor: a full bar, memory points, the stage-one models stacked.
     RunMonitor *monitor = m_window->runMonitor();
     QCOMPARE(monitor->progressBar()->value(), monitor->progressBar()->maximum());
+    // Its text is one colour over the fill and beside it ("step 27C of 640" was a 0 cut in two).
+    const QPalette bar = monitor->progressBar()->palette();
+    QCOMPARE(bar.color(QPalette::HighlightedText), bar.color(QPalette::Text));
+    QVERIFY(bar.color(QPalette::Highlight) != QApplication::palette().color(QPalette::Highlight));
     QVERIFY2(monitor->progressBar()->format().replace(QChar::Nbsp, QLatin1Char(' ')).startsWith(QLatin1String("sample 12 of 12")),
         qPrintable(monitor->progressBar()->format()));
     QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
     QVERIFY(monitor->memoryChart()->modelAreas() >= 2); // vae and text_encoder
     // The legend names the stage's line and each loaded model once, in full.
     const QString legendOne = monitor->memoryChart()->legendText();
-    for (const char *entry : {"RSS 1", "text_encoder", "vae"})
+    for (const char *entry : {"split, stage one: RSS", "text_encoder", "vae"})
         QVERIFY2(legendOne.contains(QLatin1String(entry)), qPrintable(legendOne));
     QVERIFY2(legendOne.count(QLatin1String("vae")) == 1 && !legendOne.contains(QLatin1String("dit")),
         qPrintable(legendOne));
@@ -266,8 +275,8 @@ void TestRunWorker::stageOneThenStageTwo()
     QVERIFY(monitor->memoryChart()->memoryPoints(0) >= 2);
     // This launch's legend: stage two's line and the one model it loads.
     const QString legendTwo = monitor->memoryChart()->legendText();
-    QVERIFY2(legendTwo.contains(QLatin1String("RSS 2")) && legendTwo.contains(QLatin1String("dit"))
-            && !legendTwo.contains(QLatin1String("RSS 1")) && !legendTwo.contains(QLatin1String("vae")),
+    QVERIFY2(legendTwo.contains(QLatin1String("split, stage two: RSS")) && legendTwo.contains(QLatin1String("dit"))
+            && !legendTwo.contains(QLatin1String("stage one")) && !legendTwo.contains(QLatin1String("vae")),
         qPrintable(legendTwo));
     QVERIFY2(m_panel->commandView()->toPlainText().contains(QLatin1String("--task sft:train")),
         qPrintable(m_panel->commandView()->toPlainText()));
@@ -537,6 +546,57 @@ void TestRunWorker::badRunSettingsFileIsRefused()
         qPrintable(stderrText));
     QVERIFY(!QFile::exists(picture));
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("data"))));
+}
+
+// `--screenshot-when running` takes its picture halfway and lets the launch finish:
+// it used to cancel it, leaving resume.safetensors behind and no run in the history.
+void TestRunWorker::screenshotWhileRunningLetsTheRunFinish()
+{
+    const QString app = QFileInfo(QStringLiteral(SPLITSCOPE_CLI)).dir().filePath(QStringLiteral("splitscope"));
+    if (!QFileInfo(app).isExecutable())
+        QSKIP("the splitscope app is not built beside splitscope-cli");
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const QString settings = dir.filePath(QStringLiteral("rs.json"));
+    QFile file(settings);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(QJsonObject{{QStringLiteral("dataset_base_path"), m_dir.filePath(QStringLiteral("data"))},
+                                 {QStringLiteral("model_root"), m_dir.filePath(QStringLiteral("models"))},
+                                 {QStringLiteral("cache_path"), dir.filePath(QStringLiteral("cache"))},
+                                 {QStringLiteral("output_path"), out}, {QStringLiteral("num_epochs"), 3},
+                                 {QStringLiteral("lora_rank"), 4}, {QStringLiteral("learning_rate"), 1e-3},
+                                 {QStringLiteral("num_threads"), 1}})
+                   .toJson());
+    file.close();
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), dir.path());
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("xdg-data")));
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+    process.setProcessEnvironment(environment);
+    const QString picture = dir.filePath(QStringLiteral("x.png"));
+    const QString history = dir.filePath(QStringLiteral("history.json"));
+    process.start(app, {QStringLiteral("tiny-qwen-image"), QStringLiteral("--run-settings"), settings, QStringLiteral("--run"),
+                           QStringLiteral("baseline"), QStringLiteral("--screenshot-when"), QStringLiteral("running"),
+                           QStringLiteral("--run-history"), history, QStringLiteral("--screenshot"), picture});
+    QVERIFY(process.waitForFinished(kLaunchTimeoutMs));
+    const QString stderrText = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == 0, qPrintable(stderrText));
+    QVERIFY(QFileInfo(picture).size() > 0);
+    QStringList finals;
+    QStringList states;
+    QDirIterator it(out, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        if (path.endsWith(QLatin1String("/epoch-2.safetensors")))
+            finals << path;
+        if (path.endsWith(QLatin1String("/resume.safetensors")))
+            states << path;
+    }
+    QCOMPARE(finals.size(), 1);  // trained to its end
+    QVERIFY2(states.isEmpty(), qPrintable(states.join(' '))); // not cancelled
+    QVERIFY2(splitscope::test::readFileBytes(history).contains("\"baseline\""), splitscope::test::readFileBytes(history).left(400).constData());
 }
 
 void TestRunWorker::cleanupTestCase()

@@ -211,6 +211,15 @@ void GraphView::centerOnUnit(UnitId unit)
     Q_EMIT viewportMoved();
 }
 
+void GraphView::centerOnUnitWhenDrawn(UnitId unit)
+{
+    m_centerWhenDrawn = kNoUnit;
+    if (scene() && m_scene->nodeItem(unit))
+        centerOnUnit(unit);
+    else
+        m_centerWhenDrawn = unit;
+}
+
 void GraphView::setLegendVisible(bool visible)
 {
     m_legend = visible;
@@ -610,6 +619,10 @@ void GraphView::layoutApplied()
         zoomToFit();
     } else if (QGraphicsItem *item = m_scene->nodeItem(document->currentUnit())) {
         centerOn(item);
+    }
+    if (m_centerWhenDrawn != kNoUnit && m_scene->nodeItem(m_centerWhenDrawn)) {
+        centerOnUnit(m_centerWhenDrawn);
+        m_centerWhenDrawn = kNoUnit;
     }
     m_overview->sceneChanged();
     updateOverviewVisibility();

@@ -59,6 +59,9 @@ public Q_SLOTS:
     void resetZoom();
     // Scrolls so that the unit is in the middle, zooming in first if names would be unreadable.
     void centerOnUnit(UnitId unit);
+    // centerOnUnit now, or once the graph is laid out when the unit is not drawn yet
+    // (--select at start).
+    void centerOnUnitWhenDrawn(UnitId unit);
     void setLegendVisible(bool visible);
     void setOverviewEnabled(bool enabled);
     // A follower (split B next to A) never fits itself: it shows what its leader
@@ -110,6 +113,7 @@ private:
     QRectF m_fitLegend;   // the legend rectangle the last fit made room for
     QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
     double m_minimumFitZoom = 0;
+    UnitId m_centerWhenDrawn = kNoUnit;
     // The keyboard walk so far, to retrace it: each step taken from which unit. The
     // opposite key goes back the way it came (Down, Down, Up, Up ends where it began).
     std::vector<std::pair<UnitId, Step>> m_walkBack;

@@ -153,12 +153,17 @@ void MemoryChartView::refresh()
             s.rss = new QLineSeries;
             QPen pen(t.color.isValid() ? t.color : stageLineColor(stage.stage));
             pen.setWidthF(2.0);
+            // A compared run draws both its stages in its colour: stage one dashed, so that
+            // the two lines do not read as one ("B 1" and "B 2" were nearly the same).
+            if (t.color.isValid() && stage.stage == RunStage::StageOne)
+                pen.setStyle(Qt::DashLine);
             s.rss->setPen(pen);
-            // Live: "RSS 1", "RSS 2" (the baseline: "RSS"); compared: "A", "B 1", "B 2".
-            const QString suffix = stage.stage == RunStage::OneStage ? QString()
-                : stage.stage == RunStage::StageOne                  ? QStringLiteral(" 1")
-                                                                     : QStringLiteral(" 2");
-            s.rss->setName((t.label.isEmpty() ? tr("RSS") : t.label) + suffix);
+            // In words: "baseline: RSS", "split, stage two: RSS"; a compared run's letter
+            // first ("B, split, stage one: RSS").
+            const QString stageWords = stage.stage == RunStage::OneStage ? tr("baseline")
+                : stage.stage == RunStage::StageOne                      ? tr("split, stage one")
+                                                                         : tr("split, stage two");
+            s.rss->setName(tr("%1%2: RSS").arg(t.label.isEmpty() ? QString() : t.label + QStringLiteral(", "), stageWords));
             s.feed = SeriesFeed(s.rss, 1.0 / kMiB);
             t.stages.push_back(std::move(s));
             addSeries(t.stages.back().rss);

@@ -414,7 +414,7 @@ bool RunHistoryPanel::showRun(const QString &id)
     m_loss->clearRuns();
     m_memory->clearRuns();
     m_loss->addRun(run, runKindTitle(run->kind()), comparisonColor(0));
-    m_memory->addRun(run, runKindTitle(run->kind()), comparisonColor(0), false);
+    m_memory->addRun(run, QString(), comparisonColor(0), false); // its lines say which stage
     m_loss->refresh();
     m_memory->refresh();
     m_summary->setText(QStringLiteral("<b>%1</b> · %2 · %3<br>%4")

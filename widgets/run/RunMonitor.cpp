@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QPalette>
 #include <QProgressBar>
 #include <QScrollBar>
 #include <QSplitter>
@@ -128,6 +129,21 @@ RunMonitor::RunMonitor(RunController *controller, QWidget *parent)
     m_stages->setTextFormat(Qt::RichText);
     m_stages->setWordWrap(true);
     m_bar->setTextVisible(true);
+    {
+        // Fusion draws the text over the filled part in HighlightedText and the rest in
+        // Text: at the fill's edge a digit was cut in two colours ("step 27C of 640").
+        // One colour for all of it, over a fill light enough to read it on (dark enough
+        // in a dark theme).
+        QPalette palette = m_bar->palette();
+        const QColor fill = palette.color(QPalette::Highlight);
+        const QColor base = palette.color(QPalette::Base);
+        const auto mixed = [&](double a, double b) { return 0.45 * a + 0.55 * b; };
+        palette.setColor(QPalette::Highlight, QColor::fromRgbF(static_cast<float>(mixed(fill.redF(), base.redF())),
+                                                  static_cast<float>(mixed(fill.greenF(), base.greenF())),
+                                                  static_cast<float>(mixed(fill.blueF(), base.blueF()))));
+        palette.setColor(QPalette::HighlightedText, palette.color(QPalette::Text));
+        m_bar->setPalette(palette);
+    }
     m_details->setTextFormat(Qt::RichText);
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -6,6 +6,7 @@
 #include "RunFormat.h"
 #include "RunHistory.h"
 
+#include "core/AtomicFile.h"
 #include "widgets/common/ThemeColors.h"
 #include "widgets/common/WidgetHelpers.h"
 #include "widgets/document/SplitDocument.h"
@@ -27,6 +28,7 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -218,6 +220,13 @@ void RunPanel::createActions()
     m_resume = makeAction(this, QString(), tr("Res&ume"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T)});
     m_resume->setStatusTip(tr("Continue the cancelled launch: stage one from its finished shards, training from its checkpoint"));
     connect(m_resume, &QAction::triggered, this, &RunPanel::resume);
+    m_loadSettings = makeAction(this, QString(), tr("&Load run settings…"), {});
+    m_loadSettings->setStatusTip(tr("Fill the fields from a run settings file (.json, as --run-settings reads it)"));
+    connect(m_loadSettings, &QAction::triggered, this, &RunPanel::askLoadSettings);
+    m_saveSettings = makeAction(this, QString(), tr("&Save run settings…"), {});
+    m_saveSettings->setStatusTip(tr("Write the fields to a run settings file (.json) to load later, or to give "
+                                    "splitscope --run-settings"));
+    connect(m_saveSettings, &QAction::triggered, this, &RunPanel::askSaveSettings);
 }
 
 void RunPanel::buildLayout()
@@ -247,6 +256,14 @@ void RunPanel::buildLayout()
     formLayout->addWidget(m_hazardsRow);
     formLayout->addWidget(paths);
     formLayout->addWidget(numbers);
+    auto *settingsRow = new QHBoxLayout;
+    for (QAction *action : {m_loadSettings, m_saveSettings}) {
+        auto *b = new QToolButton(this);
+        b->setDefaultAction(action);
+        b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        settingsRow->addWidget(b);
+    }
+    formLayout->addLayout(settingsRow);
     formLayout->addLayout(buttons);
     formLayout->addLayout(commandHeader);
     formLayout->addWidget(m_command);
@@ -1176,6 +1193,51 @@ bool RunPanel::createModels(const QString &preset, bool overwrite)
     m_status->setText(tr("Writing the tiny models under %1…").arg(breakableText(QDir::toNativeSeparators(dir)).toHtmlEscaped()));
     updateActions();
     return true;
+}
+
+bool RunPanel::saveSettingsFile(const QString &path, QString *error)
+{
+    const QByteArray json = QJsonDocument(settings().toJson()).toJson(QJsonDocument::Indented);
+    std::string why;
+    if (writeFileAtomically(QFile::encodeName(path).toStdString(), std::string_view(json.constData(), json.size()), &why))
+        return true;
+    if (error)
+        *error = QString::fromStdString(why);
+    return false;
+}
+
+bool RunPanel::loadSettingsFile(const QString &path, QStringList *errors)
+{
+    const std::optional<RunSettings> read = readRunSettingsFile(path, defaultSettings(), errors);
+    if (!read)
+        return false;
+    setSettings(*read);
+    return true;
+}
+
+void RunPanel::askSaveSettings()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save run settings"),
+        QDir(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)).filePath(QStringLiteral("run-settings.json")),
+        tr("Run settings (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!saveSettingsFile(path, &error))
+        QMessageBox::warning(this, tr("Save run settings"), tr("The settings were not saved: %1").arg(error));
+}
+
+void RunPanel::askLoadSettings()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load run settings"),
+        QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation), tr("Run settings (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QStringList errors;
+    if (!loadSettingsFile(path, &errors)) {
+        QMessageBox::warning(this, tr("Load run settings"),
+            tr("The fields are unchanged: %1").arg(errors.join(QLatin1Char('\n'))));
+    }
 }
 
 void RunPanel::askGenerateDataset()

@@ -97,6 +97,8 @@ public:
     QAction *launchAction(RunKind kind) const;
     QAction *cancelAction() const { return m_cancel; }
     QAction *resumeAction() const { return m_resume; }
+    QAction *saveSettingsAction() const { return m_saveSettings; }
+    QAction *loadSettingsAction() const { return m_loadSettings; }
     QLineEdit *datasetEdit() const { return m_dataset; }
     QLineEdit *modelsEdit() const { return m_models; }
     QLineEdit *cacheEdit() const { return m_cache; }
@@ -128,6 +130,13 @@ public Q_SLOTS:
     bool generateDataset(int count, int size, bool edit, bool overwrite = false);
     bool createModels(const QString &preset, bool overwrite);
     void copyCommand();
+    // The fields as a run settings file (the JSON that --run-settings reads), written
+    // atomically; false with `error` naming the file.
+    bool saveSettingsFile(const QString &path, QString *error);
+    // Fills the fields from a run settings file, checked as --run-settings checks it;
+    // false with one line per problem in `errors` ("s.json: num_epochs: ..."), the
+    // fields unchanged.
+    bool loadSettingsFile(const QString &path, QStringList *errors);
 
 Q_SIGNALS:
     // A launch started from this panel (the window shows the monitor).
@@ -169,6 +178,8 @@ private:
     bool learningRate(double *value) const;
     void askGenerateDataset();
     void askCreateModels();
+    void askSaveSettings();
+    void askLoadSettings();
 
     SplitDocument *m_document;
     RunController *m_controller;
@@ -212,6 +223,8 @@ private:
     QHash<int, QAction *> m_launch; // RunKind -> action
     QAction *m_cancel;
     QAction *m_resume;
+    QAction *m_saveSettings;
+    QAction *m_loadSettings;
     QTimer *m_validation;
     // The launch last refused: its problems stay in the status line, updated as the
     // fields change, until they are fixed or another launch starts.
