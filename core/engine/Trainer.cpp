@@ -349,13 +349,11 @@ void Trainer::removeUnusedOutputFolder()
     std::error_code ec;
     const fs::path root = fs::path(m_createdOutputRoot);
     // Folder by folder up to the first this run made, each only while empty.
-    for (fs::path folder = fs::absolute(m_params.outputPath, ec).lexically_normal(); !folder.empty();
-         folder = folder.parent_path()) {
-        if (folder.filename().empty())
-            folder = folder.parent_path();
-        if (!fs::is_empty(folder, ec) || ec || !fs::remove(folder, ec))
-            break;
-        if (folder == root.lexically_normal())
+    fs::path folder = fs::absolute(m_params.outputPath, ec).lexically_normal();
+    if (folder.filename().empty())
+        folder = folder.parent_path(); // a trailing slash
+    for (; !folder.empty(); folder = folder.parent_path()) {
+        if (!fs::is_empty(folder, ec) || ec || !fs::remove(folder, ec) || folder == root.lexically_normal())
             break;
     }
     m_createdOutputFolder = false;

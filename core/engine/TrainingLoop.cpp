@@ -160,16 +160,14 @@ std::optional<Trainer::Failure> Trainer::checkManifest(const CacheManifest &mani
     wanted.loss = m_loss->name;
     wanted.pipelineHash = pipelineHash(m_pipeline);
     wanted.modelsRequiringBackward = m_modelsRequiringBackward;
-    for (std::size_t i = 0; i < m_declaration->units.size(); ++i) {
-        if (!m_split.trained[i])
-            wanted.stageOneUnits.push_back(m_declaration->units[i].name);
-    }
-    wanted.cacheSet = m_cacheSet;
     std::vector<int> stageOne;
     for (std::size_t i = 0; i < m_declaration->units.size(); ++i) {
-        if (!m_split.trained[i])
+        if (!m_split.trained[i]) {
             stageOne.push_back(static_cast<int>(i));
+            wanted.stageOneUnits.push_back(m_declaration->units[i].name);
+        }
     }
+    wanted.cacheSet = m_cacheSet;
     wanted.stageOneModels = stageModels(stageOne, false);
     std::vector<std::string> diffs;
     for (const CacheMismatch &m : cacheMismatches(manifest, wanted))

@@ -52,6 +52,24 @@ using namespace splitscope::test;
 namespace {
 
 constexpr int kLaunchTimeoutMs = 180000;
+
+// The splitscope app beside the CLI ("" when it is not built), and an environment
+// that keeps its settings and data folders in `dir` (data in DIR/`dataFolder`).
+QString appProgram()
+{
+    const QString app = QFileInfo(QStringLiteral(SPLITSCOPE_CLI)).dir().filePath(QStringLiteral("splitscope"));
+    return QFileInfo(app).isExecutable() ? app : QString();
+}
+
+QProcessEnvironment appEnvironment(const QTemporaryDir &dir, const QString &dataFolder)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), dir.path());
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(dataFolder));
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+    return environment;
+}
+
 constexpr int kSamples = 12; // the dataset: 12 images of 64x64, the default (slower) models
 
 // Every file under `dir`, relative path -> bytes.
@@ -520,8 +538,8 @@ void TestRunWorker::badRunSettingsFileIsRefused()
     // trained with the defaults in place of a wrong key and exited 0.
     QFETCH(QByteArray, json);
     QFETCH(QString, error);
-    const QString app = QFileInfo(QStringLiteral(SPLITSCOPE_CLI)).dir().filePath(QStringLiteral("splitscope"));
-    if (!QFileInfo(app).isExecutable())
+    const QString app = appProgram();
+    if (app.isEmpty())
         QSKIP("the splitscope app is not built beside splitscope-cli");
     QTemporaryDir dir;
     const QString settings = dir.filePath(QStringLiteral("rs.json"));
@@ -530,11 +548,7 @@ void TestRunWorker::badRunSettingsFileIsRefused()
     file.write(json);
     file.close();
     QProcess process;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("HOME"), dir.path());
-    environment.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
-    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
-    process.setProcessEnvironment(environment);
+    process.setProcessEnvironment(appEnvironment(dir, QStringLiteral("data")));
     const QString picture = dir.filePath(QStringLiteral("x.png"));
     process.start(app, {QStringLiteral("tiny-qwen-image"), QStringLiteral("--run-settings"), settings,
                            QStringLiteral("--run"), QStringLiteral("both"), QStringLiteral("--screenshot"), picture});
@@ -552,8 +566,8 @@ void TestRunWorker::badRunSettingsFileIsRefused()
 // it used to cancel it, leaving resume.safetensors behind and no run in the history.
 void TestRunWorker::screenshotWhileRunningLetsTheRunFinish()
 {
-    const QString app = QFileInfo(QStringLiteral(SPLITSCOPE_CLI)).dir().filePath(QStringLiteral("splitscope"));
-    if (!QFileInfo(app).isExecutable())
+    const QString app = appProgram();
+    if (app.isEmpty())
         QSKIP("the splitscope app is not built beside splitscope-cli");
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("out"));
@@ -569,11 +583,7 @@ void TestRunWorker::screenshotWhileRunningLetsTheRunFinish()
                    .toJson());
     file.close();
     QProcess process;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("HOME"), dir.path());
-    environment.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("xdg-data")));
-    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
-    process.setProcessEnvironment(environment);
+    process.setProcessEnvironment(appEnvironment(dir, QStringLiteral("xdg-data")));
     const QString picture = dir.filePath(QStringLiteral("x.png"));
     const QString history = dir.filePath(QStringLiteral("history.json"));
     process.start(app, {QStringLiteral("tiny-qwen-image"), QStringLiteral("--run-settings"), settings, QStringLiteral("--run"),
