@@ -536,7 +536,37 @@ void MainWindow::createActions()
     QMenu *step = menuBar()->addMenu(tr("S&tep"));
     step->addActions(m_stepper->stepActions());
 
-    // Run
+    createRunMenu();
+
+    // Help
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About Splitscope"), this, &MainWindow::showAbout);
+
+    // Toolbar
+    QToolBar *bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("MainToolBar"));
+    bar->setIconSize(QSize(20, 20));
+    bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    bar->addAction(open);
+    bar->addAction(reload);
+    bar->addAction(exportMenu->menuAction());
+    bar->addSeparator();
+    bar->addActions({view.zoomIn, view.zoomOut, view.zoomFit});
+    bar->addSeparator();
+    bar->addActions({view.edgeLabels, view.chains});
+    bar->addSeparator();
+    for (QAction *a : m_stepper->stepActions())
+        bar->addAction(a);
+    bar->addSeparator();
+    bar->addAction(m_run->launchAction(RunKind::Both));
+    bar->addAction(m_run->cancelAction());
+}
+
+// The Run menu: the launches, Cancel and Resume, the run settings files, the plan's
+// run, and the run panels.
+void MainWindow::createRunMenu()
+{
     QMenu *runMenu = menuBar()->addMenu(tr("&Run"));
     for (RunKind kind : {RunKind::Both, RunKind::StageOne, RunKind::StageTwo, RunKind::Baseline})
         runMenu->addAction(m_run->launchAction(kind));
@@ -570,30 +600,6 @@ void MainWindow::createActions()
         if (!m_historyPanel->compareBaselineAndSplit())
             statusBar()->showMessage(m_historyPanel->pairingProblem(), kStatusMessageMs);
     });
-
-    // Help
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
-    help->addAction(tr("&About Splitscope"), this, &MainWindow::showAbout);
-
-    // Toolbar
-    QToolBar *bar = addToolBar(tr("Main"));
-    bar->setObjectName(QStringLiteral("MainToolBar"));
-    bar->setIconSize(QSize(20, 20));
-    bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
-    bar->addAction(open);
-    bar->addAction(reload);
-    bar->addAction(exportMenu->menuAction());
-    bar->addSeparator();
-    bar->addActions({view.zoomIn, view.zoomOut, view.zoomFit});
-    bar->addSeparator();
-    bar->addActions({view.edgeLabels, view.chains});
-    bar->addSeparator();
-    for (QAction *a : m_stepper->stepActions())
-        bar->addAction(a);
-    bar->addSeparator();
-    bar->addAction(m_run->launchAction(RunKind::Both));
-    bar->addAction(m_run->cancelAction());
 }
 
 void MainWindow::showDock(const QString &objectName)

@@ -102,6 +102,7 @@ private:
     // because another dock's tab is in front of it.
     bool onScreen(const QWidget *widget) const;
     void createActions();
+    void createRunMenu();
     void openDialog();
     void importDiffSynth();
     void planDiffSynth();

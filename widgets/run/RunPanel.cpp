@@ -223,7 +223,7 @@ void RunPanel::createActions()
     m_loadSettings = makeAction(this, QString(), tr("&Load run settings…"), {});
     m_loadSettings->setStatusTip(tr("Fill the fields from a run settings file (.json, as --run-settings reads it)"));
     connect(m_loadSettings, &QAction::triggered, this, &RunPanel::askLoadSettings);
-    m_saveSettings = makeAction(this, QString(), tr("&Save run settings…"), {});
+    m_saveSettings = makeAction(this, QString(), tr("Sa&ve run settings…"), {});
     m_saveSettings->setStatusTip(tr("Write the fields to a run settings file (.json) to load later, or to give "
                                     "splitscope --run-settings"));
     connect(m_saveSettings, &QAction::triggered, this, &RunPanel::askSaveSettings);
