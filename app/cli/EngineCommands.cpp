@@ -3,6 +3,7 @@
 #include "EngineCommands.h"
 
 #include "ArgParser.h"
+#include "Launcher.h"
 #include "StandardStreams.h"
 
 #include "core/AtomicFile.h"
@@ -256,7 +257,8 @@ void declareTrainFlags(ArgParser &p)
     p.option("lora_checkpoint", "FILE", "LoRA weights to start from");
     p.flag("use_gradient_checkpointing", "recompute DiT block activations in the backward pass (less memory)");
     p.option("dataset_num_workers", "N", "loader threads (0: load on the computing thread; stage two reads ahead on at least 1); results do not depend on it");
-    p.flag("find_unused_parameters", "accepted for DiffSynth compatibility (one process, no DDP)");
+    p.flag("find_unused_parameters", "accepted for DiffSynth compatibility (a gradient no rank has stays unset)");
+    p.option("gradient_accumulation_steps", "N", "samples per rank whose gradients make one optimizer step (default 1)");
     p.option("save_steps", "N", "a checkpoint every N steps instead of every epoch");
     p.option("seed", "N", "seed of every random draw (default 0)");
     // Splitscope's own.
@@ -272,6 +274,15 @@ void declareTrainFlags(ArgParser &p)
     p.option("checkpoint_interval", "SECONDS", "write the resume state every SECONDS of training, beside the steps (default "
         "60; 0: only at --save_steps, epoch ends and cancellation); kill -9 loses at most that much");
     p.option("pipeline", "NAME", "built-in executable pipeline (default tiny-qwen-image)");
+    // Data parallelism (torch.distributed): the ranks read torchrun's environment.
+    p.option("dist_backend", "gloo", "the process group's backend with several ranks (gloo; nccl needs CUDA)");
+    p.option("dist_timeout", "SECONDS", "how long a rank waits for the others, at the start and in every step (default 1800)");
+    p.option("nproc_per_node", "N", "start N ranks on this node (as torchrun does) and wait for them");
+    p.option("nnodes", "N", "with --nproc_per_node: nodes in all (default 1)");
+    p.option("node_rank", "R", "with --nproc_per_node: this node's number, from 0 (default 0)");
+    p.option("master_addr", "ADDR", "with --nproc_per_node: node 0's address (default 127.0.0.1)");
+    p.option("master_port", "PORT", "with --nproc_per_node: the rendezvous port on node 0 (one node: a free one; "
+                                    "several: 29500)");
     p.flag("help", "show this help");
 }
 
@@ -315,6 +326,7 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
         {"cache_shard_size", 1, 1000000, into(params.cacheShardSize)},
         {"num_inference_steps", 1, 1000, into(params.numInferenceSteps)},
         {"max_steps", 1, 1LL << 40, [&](long long v) { params.maxSteps = v; }},
+        {"gradient_accumulation_steps", 1, 1 << 20, into(params.gradientAccumulationSteps)},
     };
     if (!readIntFlags(p, ints))
         return fail(p.error());
@@ -334,6 +346,20 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
                 + (std::strcmp(name, "learning_rate") == 0 ? "positive" : "non-negative"));
         (std::strcmp(name, "learning_rate") == 0 ? params.learningRate : params.weightDecay) = value;
     }
+    if (p.has("dist_timeout")) {
+        double seconds = 0;
+        if (!p.doubleValue("dist_timeout", seconds))
+            return fail(p.error());
+        if (!std::isfinite(seconds) || seconds <= 0 || seconds > 1e7)
+            return fail("--dist_timeout: " + *p.value("dist_timeout") + " is not a number of seconds above 0 (at most 10000000)");
+        params.distTimeout = seconds;
+    }
+    params.distBackend = p.valueOr("dist_backend", params.distBackend);
+    if (params.distBackend != "gloo" && params.distBackend != "nccl")
+        return fail("--dist_backend: '" + params.distBackend + "' is not gloo or nccl");
+    std::string envError;
+    if (!engine::readDistributedEnvironment([](const char *name) { return std::getenv(name); }, params.distributed, &envError))
+        return fail(envError);
     if (p.has("checkpoint_interval")) {
         double seconds = 0;
         if (!p.doubleValue("checkpoint_interval", seconds))
@@ -361,11 +387,19 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
 // gone is silenced, and stderr, when it still works, says why the run stops.
 struct EventPrinter {
     bool jsonl = false;
+    // With several ranks, only rank 0 reports the run; the others show their warnings
+    // and errors, marked with their rank.
+    int rank = 0;
     bool stdoutBroken = false;
     bool stderrBroken = false;
 
     void operator()(const engine::EventRecord &record)
     {
+        if (rank > 0) {
+            if ((record.name == engine::events::kWarning || record.name == engine::events::kError) && !record.text.empty())
+                std::fprintf(stderr, "[%7.1fs] rank %d: %s\n", record.time, rank, record.text.c_str());
+            return;
+        }
         if (jsonl) {
             errno = 0;
             bool failed = std::fwrite(record.json.data(), 1, record.json.size(), stdout) != record.json.size();
@@ -453,13 +487,33 @@ int runTrain(const Args &args)
         "remove_prefix_in_ckpt", "trainable_models", "lora_base_model", "lora_target_modules", "lora_rank",
         "lora_checkpoint", "use_gradient_checkpointing", "dataset_num_workers", "find_unused_parameters", "save_steps",
         "seed", "num_threads", "events", "split_mode", "allow_hazards", "cache_all_params", "cache_shard_size",
-        "num_inference_steps", "max_steps", "resume", "checkpoint_interval", "pipeline", "help"};
+        "num_inference_steps", "max_steps", "resume", "checkpoint_interval", "pipeline", "gradient_accumulation_steps",
+        "dist_backend", "dist_timeout", "nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "help"};
     if (!p.parse(args))
         return p.usageError("train", parseError(p, kFlags));
     if (const std::string flag = emptyPathFlag(p, {"dataset_base_path", "dataset_metadata_path", "model_root",
             "tokenizer_path", "output_path", "lora_checkpoint"});
         !flag.empty())
         return p.usageError("train", "--" + flag + ": empty path");
+    // --nproc_per_node: this process starts the ranks (with the other flags) and waits.
+    LaunchOptions launch;
+    bool launching = false;
+    std::vector<std::string> rankArgs = args;
+    std::string launchError;
+    if (!takeLaunchFlags(rankArgs, launch, launching, launchError))
+        return p.usageError("train", launchError);
+    if (launching) {
+        if (std::getenv("RANK") && std::getenv("WORLD_SIZE"))
+            return p.usageError("train", "--nproc_per_node starts ranks, but this process already is one (RANK and "
+                                         "WORLD_SIZE are set): leave out one of the two launchers");
+        // The flags are checked once here, rather than by every rank.
+        engine::TrainParams checked;
+        bool ignored = false;
+        if (const std::optional<int> status = readTrainParams(p, checked, ignored))
+            return *status;
+        launch.graceSeconds = std::min(launch.graceSeconds, checked.distTimeout);
+        return launchRanks(launch, rankArgs);
+    }
     ensurePassiveOpenMpWaits("train", args);
     // From here a stop signal (held back since splitscope-cli started, see
     // blockStopSignals) is a request to stop cleanly, honoured before any work too.
@@ -471,6 +525,7 @@ int runTrain(const Args &args)
     if (const std::optional<int> status = readTrainParams(p, params, jsonl))
         return *status;
     EventPrinter printer{jsonl};
+    printer.rank = params.distributed.rank;
     engine::TrainCallbacks callbacks;
     callbacks.onEvent = [&printer](const engine::EventRecord &record) { printer(record); };
     callbacks.shouldAbort = [] { return g_stopRequested.load(); };

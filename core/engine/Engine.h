@@ -58,6 +58,7 @@ struct TrainResult {
     double wallSeconds = 0;
     double readWaitSeconds = 0; // stage two: time the steps waited for the cache reader
     double cacheReadSeconds = 0; // stage two: time spent reading the cache (in the reader)
+    double collectiveSeconds = 0; // with several ranks: time in all-reduces and barriers
     std::uint64_t peakRssBytes = 0;
 };
 

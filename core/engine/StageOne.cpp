@@ -7,6 +7,7 @@
 #include "Heartbeat.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
+#include "ProcessGroup.h"
 #include "ProcessMemory.h"
 #include "Runner.h"
 #include "Trainer.h"
@@ -72,6 +73,49 @@ std::string shardDamage(const std::string &cacheDir, const CacheShard &shard)
     if (checksum != shard.checksum)
         return "corrupt: checksum " + hashToHex(checksum) + ", the manifest says " + hashToHex(shard.checksum);
     return {};
+}
+
+// The manifests a cache folder holds: its manifest.json and the parts that the ranks
+// of a distributed stage one keep in their numbered sub-folders (N/manifest.json)
+// until rank 0 joins them, parts first (they are newer). Empty `error`: read.
+struct ManifestFile {
+    std::string path;
+    CacheManifest manifest;
+};
+std::vector<ManifestFile> readCacheManifests(const std::string &cacheDir, std::string *error)
+{
+    std::vector<std::string> paths;
+    std::error_code ec;
+    for (fs::directory_iterator it(cacheDir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos && fs::exists(it->path() / "manifest.json"))
+            paths.push_back((it->path() / "manifest.json").string());
+    }
+    std::sort(paths.begin(), paths.end());
+    const std::string main = (fs::path(cacheDir) / "manifest.json").string();
+    if (fs::exists(main, ec))
+        paths.push_back(main);
+    std::vector<ManifestFile> files;
+    for (const std::string &path : paths) {
+        std::string text;
+        ManifestFile file{path, {}};
+        if (!readWholeFile(path, text, error) || !CacheManifest::parse(text, path, file.manifest, error))
+            return {};
+        files.push_back(std::move(file));
+    }
+    return files;
+}
+
+// Removes the parts once manifest.json lists their shards.
+void removeManifestParts(const std::string &cacheDir)
+{
+    std::error_code ec;
+    for (fs::directory_iterator it(cacheDir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        std::error_code removeError;
+        if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
+            fs::remove(it->path() / "manifest.json", removeError);
+    }
 }
 
 } // namespace
@@ -145,6 +189,12 @@ private:
     // Resume: keeps a matching cache's intact shards; refuses a cache made otherwise.
     std::optional<Failure> keepFinishedShards();
     std::optional<Failure> writeRunFiles();
+    // This rank's manifest: manifest.json alone, or with several ranks its part.
+    std::optional<Failure> writeManifest();
+    // With several ranks, once every rank is done: rank 0 joins the parts into
+    // manifest.json. Every rank learns whether any was cancelled (then none joins).
+    std::optional<Failure> joinRanks();
+    bool ownsShard(std::size_t shard) const { return shard % static_cast<std::size_t>(m_ranks) == static_cast<std::size_t>(m_rank); }
     void planSamples();
     LoadedSample load(std::size_t sample) const;
     Ending processSample(std::size_t i, Loader &loader);
@@ -163,12 +213,19 @@ private:
     const std::string m_manifestPath;
     const std::string m_argsPath;
     const std::size_t m_shardSize;
+    // With several ranks, rank r makes the shards r, r+N, r+2N, ... (whole shards, so
+    // that each stays one run of consecutive samples); a cache holds the same samples
+    // however many ranks made it, and any number of ranks reads it.
+    const int m_rank;
+    const int m_ranks;
+    const std::string m_partPath; // with several ranks: OUTPUT/<rank>/manifest.json
     ImageDataset m_dataset;
     std::vector<std::string> m_modelNames; // the models stage one runs
     CacheManifest m_manifest;
     std::size_t m_shardCount = 0;
     std::vector<char> m_finished; // by shard: kept from a previous run
     std::vector<std::size_t> m_todo; // the samples to cache, in order
+    std::size_t m_ownSamples = 0;    // in the shards this rank makes (all, alone)
 
     std::optional<ModelSet> m_models;
     std::optional<Runner> m_runner;
@@ -192,6 +249,9 @@ StageOneRun::StageOneRun(Trainer &trainer)
     , m_manifestPath((fs::path(m_cacheDir) / "manifest.json").string())
     , m_argsPath((fs::path(m_cacheDir) / "training_args.json").string())
     , m_shardSize(static_cast<std::size_t>(trainer.m_params.cacheShardSize))
+    , m_rank(trainer.rank())
+    , m_ranks(trainer.worldSize())
+    , m_partPath((fs::path(m_cacheDir) / std::to_string(m_rank) / "manifest.json").string())
 {
 }
 
@@ -205,6 +265,12 @@ TrainResult StageOneRun::run()
         return m_trainer.fail(*failure);
     if (auto failure = writeRunFiles())
         return m_trainer.fail(*failure);
+    if (m_trainer.m_group) {
+        // Rank 0 has made the folder and removed what an interrupted run left there.
+        m_trainer.m_group->barrier("waiting for rank 0 to prepare the cache folder");
+        if (auto failure = writeManifest())
+            return m_trainer.fail(*failure);
+    }
     m_trainer.emitStart("data_process");
     planSamples();
 
@@ -281,37 +347,52 @@ std::optional<Trainer::Failure> StageOneRun::keepFinishedShards()
 {
     m_shardCount = (m_dataset.size() + m_shardSize - 1) / m_shardSize;
     m_finished.assign(m_shardCount, 0);
-    std::error_code ec;
-    if (!fs::exists(m_manifestPath, ec))
-        return std::nullopt;
-    std::string text;
     std::string error;
-    CacheManifest existing;
-    if (!readWholeFile(m_manifestPath, text, &error) || !CacheManifest::parse(text, m_manifestPath, existing, &error))
+    const std::vector<ManifestFile> files = readCacheManifests(m_cacheDir, &error);
+    if (!error.empty())
         return Failure{kTrainBadInput, "manifest-mismatch", error + " (not overwriting it: choose another --output_path)"};
-    const auto diffs = compareCacheSettings(existing, m_manifest);
-    if (!diffs.empty()) {
-        std::string message = "--output_path '" + m_cacheDir + "' already holds a cache made differently:";
-        for (const auto &d : diffs)
-            message += "\n  " + d;
-        return Failure{kTrainBadInput, "manifest-mismatch", message + "\nchoose another --output_path, or delete that folder to rebuild it"};
-    }
-    std::vector<std::string> redone;
-    for (const CacheShard &s : existing.shards) {
-        const std::size_t index = s.first / m_shardSize;
-        if (s.first % m_shardSize != 0 || index >= m_shardCount || s.count != std::min(m_shardSize, m_dataset.size() - s.first))
-            continue;
-        const std::string damage = shardDamage(m_cacheDir, s);
-        if (damage.empty()) {
-            m_finished[index] = 1;
-            m_manifest.shards.push_back(s);
-        } else {
-            redone.push_back(s.file + " (" + damage + ")");
+    // Each shard as the manifests list it, newest first: a shard made again after it
+    // was found damaged is in a part, and its old entry still in manifest.json.
+    std::vector<std::vector<CacheShard>> candidates(m_shardCount);
+    for (const ManifestFile &file : files) {
+        const auto diffs = compareCacheSettings(file.manifest, m_manifest);
+        if (!diffs.empty()) {
+            std::string message = "--output_path '" + m_cacheDir + "' already holds a cache made differently ("
+                + file.path + "):";
+            for (const auto &d : diffs)
+                message += "\n  " + d;
+            return Failure{kTrainBadInput, "manifest-mismatch", message + "\nchoose another --output_path, or delete that folder to rebuild it"};
+        }
+        for (const CacheShard &s : file.manifest.shards) {
+            const std::size_t index = s.first / m_shardSize;
+            if (s.first % m_shardSize == 0 && index < m_shardCount && s.count == std::min(m_shardSize, m_dataset.size() - s.first))
+                candidates[index].push_back(s);
         }
     }
-    if (!m_manifest.shards.empty() || !redone.empty()) {
-        std::string line = "resuming stage one: " + std::to_string(m_manifest.shards.size()) + " of "
-            + std::to_string(m_shardCount) + " shards are done";
+    std::vector<std::string> redone;
+    std::size_t kept = 0;
+    for (std::size_t index = 0; index < m_shardCount; ++index) {
+        if (!ownsShard(index) || candidates[index].empty())
+            continue;
+        std::string damages;
+        for (const CacheShard &s : candidates[index]) {
+            const std::string damage = shardDamage(m_cacheDir, s);
+            if (damage.empty()) {
+                m_finished[index] = 1;
+                m_manifest.shards.push_back(s);
+                break;
+            }
+            damages += (damages.empty() ? "" : ", ") + s.file + " (" + damage + ")";
+        }
+        kept += m_finished[index];
+        if (!m_finished[index])
+            redone.push_back(damages);
+    }
+    if (kept > 0 || !redone.empty()) {
+        std::size_t owned = 0;
+        for (std::size_t index = 0; index < m_shardCount; ++index)
+            owned += ownsShard(index) ? 1 : 0;
+        std::string line = "resuming stage one: " + std::to_string(kept) + " of " + std::to_string(owned) + " shards are done";
         if (!redone.empty()) {
             line += "; making " + countText(redone.size(), "damaged shard") + " again:";
             for (const std::string &r : redone)
@@ -327,22 +408,80 @@ std::optional<Trainer::Failure> StageOneRun::writeRunFiles()
 {
     if (auto failure = m_trainer.lockOutputFolder(true, true))
         return failure;
+    if (!m_trainer.writesRunFiles())
+        return std::nullopt;
     std::string error;
-    if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
-        return Failure{kTrainFailed, "io", error};
+    std::error_code ec;
+    // With several ranks each keeps its shards in its part until rank 0 joins them;
+    // manifest.json, when there is one, stays as it was meanwhile.
+    if (!m_trainer.m_group) {
+        if (auto failure = writeManifest())
+            return failure;
+    } else if (!fs::exists(m_manifestPath, ec)) {
+        CacheManifest empty = m_manifest;
+        empty.shards.clear();
+        if (!writeFileAtomically(m_manifestPath, empty.toJson(), &error))
+            return Failure{kTrainFailed, "io", error};
+    }
     // The flags this run used, and apart from them those it was given but ignores, as training writes them.
     if (!writeFileAtomically(m_argsPath, m_trainer.settingsJson(), &error))
         return Failure{kTrainFailed, "io", error};
     return std::nullopt;
 }
 
+std::optional<Trainer::Failure> StageOneRun::writeManifest()
+{
+    std::string error;
+    if (!m_trainer.m_group) {
+        if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
+            return Failure{kTrainFailed, "io", error};
+        return std::nullopt;
+    }
+    std::error_code ec;
+    fs::create_directories(fs::path(m_partPath).parent_path(), ec);
+    if (!writeFileAtomically(m_partPath, m_manifest.toJson(), &error))
+        return Failure{kTrainFailed, "io", error};
+    return std::nullopt;
+}
+
+std::optional<Trainer::Failure> StageOneRun::joinRanks()
+{
+    ProcessGroup &group = *m_trainer.m_group;
+    std::vector<torch::Tensor> cancelled = {torch::tensor({m_result.status == kTrainCancelled ? 1.0 : 0.0}, torch::kFloat64)};
+    group.allReduceSum(cancelled, "waiting for every rank to finish stage one");
+    if (cancelled[0].item<double>() > 0) {
+        m_result.status = kTrainCancelled;
+        return std::nullopt;
+    }
+    if (!m_trainer.writesRunFiles())
+        return std::nullopt;
+    std::vector<CacheShard> shards;
+    for (int rank = 0; rank < m_ranks; ++rank) {
+        const std::string path = (fs::path(m_cacheDir) / std::to_string(rank) / "manifest.json").string();
+        std::string text;
+        std::string error;
+        CacheManifest part;
+        if (!readWholeFile(path, text, &error) || !CacheManifest::parse(text, path, part, &error))
+            return Failure{kTrainFailed, "io", "joining the ranks' shards: " + error};
+        shards.insert(shards.end(), part.shards.begin(), part.shards.end());
+    }
+    m_manifest.shards = shards;
+    std::sort(m_manifest.shards.begin(), m_manifest.shards.end(),
+        [](const CacheShard &a, const CacheShard &b) { return a.first < b.first; });
+    return std::nullopt;
+}
+
 void StageOneRun::planSamples()
 {
     for (std::size_t s = 0; s < m_shardCount; ++s) {
-        if (m_finished[s])
+        if (m_finished[s] || !ownsShard(s))
             continue;
         for (std::size_t i = s * m_shardSize; i < std::min(m_dataset.size(), (s + 1) * m_shardSize); ++i)
             m_todo.push_back(i);
+    }
+    for (std::size_t s = 0; s < m_shardCount; ++s) {
+        if (ownsShard(s))
+            m_ownSamples += std::min(m_dataset.size(), (s + 1) * m_shardSize) - s * m_shardSize;
     }
     const std::string text = "stage one: " + std::to_string(m_todo.size()) + " of " + std::to_string(m_dataset.size())
         + " samples to cache";
@@ -436,7 +575,7 @@ CacheShard StageOneRun::cacheSample(std::size_t sample, LoadedSample &item, std:
     m_writer.add(sample, stored);
     if (!lastOfShard)
         return {};
-    return m_writer.write(m_cacheDir, 0, shardIndex, shardIndex * m_shardSize);
+    return m_writer.write(m_cacheDir, m_rank, shardIndex, shardIndex * m_shardSize);
 }
 
 std::optional<Trainer::Failure> StageOneRun::addShard(const CacheShard &shard, std::size_t shardIndex)
@@ -445,9 +584,8 @@ std::optional<Trainer::Failure> StageOneRun::addShard(const CacheShard &shard, s
     m_manifest.shards.push_back(shard);
     std::sort(m_manifest.shards.begin(), m_manifest.shards.end(),
         [](const CacheShard &a, const CacheShard &b) { return a.first < b.first; });
-    std::string error;
-    if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
-        return Failure{kTrainFailed, "io", error};
+    if (auto failure = writeManifest())
+        return failure;
     m_written += shard.bytes;
     m_events.emit(Event(events::kCheckpoint)
                       .set("kind", "shard")
@@ -468,7 +606,7 @@ void StageOneRun::emitProgress(std::size_t i)
         m_events.emit(Event(events::kProgress)
                           .set("stage", "data_process")
                           .set("done", static_cast<std::uint64_t>(m_manifest.finishedSamples() + m_writer.sampleCount()))
-                          .set("total", static_cast<std::uint64_t>(m_dataset.size()))
+                          .set("total", static_cast<std::uint64_t>(m_ownSamples))
                           .set("samples_per_s", rate)
                           .set("eta_s", eta)
                           .set("cache_bytes_written", m_written)
@@ -494,12 +632,19 @@ TrainResult StageOneRun::finish()
     m_trainer.emitMemory(*m_models, m_written, 0);
     m_result.samples = m_done;
     m_result.outputs = {{"cache", m_cacheDir}, {"manifest", m_manifestPath}, {"training_args", m_argsPath}};
+    if (m_trainer.m_group) {
+        if (auto failure = joinRanks())
+            return m_trainer.fail(*failure);
+        if (!m_trainer.writesRunFiles() || m_result.status == kTrainCancelled)
+            return m_result;
+    }
     if (m_result.status == kTrainCancelled)
         return m_result;
     m_manifest.complete = m_manifest.finishedSamples() == m_dataset.size();
     std::string error;
     if (!writeFileAtomically(m_manifestPath, m_manifest.toJson(), &error))
         return m_trainer.fail({kTrainFailed, "io", error});
+    removeManifestParts(m_cacheDir);
     m_events.log("stage one done: " + std::to_string(m_dataset.size()) + " samples in "
         + std::to_string(m_manifest.shards.size()) + " shards (" + std::to_string(m_manifest.shardBytes() / 1024) + " KiB) at "
         + m_cacheDir);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "DistributedEnvironment.h"
 #include "core/TrainingChoice.h"
 
 #include <cstdint>
@@ -45,7 +46,7 @@ struct TrainParams {
     std::string loraCheckpoint; // LoRA weights to start from (DiffSynth's --lora_checkpoint)
     bool useGradientCheckpointing = false;
     int datasetNumWorkers = 0;
-    bool findUnusedParameters = false; // accepted for DiffSynth compatibility: one process, no DDP
+    bool findUnusedParameters = false; // accepted for DiffSynth compatibility (every parameter gets a gradient)
     int saveSteps = 0;                 // 0: a checkpoint per epoch
     std::uint64_t seed = 0;
     int numThreads = 0; // 0: all cores
@@ -60,6 +61,14 @@ struct TrainParams {
     // Seconds of training between resume states written beside the steps (0: only at
     // --save_steps, epoch ends, cancellation and --max_steps).
     double checkpointInterval = 60;
+
+    // Data parallelism over torch.distributed (Distributed.h): this process's rank
+    // from torchrun's environment; alone when it sets none.
+    DistributedEnvironment distributed;
+    std::string distBackend = "gloo"; // --dist_backend: gloo (nccl needs a CUDA LibTorch)
+    double distTimeout = 1800;        // --dist_timeout, seconds (torch's default, 30 minutes)
+    // Samples per rank whose gradients add up to one optimizer step (DiffSynth's flag).
+    int gradientAccumulationSteps = 1;
 };
 
 enum class Stage { OneStage, DataProcess, Train };

@@ -7,6 +7,7 @@
 #include "JsonDocument.h"
 #include "MemoryEstimate.h"
 #include "ModelSet.h"
+#include "ProcessGroup.h"
 #include "ProcessMemory.h"
 #include "SeedSequence.h"
 #include "UnitRuntime.h"
@@ -141,7 +142,8 @@ std::optional<Trainer::Failure> Trainer::checkNumbers() const
              Range{"save_steps", m_params.saveSteps, 0}, Range{"num_threads", m_params.numThreads, 0},
              Range{"cache_shard_size", m_params.cacheShardSize, 1}, Range{"num_inference_steps", m_params.numInferenceSteps, 1},
              Range{"max_steps", m_params.maxSteps, 0}, Range{"max_pixels", m_params.maxPixels, 0},
-             Range{"height", m_params.height, 0}, Range{"width", m_params.width, 0}}) {
+             Range{"height", m_params.height, 0}, Range{"width", m_params.width, 0},
+             Range{"gradient_accumulation_steps", m_params.gradientAccumulationSteps, 1}}) {
         if (r.value < r.minimum)
             return badInput("bad-flag", std::string("--") + r.flag + " must be at least " + std::to_string(r.minimum)
                 + " (got " + std::to_string(r.value) + ")");
@@ -153,6 +155,14 @@ std::optional<Trainer::Failure> Trainer::checkNumbers() const
     if (!(m_params.checkpointInterval >= 0) || !std::isfinite(m_params.checkpointInterval))
         return badInput("bad-flag", "--checkpoint_interval must be a finite number of seconds, 0 or more (got "
             + std::to_string(m_params.checkpointInterval) + ")");
+    if (m_params.distBackend == "nccl")
+        return badInput("bad-flag", "--dist_backend nccl needs a LibTorch built with CUDA, and this one (Debian's "
+                                    "libtorch 1.13) runs on the CPU only: use gloo");
+    if (m_params.distBackend != "gloo")
+        return badInput("bad-flag", "--dist_backend: '" + m_params.distBackend + "' is not gloo or nccl");
+    if (!(m_params.distTimeout > 0) || !std::isfinite(m_params.distTimeout) || m_params.distTimeout > 1e7)
+        return badInput("bad-flag", "--dist_timeout must be a number of seconds from more than 0 to 10000000 (got "
+            + std::to_string(m_params.distTimeout) + ")");
     if ((m_params.height > 0) != (m_params.width > 0))
         return badInput("bad-flag", "--height and --width go together (or neither, to use --max_pixels)");
     // Explicit sizes are used as given (as DiffSynth's dataset does); the pipeline's
@@ -299,6 +309,10 @@ std::optional<Trainer::Failure> Trainer::resolveModelFiles()
 std::optional<Trainer::Failure> Trainer::lockOutputFolder(bool create, bool shardFolders)
 {
     const std::string &folder = m_params.outputPath;
+    // The ranks of one run share its folder: rank 0 locks it for all of them (and
+    // makes it, and cleans it), before a barrier lets the others write their shards.
+    if (!writesRunFiles())
+        return std::nullopt;
     if (!m_outputLock.held()) {
         std::error_code ec;
         if (!std::filesystem::is_directory(folder, ec)) {
@@ -528,6 +542,7 @@ std::vector<Trainer::IgnoredFlag> Trainer::ignoredFlags() const
         add("use_gradient_checkpointing", "", p.useGradientCheckpointing);
         number("save_steps", p.saveSteps, defaults.saveSteps);
         number("max_steps", p.maxSteps, defaults.maxSteps);
+        number("gradient_accumulation_steps", p.gradientAccumulationSteps, defaults.gradientAccumulationSteps);
         add("resume", "", p.resume);
         real("checkpoint_interval", p.checkpointInterval, defaults.checkpointInterval);
     } else if (m_task.stage == Stage::OneStage) {
@@ -588,6 +603,10 @@ std::string Trainer::settingsJson() const
     if (m_task.stage == Stage::DataProcess)
         doc["resume"] = p.resume;
     doc["checkpoint_interval"] = p.checkpointInterval;
+    doc["gradient_accumulation_steps"] = p.gradientAccumulationSteps;
+    // Not a flag but the launch: a resumed run must have as many ranks (each optimizer
+    // step takes one sample per rank, so another count trains another thing).
+    doc["world_size"] = worldSize();
     // The file says what the run used: a flag this stage ignores is not among the
     // flags (a script that reads them back as DiffSynth's arguments would take it for
     // one that mattered), and the ones given anyway are kept apart.
@@ -619,10 +638,13 @@ void Trainer::emitStart(const std::string &stage)
         .setRaw("cache_set", jsonStringArray(m_cacheSet))
         .set("output_path", m_params.outputPath)
         .set("num_threads", m_threads)
+        .set("world_size", worldSize())
         .set("pid", static_cast<std::int64_t>(::getpid()))
         .set("seed", static_cast<std::uint64_t>(m_params.seed))
         .set("resumed", m_params.resume);
     std::string text = m_params.task + " (" + stage + ") with " + countText(m_threads, "thread");
+    if (m_group)
+        text += " in each of " + countText(static_cast<std::size_t>(worldSize()), "rank");
     if (m_task.stage != Stage::OneStage)
         text += "; stage one: [" + joinNames(one) + "], stage two: [" + joinNames(two) + "]";
     m_events.emit(e.text(text));
@@ -663,6 +685,8 @@ TrainResult Trainer::run()
         m_events.log(result.message);
         return result;
     }
+    if (auto failure = joinProcessGroup())
+        return fail(*failure);
     switch (m_task.stage) {
     case Stage::DataProcess:
         return runDataProcess();
@@ -671,6 +695,32 @@ TrainResult Trainer::run()
         return runTraining();
     }
     return {};
+}
+
+std::optional<Trainer::Failure> Trainer::joinProcessGroup()
+{
+    const DistributedEnvironment &env = m_params.distributed;
+    if (!env.distributed())
+        return std::nullopt;
+    const auto timeout = std::chrono::milliseconds(static_cast<long long>(m_params.distTimeout * 1000));
+    try {
+        m_group = std::make_unique<ProcessGroup>(env, timeout);
+    } catch (const DistributedError &e) {
+        return Failure{kTrainFailed, "distributed", e.what()};
+    }
+    const std::string where = env.storeFile.empty() ? env.masterAddr + ":" + std::to_string(env.masterPort) : env.storeFile;
+    m_events.log(env.describe() + ": joined the process group (" + m_params.distBackend + ", rendezvous at " + where + ")");
+    return std::nullopt;
+}
+
+int Trainer::rank() const
+{
+    return m_group ? m_group->rank() : 0;
+}
+
+int Trainer::worldSize() const
+{
+    return m_group ? m_group->size() : 1;
 }
 
 TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
@@ -693,6 +743,8 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
         events.emit(Event(events::kError).set("code", "bad-input").set("message", e.what()).text(std::string("error: ") + e.what()));
     } catch (const EngineError &e) {
         reportFailure("engine", e.what());
+    } catch (const DistributedError &e) {
+        reportFailure("distributed", e.what());
     } catch (const c10::Error &e) {
         // LibTorch's messages carry a backtrace after the first line; people need the line.
         const std::string what = e.what_without_backtrace();
@@ -720,6 +772,7 @@ TrainResult train(const TrainParams &params, const TrainCallbacks &callbacks)
         .set("cpu_s", processCpuSeconds())
         .set("read_wait_s", result.readWaitSeconds)
         .set("cache_read_s", result.cacheReadSeconds)
+        .set("all_reduce_s", result.collectiveSeconds)
         .setRaw("outputs", outputs + "}");
     const char *verdict = result.status == kTrainOk ? "done" : result.status == kTrainCancelled ? "cancelled" : "failed";
     events.emit(done.text(std::string(verdict) + " in " + std::to_string(static_cast<int>(result.wallSeconds)) + " s"));

@@ -23,6 +23,7 @@ namespace splitscope::engine {
 class Dataset;
 class ImageDataset;
 class ModelSet;
+class ProcessGroup;
 struct DatasetSample;
 struct ResumePoint;
 class StageOneRun;
@@ -60,6 +61,14 @@ private:
     std::optional<Failure> resolveModelFiles();
     TrainResult runDataProcess();
     TrainResult runTraining();
+    // With torchrun's environment (DistributedEnvironment.h): joins the process group.
+    std::optional<Failure> joinProcessGroup();
+    int rank() const;      // 0 when alone
+    int worldSize() const; // 1 when alone
+    // Rank 0 writes what the run leaves (checkpoints, loss.csv, training_args.json, the
+    // resume state, the manifest); the other ranks compute and write nothing but their
+    // own cache shards.
+    bool writesRunFiles() const { return rank() == 0; }
 
     // The pipeline inputs of one dataset row (DiffSynth's get_pipeline_inputs).
     ValueMap pipelineInputs(const DatasetSample &sample) const;
@@ -138,6 +147,7 @@ private:
     FolderLock m_outputLock; // --output_path, while the run uses it
     bool m_createdOutputFolder = false; // lockOutputFolder made --output_path
     std::string m_createdOutputRoot;    // the first folder of its path that it made
+    std::unique_ptr<ProcessGroup> m_group; // with torchrun's environment
     FolderLock m_cacheLock; // stage two: the cache it reads (shared), so that no stage one rewrites it meanwhile
 };
 

@@ -9,6 +9,7 @@
 #include "MemoryEstimate.h"
 #include "ModelSet.h"
 #include "OrderedPrefetcher.h"
+#include "ProcessGroup.h"
 #include "ProcessMemory.h"
 #include "Runner.h"
 #include "SeedSequence.h"
@@ -378,11 +379,30 @@ private:
     std::optional<Failure> setUpModels();
     void emitStage();
     Ending runEpoch(std::uint64_t epoch);
+    // One sample of this rank at `position` of its share of the epoch; the last of a
+    // --gradient_accumulation_steps group ends with the optimizer step.
     Ending runStep(StepInput &input, std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher);
-    // The forward and backward pass and the optimizer's update; a failed allocation
-    // ends the run (outOfMemory).
-    Ending trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, double &lossValue);
+    // The forward and backward pass, and at the group's end the gradients averaged over
+    // the ranks and the optimizer's update (`stepped`); a failed allocation ends the
+    // run (outOfMemory).
+    Ending trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, bool &stepped, double &lossValue);
+    // The group's gradients and mean loss summed over the ranks (one all-reduce of
+    // every gradient, one of the loss, the stop request and which gradients exist),
+    // then divided by the rank count, as DDP averages them. Returns the mean loss;
+    // with several ranks, sets m_stopAgreed when any was asked to stop, so that all stop
+    // after this step.
+    double averageOverRanks();
+    // Where the --gradient_accumulation_steps group of `position` starts: a state is
+    // only ever taken between optimizer steps.
+    std::size_t groupStart(std::size_t position) const;
     TrainResult inputFailed(const StepInput &input, std::uint64_t epoch, std::size_t position);
+    // Another rank stopped while this step's gradients were being averaged: no rank
+    // has updated its weights yet, so rank 0 keeps the state after the last step.
+    TrainResult rankFailed(const DistributedError &error, std::uint64_t epoch, std::size_t position);
+    // For a run ending on a failure after steps were done: saves the state after the
+    // last one; what the message then says ("; the state after step 12 is saved in
+    // ...: " and `howToContinue`), or why it could not be saved.
+    std::string keepStateForResume(std::uint64_t epoch, std::size_t position, const std::string &howToContinue);
     TrainResult outOfMemory(const StepInput &input, std::uint64_t epoch, std::size_t position, bool stepping,
         const std::string &what);
     TrainResult cancel(std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher);
@@ -426,6 +446,19 @@ private:
     std::unique_ptr<CacheReader> m_reader;
     std::size_t m_samples = 0;
     std::size_t m_perEpoch = 0;
+    // Data parallelism: this rank's share of an epoch (every rank has as many samples:
+    // accelerate's even_batches wraps the last ones round to the epoch's start), and
+    // the optimizer steps an epoch makes of it.
+    const int m_rank;
+    const int m_ranks;
+    const std::size_t m_accumulation;
+    std::size_t m_perRank = 0;
+    std::uint64_t m_stepsPerEpoch = 0;
+    std::vector<torch::Tensor> m_parameters; // trained, in the optimizer's order
+    double m_groupLoss = 0;                  // the losses of the group's samples so far
+    std::size_t m_groupSamples = 0;
+    bool m_stopAgreed = false; // a rank was asked to stop: every rank stops after this step
+    bool m_runFilesWritten = false;
     TrainingData m_data;
     std::string m_settings; // training_args.json
     std::string m_argsPath;
@@ -464,6 +497,9 @@ TrainingRun::TrainingRun(Trainer &trainer)
     , m_events(trainer.m_events)
     , m_stageTwo(trainer.m_task.stage == Stage::Train)
     , m_stage(m_stageTwo ? "train" : "one_stage")
+    , m_rank(trainer.rank())
+    , m_ranks(trainer.worldSize())
+    , m_accumulation(static_cast<std::size_t>(trainer.m_params.gradientAccumulationSteps))
     , m_data{m_stageTwo ? "cache" : "dataset", trainer.m_params.datasetBasePath, {}}
 {
 }
@@ -473,6 +509,9 @@ TrainResult TrainingRun::run()
     if (auto failure = m_stageTwo ? openCache() : openDataset())
         return m_trainer.fail(*failure);
     m_perEpoch = m_samples * static_cast<std::size_t>(m_params.datasetRepeat);
+    const auto ranks = static_cast<std::size_t>(m_ranks);
+    m_perRank = (m_perEpoch + ranks - 1) / ranks;
+    m_stepsPerEpoch = (m_perRank + m_accumulation - 1) / m_accumulation;
     m_settings = m_trainer.settingsJson();
     if (auto failure = checkRunFolder())
         return m_trainer.fail(*failure);
@@ -626,7 +665,7 @@ std::optional<Trainer::Failure> TrainingRun::checkRunFolder()
             return Failure{kTrainBadInput, "resume", error};
         if (!note.empty())
             m_trainer.m_pendingWarnings.emplace_back("resume-data-unchecked", note);
-        if (auto failure = m_trainer.checkResumePoint(at, m_perEpoch))
+        if (auto failure = m_trainer.checkResumePoint(at, m_perRank))
             return failure;
     }
     if (auto failure = m_trainer.lockOutputFolder(true, false))
@@ -657,6 +696,7 @@ std::optional<Trainer::Failure> TrainingRun::setUpModels()
     std::vector<torch::Tensor> parameters;
     for (const auto &p : trainable)
         parameters.push_back(p.second);
+    m_parameters = parameters;
     m_optimizer = std::make_unique<torch::optim::AdamW>(parameters,
         torch::optim::AdamWOptions(m_params.learningRate).weight_decay(m_params.weightDecay));
 
@@ -682,18 +722,26 @@ std::optional<Trainer::Failure> TrainingRun::setUpModels()
 
 void TrainingRun::emitStage()
 {
-    m_totalSteps = static_cast<std::uint64_t>(m_perEpoch) * static_cast<std::uint64_t>(m_params.numEpochs);
+    m_totalSteps = m_stepsPerEpoch * static_cast<std::uint64_t>(m_params.numEpochs);
     if (m_params.maxSteps > 0)
         m_totalSteps = std::min<std::uint64_t>(m_totalSteps, static_cast<std::uint64_t>(m_params.maxSteps));
     const std::string name = m_stageTwo ? "stage two" : "one-stage training";
+    std::string samplesPerStep;
+    if (m_ranks > 1 || m_accumulation > 1) {
+        samplesPerStep = " of " + countText(static_cast<std::size_t>(m_ranks) * m_accumulation, "sample") + " ("
+            + countText(m_accumulation, "sample") + " on each of " + countText(static_cast<std::size_t>(m_ranks), "rank")
+            + ")";
+    }
     m_events.emit(Event(events::kStage)
                       .set("stage", m_stage)
                       .set("total_steps", m_totalSteps)
                       .set("epochs", m_params.numEpochs)
                       .set("samples", static_cast<std::uint64_t>(m_samples))
+                      .set("world_size", m_ranks)
+                      .set("gradient_accumulation_steps", static_cast<std::uint64_t>(m_accumulation))
                       .set("message", name + ": " + std::to_string(m_totalSteps) + " steps")
                       .text(name + ": " + countText(static_cast<std::size_t>(m_params.numEpochs), "epoch") + " x "
-                          + countText(m_perEpoch, "step")));
+                          + countText(static_cast<std::size_t>(m_stepsPerEpoch), "step") + samplesPerStep));
 }
 
 TrainingRun::Ending TrainingRun::runEpoch(std::uint64_t epoch)
@@ -704,11 +752,16 @@ TrainingRun::Ending TrainingRun::runEpoch(std::uint64_t epoch)
     // with compute; one-stage loads on the computing thread with 0 workers, as
     // DiffSynth's DataLoader does.
     const int workers = m_reader ? std::max(1, m_params.datasetNumWorkers) : m_params.datasetNumWorkers;
-    Prefetcher prefetcher(m_perEpoch - first, workers, kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)),
+    // This rank's samples, as accelerate's sharded sampler deals them: rank r takes
+    // the epoch's samples r, r+N, r+2N, ...; the last ones wrap round to the start.
+    const auto sampleAt = [&](std::size_t position) {
+        return order[(position * static_cast<std::size_t>(m_ranks) + static_cast<std::size_t>(m_rank)) % m_perEpoch];
+    };
+    Prefetcher prefetcher(m_perRank - first, workers, kPrefetchPerWorker * static_cast<std::size_t>(std::max(1, workers)),
         [&](std::size_t i) {
             StepInput input;
             const auto t0 = std::chrono::steady_clock::now();
-            const std::size_t row = order[first + i] % m_samples;
+            const std::size_t row = sampleAt(first + i) % m_samples;
             try {
                 if (m_reader) {
                     input.values = m_reader->read(row);
@@ -728,13 +781,13 @@ TrainingRun::Ending TrainingRun::runEpoch(std::uint64_t epoch)
         });
     m_epochLoss = 0;
     m_epochSteps = 0;
-    for (std::size_t position = first; position < m_perEpoch && !m_stopped; ++position) {
+    for (std::size_t position = first; position < m_perRank && !m_stopped; ++position) {
         StepInput input = prefetcher.take();
         if (!input.error.empty())
             return inputFailed(input, epoch, position);
         m_readSeconds += input.readSeconds;
         m_context.epoch = epoch;
-        m_context.sampleIndex = order[position];
+        m_context.sampleIndex = sampleAt(position);
         if (Ending ending = runStep(input, epoch, position, prefetcher))
             return ending;
     }
@@ -746,14 +799,18 @@ TrainingRun::Ending TrainingRun::runStep(StepInput &input, std::uint64_t epoch, 
     const Prefetcher &prefetcher)
 {
     double lossValue = 0;
-    if (Ending ending = trainStep(input, epoch, position, lossValue))
+    bool stepped = false;
+    if (Ending ending = trainStep(input, epoch, position, stepped, lossValue))
         return ending;
+    if (!stepped)
+        return std::nullopt;
     writeRunFiles();
     ++m_step;
     ++m_epochSteps;
     m_epochLoss += lossValue;
     m_result.finalLoss = lossValue;
-    m_lossLog->add(m_step, lossValue);
+    if (m_lossLog)
+        m_lossLog->add(m_step, lossValue);
     emitStep(epoch, position, lossValue, prefetcher);
     const bool checkpointed = m_params.saveSteps > 0 && m_step % static_cast<std::uint64_t>(m_params.saveSteps) == 0;
     if (checkpointed)
@@ -763,14 +820,19 @@ TrainingRun::Ending TrainingRun::runStep(StepInput &input, std::uint64_t epoch, 
         m_stopPoint = after(epoch, position);
         return std::nullopt;
     }
-    const bool last = epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == m_perEpoch;
-    if (m_trainer.aborted() && !last)
+    const bool last = epoch + 1 == static_cast<std::uint64_t>(m_params.numEpochs) && position + 1 == m_perRank;
+    // Alone, a stop asked for during this step ends the run now; with several ranks,
+    // when the request came with this step's gradients, so that every rank stops after
+    // the same step.
+    const bool stop = m_trainer.m_group ? m_stopAgreed : m_trainer.aborted();
+    if (stop && !last)
         return cancel(epoch, position, prefetcher);
     keepStateAfterStep(epoch, position, checkpointed);
     return std::nullopt;
 }
 
-TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, double &lossValue)
+TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, bool &stepped,
+    double &lossValue)
 {
     // An allocation that fails (an image too large for the memory left) ends the run
     // with a message that says so, keeping the state before this step when the
@@ -780,15 +842,34 @@ TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch
     try {
         m_runner->runUnits(m_trainer.m_units, input.values, m_context);
         const torch::Tensor loss = m_runner->runLoss(input.values, m_context);
-        lossValue = loss.item<double>();
-        if (!std::isfinite(lossValue)) {
-            throw EngineError("the loss is " + std::to_string(lossValue) + " at epoch " + std::to_string(epoch) + ", step "
+        const double sampleLoss = loss.item<double>();
+        if (!std::isfinite(sampleLoss)) {
+            throw EngineError("the loss is " + std::to_string(sampleLoss) + " at epoch " + std::to_string(epoch) + ", step "
                 + std::to_string(m_step + 1) + " (a lower --learning_rate may help)");
         }
-        m_optimizer->zero_grad();
-        loss.backward();
+        if (position == groupStart(position)) {
+            m_optimizer->zero_grad();
+            m_groupLoss = 0;
+            m_groupSamples = 0;
+        }
+        // accelerate scales each sample's loss by the group's size, so that the summed
+        // gradients are their mean.
+        if (m_accumulation == 1)
+            loss.backward();
+        else
+            (loss / static_cast<double>(m_accumulation)).backward();
+        m_groupLoss += sampleLoss;
+        ++m_groupSamples;
+        if ((position + 1) % m_accumulation != 0 && position + 1 != m_perRank)
+            return std::nullopt;
+        try {
+            lossValue = averageOverRanks();
+        } catch (const DistributedError &e) {
+            return rankFailed(e, epoch, position);
+        }
         stepping = true;
         m_optimizer->step();
+        stepped = true;
     } catch (const c10::Error &e) {
         const std::string what = e.what_without_backtrace();
         if (!isAllocationFailure(what))
@@ -798,6 +879,47 @@ TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch
         return outOfMemory(input, epoch, position, stepping, "std::bad_alloc");
     }
     return std::nullopt;
+}
+
+double TrainingRun::averageOverRanks()
+{
+    const double loss = m_groupLoss / static_cast<double>(m_groupSamples);
+    if (!m_trainer.m_group)
+        return loss;
+    const bool stop = m_trainer.aborted();
+    // One bucket of every gradient. A parameter no sample reached has none: the
+    // count of ranks that have it comes along, and one no rank has stays without,
+    // as it would in one process (AdamW then leaves it as it is).
+    std::vector<torch::Tensor> pieces;
+    std::vector<double> scalars = {loss, stop ? 1.0 : 0.0};
+    for (const torch::Tensor &p : m_parameters) {
+        const torch::Tensor &grad = p.grad();
+        pieces.push_back(grad.defined() ? grad.reshape({-1}) : torch::zeros({p.numel()}, p.options()));
+        scalars.push_back(grad.defined() ? 1.0 : 0.0);
+    }
+    std::vector<torch::Tensor> tensors = {torch::cat(pieces), torch::tensor(scalars, torch::kFloat64)};
+    m_trainer.m_group->allReduceSum(tensors, "averaging the gradients of step " + std::to_string(m_step + 1));
+    tensors[0].div_(m_ranks);
+    const auto sums = tensors[1].accessor<double, 1>();
+    std::int64_t offset = 0;
+    for (std::size_t i = 0; i < m_parameters.size(); ++i) {
+        torch::Tensor &p = m_parameters[i];
+        const torch::Tensor mean = tensors[0].narrow(0, offset, p.numel()).view(p.sizes());
+        offset += p.numel();
+        if (sums[static_cast<std::int64_t>(i) + 2] == 0)
+            continue;
+        if (p.grad().defined())
+            p.mutable_grad().copy_(mean);
+        else
+            p.mutable_grad() = mean.clone();
+    }
+    m_stopAgreed = sums[1] > 0;
+    return sums[0] / m_ranks;
+}
+
+std::size_t TrainingRun::groupStart(std::size_t position) const
+{
+    return position - position % m_accumulation;
 }
 
 TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch, std::size_t position)
@@ -811,7 +933,7 @@ TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch
         return m_trainer.fail({kTrainBadInput, code, input.error + nothingTrained()});
     reportStateWrite(m_stateWriter.wait());
     saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
-    saveState(ResumePoint{epoch, position, m_step});
+    saveState(ResumePoint{epoch, groupStart(position), m_step});
     emitStateSaved(epoch, "state saved after step " + std::to_string(m_step));
     const std::string saved = "; the state after step " + std::to_string(m_step) + " is saved in "
         + TrainingState::path(m_params.outputPath) + ": ";
@@ -825,6 +947,28 @@ TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch
     return m_trainer.fail({kTrainBadInput, code, input.error + saved + "the same command with --resume continues from it "
         "once the image reads as it did when the run started (a replaced image changes the dataset, which --resume "
         "refuses: then start again without --resume, in another --output_path)"});
+}
+
+std::string TrainingRun::keepStateForResume(std::uint64_t epoch, std::size_t position, const std::string &howToContinue)
+{
+    try {
+        saveState(ResumePoint{epoch, groupStart(position), m_step});
+        return "; the state after step " + std::to_string(m_step) + " is saved in " + TrainingState::path(m_params.outputPath)
+            + ": " + howToContinue;
+    } catch (const std::exception &e) {
+        return std::string("; the state could not be saved: ") + e.what();
+    }
+}
+
+TrainResult TrainingRun::rankFailed(const DistributedError &error, std::uint64_t epoch, std::size_t position)
+{
+    std::string message = error.what();
+    if (m_step == m_firstStep) {
+        message += nothingTrained();
+    } else if (m_trainer.writesRunFiles()) {
+        message += keepStateForResume(epoch, position, "the same command with --resume, on as many ranks, continues from it");
+    }
+    return m_trainer.fail({kTrainFailed, "distributed", message});
 }
 
 TrainResult TrainingRun::outOfMemory(const StepInput &input, std::uint64_t epoch, std::size_t position, bool stepping,
@@ -841,14 +985,8 @@ TrainResult TrainingRun::outOfMemory(const StepInput &input, std::uint64_t epoch
     } else if (stepping) {
         message += "; the optimizer was updating the weights, so no state was saved";
     } else {
-        try {
-            saveState(ResumePoint{epoch, position, m_step});
-            message += "; the state after step " + std::to_string(m_step) + " is saved in "
-                + TrainingState::path(m_params.outputPath) + ": the same command with --resume continues "
-                  "from it where more memory is free";
-        } catch (const std::exception &e) {
-            message += std::string("; the state could not be saved: ") + e.what();
-        }
+        message += keepStateForResume(epoch, position, "the same command with --resume continues from it where more "
+                                                       "memory is free");
     }
     return m_trainer.fail({kTrainFailed, "out-of-memory", message});
 }
@@ -905,11 +1043,13 @@ TrainResult TrainingRun::finish()
         // A state still being written would land after the removal.
         reportStateWrite(m_stateWriter.wait());
         std::error_code ec;
-        fs::remove(TrainingState::path(m_params.outputPath), ec);
+        if (m_trainer.writesRunFiles())
+            fs::remove(TrainingState::path(m_params.outputPath), ec);
     }
     m_result.steps = m_step;
     m_result.readWaitSeconds = m_waitSeconds;
     m_result.cacheReadSeconds = m_readSeconds;
+    m_result.collectiveSeconds = m_trainer.m_group ? m_trainer.m_group->collectiveSeconds() : 0;
     if (!m_lastCheckpoint.empty())
         m_result.outputs.emplace_back("checkpoint", m_lastCheckpoint);
     return m_result;
@@ -928,12 +1068,15 @@ void TrainingRun::emitStep(std::uint64_t epoch, std::size_t position, double los
         .set("epoch_step", static_cast<std::uint64_t>(position + 1))
         .set("total_steps", m_totalSteps)
         .set("loss", lossValue)
-        .set("samples_per_s", rate)
+        .set("samples_per_s", rate * static_cast<double>(static_cast<std::size_t>(m_ranks) * m_accumulation))
+        .set("steps_per_s", rate)
         .set("eta_s", eta)
         .set("cache_bytes_read", bytesRead)
         .set("read_wait_s", m_waitSeconds + prefetcher.waitSeconds())
         .set("cache_read_s", m_readSeconds)
         .set("cpu_s", processCpuSeconds());
+    if (m_trainer.m_group)
+        e.set("all_reduce_s", m_trainer.m_group->collectiveSeconds());
     if (now - m_lastText >= kTextInterval || m_step == m_totalSteps) {
         m_lastText = now;
         char line[160];
@@ -951,8 +1094,9 @@ void TrainingRun::emitStep(std::uint64_t epoch, std::size_t position, double los
 
 void TrainingRun::writeRunFiles()
 {
-    if (m_lossLog)
+    if (m_runFilesWritten || !m_trainer.writesRunFiles())
         return;
+    m_runFilesWritten = true;
     std::string error;
     if (!writeFileAtomically(m_argsPath, m_settings, &error))
         throw EngineError(error);
@@ -970,8 +1114,11 @@ void TrainingRun::requireFiniteWeights() const
 
 void TrainingRun::saveCheckpoint(const std::string &file, const std::string &kind, std::uint64_t epoch)
 {
-    requireFiniteWeights();
     const std::string path = (fs::path(m_params.outputPath) / file).string();
+    m_lastCheckpoint = path;
+    if (!m_trainer.writesRunFiles())
+        return;
+    requireFiniteWeights();
     engine::saveCheckpoint(path, m_models->trainableParameters(), m_params.removePrefixInCkpt);
     m_lastCheckpoint = path;
     m_events.emit(Event(events::kCheckpoint)
@@ -984,6 +1131,8 @@ void TrainingRun::saveCheckpoint(const std::string &file, const std::string &kin
 
 void TrainingRun::saveState(const ResumePoint &at)
 {
+    if (!m_trainer.writesRunFiles())
+        return;
     reportStateWrite(m_stateWriter.wait());
     requireFiniteWeights();
     TrainingState::save(m_params.outputPath, m_models->trainableParameters(), *m_optimizer, at, m_settings, m_data);
@@ -992,6 +1141,8 @@ void TrainingRun::saveState(const ResumePoint &at)
 
 void TrainingRun::saveStateInBackground(const ResumePoint &at)
 {
+    if (!m_trainer.writesRunFiles())
+        return;
     reportStateWrite(m_stateWriter.wait());
     const auto t0 = std::chrono::steady_clock::now();
     requireFiniteWeights();
@@ -1020,7 +1171,7 @@ void TrainingRun::reportStateWrite(const std::optional<StateWriter::Outcome> &ou
 void TrainingRun::keepStateAfterStep(std::uint64_t epoch, std::size_t position, bool checkpointed)
 {
     reportStateWrite(m_stateWriter.poll());
-    if (position + 1 == m_perEpoch)
+    if (position + 1 == m_perRank)
         return; // the epoch end writes its checkpoint, then the state
     const double interval = m_params.checkpointInterval;
     const bool due = interval > 0
@@ -1041,7 +1192,7 @@ void TrainingRun::emitStateSaved(std::uint64_t epoch, const std::string &text)
 
 ResumePoint TrainingRun::after(std::uint64_t epoch, std::size_t position) const
 {
-    if (position + 1 == m_perEpoch)
+    if (position + 1 == m_perRank)
         return ResumePoint{epoch + 1, 0, m_step};
     return ResumePoint{epoch, position + 1, m_step};
 }

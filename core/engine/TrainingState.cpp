@@ -198,6 +198,16 @@ bool readState(const std::string &file, SafetensorsFile &state, nlohmann::json &
             continue;
         }
         const auto old = saved.find(it.key());
+        // States written before these settings were recorded ran with one process and
+        // no accumulation.
+        if (old == saved.end() && (it.key() == "world_size" || it.key() == "gradient_accumulation_steps") && *it == 1)
+            continue;
+        if (it.key() == "world_size" && old != saved.end() && *old != it.value()) {
+            diffs += "\n  the number of ranks (WORLD_SIZE, --nproc_per_node x --nnodes): the state has " + dumpJson(*old)
+                + ", this run " + dumpJson(it.value()) + " (each step takes one sample per rank, so another count trains "
+                "otherwise: resume on as many ranks)";
+            continue;
+        }
         if (old == saved.end() || *old != it.value()) {
             diffs += "\n  --" + it.key() + ": the state has " + (old == saved.end() ? std::string("(none)") : dumpJson(*old))
                 + ", this run " + dumpJson(it.value());

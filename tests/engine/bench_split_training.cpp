@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -128,6 +129,73 @@ std::string loadAverage()
 double mib(std::uint64_t bytes)
 {
     return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// (d) Stage one and stage two at 1 rank x 1 thread, 2 ranks x 1 thread and 1 rank x
+// 2 threads. Rank 0 reports; its rate is the group's over the rank count (every rank
+// takes as many samples). The all-reduce time includes waiting for the slower rank.
+bool scaleOut(const std::function<std::vector<std::string>(std::vector<std::string>)> &with, const std::string &work,
+    const std::string &dataset)
+{
+    struct Shape {
+        int ranks;
+        int threads;
+    };
+    struct Figures {
+        double stageOneRate = 0; // samples/s
+        double stageTwoRate = 0;
+        double allReduceShare = 0; // of a stage-two step
+    };
+    std::vector<Figures> figures;
+    const std::vector<Shape> shapes = {{1, 1}, {2, 1}, {1, 2}};
+    for (const Shape &shape : shapes) {
+        const std::string name = std::to_string(shape.ranks) + "x" + std::to_string(shape.threads);
+        std::vector<std::string> extra = {"--num_threads", std::to_string(shape.threads)};
+        if (shape.ranks > 1) {
+            extra.push_back("--nproc_per_node");
+            extra.push_back(std::to_string(shape.ranks));
+        }
+        auto args = [&](std::vector<std::string> a) {
+            a = with(a);
+            // This part sets the thread count itself.
+            const auto given = std::find(a.begin(), a.end(), "--num_threads");
+            if (given != a.end())
+                a.erase(given, given + 2);
+            a.insert(a.end(), extra.begin(), extra.end());
+            return a;
+        };
+        const StageRun first = runCli(args({"train", "--task", "sft:data_process", "--dataset_base_path", dataset,
+            "--model_id_with_origin_paths", kModels, "--offload_models", kDit, "--output_path", work + "/scale-cache-" + name,
+            "--cache_shard_size", "4"}));
+        const StageRun second = runCli(args({"train", "--task", "sft:train", "--dataset_base_path", work + "/scale-cache-" + name,
+            "--model_id_with_origin_paths", kModels, "--offload_models", kTextEncoderAndVae, "--output_path",
+            work + "/scale-two-" + name}));
+        if (first.status != 0 || second.status != 0) {
+            std::fprintf(stderr, "scale-out %s failed (exit %d, %d)\n", name.c_str(), first.status, second.status);
+            return false;
+        }
+        Figures f;
+        f.stageOneRate = shape.ranks / first.secondsPer("progress", "time");
+        const double step = second.secondsPer("step", "time");
+        f.stageTwoRate = shape.ranks / step;
+        const Json done = second.last("done");
+        f.allReduceShare = done.value("all_reduce_s", 0.0) / done["steps"].get<double>() / step;
+        figures.push_back(f);
+    }
+    std::printf("(d) scale-out (c10d, Gloo over loopback; samples/s, efficiency = speed-up / 2)\n");
+    std::printf("  %-18s %14s %14s %22s\n", "ranks x threads", "stage one", "stage two", "all-reduce of a step");
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        std::printf("  %d x %-14d %14.1f %14.1f %21.1f%%\n", shapes[i].ranks, shapes[i].threads, figures[i].stageOneRate,
+            figures[i].stageTwoRate, 100.0 * figures[i].allReduceShare);
+    }
+    const auto ratio = [&](std::size_t i, bool two) {
+        return (two ? figures[i].stageTwoRate / figures[0].stageTwoRate : figures[i].stageOneRate / figures[0].stageOneRate);
+    };
+    std::printf("  2 x 1 over 1 x 1: stage one %.2fx (efficiency %.0f%%), stage two %.2fx (efficiency %.0f%%; target >= 1.7x)\n",
+        ratio(1, false), 50.0 * ratio(1, false), ratio(1, true), 50.0 * ratio(1, true));
+    std::printf("  1 x 2 over 1 x 1: stage one %.2fx, stage two %.2fx\n", ratio(2, false), ratio(2, true));
+    std::printf("  all-reduce share of a 2-rank stage-two step: %.1f%% (target <= 10%%)\n", 100.0 * figures[1].allReduceShare);
+    return true;
 }
 
 } // namespace
@@ -287,5 +355,5 @@ int main(int argc, char **argv)
     std::printf("  stage two's start to its first step: %.0f ms hashing every stage-one weight file, %.0f ms with the "
                 "hashes remembered (%.0f ms less)\n",
         1e3 * firstStepAt(unremembered), 1e3 * firstStepAt(remembered), 1e3 * (firstStepAt(unremembered) - firstStepAt(remembered)));
-    return 0;
+    return scaleOut(with, work, data.directory) ? 0 : 1;
 }

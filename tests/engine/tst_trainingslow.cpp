@@ -153,9 +153,10 @@ void TestTrainingSlow::killAnywhereThenResume()
         QVERIFY2(runCli(QStringList{"train", "--task", "sft:data_process", "--dataset_base_path", m_fixture.data(),
                             "--output_path", dataset} + common, nullptr, &err) == 0, qPrintable(err));
     }
-    // Long enough that twenty kills land before it ends (16 samples x 8 x 3 epochs).
+    // Long enough that twenty kills land before it ends (16 samples x 40 x 3 epochs: about 12 s
+    // of steps on one thread here).
     const QStringList args = QStringList{"train", "--task", task, "--dataset_base_path", dataset, "--num_epochs", "3",
-        "--dataset_repeat", "8", "--events", "jsonl"} + common;
+        "--dataset_repeat", "40", "--events", "jsonl"} + common;
     const QString reference = m_fixture.path("kill-reference-" + name);
     QString err;
     QVERIFY2(runCli(args + QStringList{"--output_path", reference, "--checkpoint_interval", "0"}, nullptr, &err) == 0,

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "DistributedEnvironment.h"
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace at {
+class Tensor;
+}
+
+namespace splitscope::engine {
+
+// A collective that failed, or a rendezvous that did not complete: another rank
+// stopped, was killed, or cannot be reached. The message says what was being done,
+// by which rank, and with which master.
+class DistributedError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// This process's membership of a torch.distributed process group: c10d's TCPStore
+// for the rendezvous (torch's env:// rules: rank 0 hosts it, or the launcher does
+// with TORCHELASTIC_USE_AGENT_STORE=True) and c10d's ProcessGroupGloo for the
+// collectives. Only Gloo: Debian's LibTorch has no CUDA, so no NCCL.
+class ProcessGroup {
+public:
+    // Joins the group; throws DistributedError naming the master and the timeout when
+    // the rendezvous does not complete within `timeout`, which also bounds every
+    // collective after it.
+    ProcessGroup(const DistributedEnvironment &env, std::chrono::milliseconds timeout);
+    ~ProcessGroup();
+    ProcessGroup(const ProcessGroup &) = delete;
+    ProcessGroup &operator=(const ProcessGroup &) = delete;
+
+    int rank() const { return m_env.rank; }
+    int size() const { return m_env.worldSize; }
+    const DistributedEnvironment &environment() const { return m_env; }
+
+    // Sums each tensor (contiguous, on the CPU) element-wise over the ranks, in place.
+    // `what` says what the sum is for, in the message of a failure. Throws
+    // DistributedError.
+    void allReduceSum(std::vector<at::Tensor> &tensors, const std::string &what);
+    // Returns once every rank has called it. Throws DistributedError.
+    void barrier(const std::string &what);
+    // Seconds spent in allReduceSum and barrier so far.
+    double collectiveSeconds() const { return m_collectiveSeconds; }
+
+private:
+    [[noreturn]] void failed(const std::string &what, const std::string &cause) const;
+
+    struct Backend;
+    DistributedEnvironment m_env;
+    std::chrono::milliseconds m_timeout;
+    std::unique_ptr<Backend> m_backend;
+    double m_collectiveSeconds = 0;
+};
+
+} // namespace splitscope::engine
