@@ -121,6 +121,7 @@ private Q_SLOTS:
     void executability();
     void stageArguments();
     void argumentsFollowTheChoice();
+    void processesRunTheLauncher();
     void shellQuoting_data();
     void shellQuoting();
     void settingsJson();
@@ -264,6 +265,32 @@ void TestRunConfig::argumentsFollowTheChoice()
     c.training.loraBase = "dit";
     QCOMPARE(c.label(), QStringLiteral("trainable text_encoder + LoRA on dit · safe split"));
     QCOMPARE(modelsRequiringBackward(c), (QStringList{"text_encoder", "dit"}));
+}
+
+// More than one process: the launcher's --nproc_per_node, the same run under
+// torchrun shown beside it, and a difference in what training computes.
+void TestRunConfig::processesRunTheLauncher()
+{
+    RunConfig c = tinyConfig(QStringLiteral("/w"));
+    c.settings.threads = 1;
+    QCOMPARE(flagValue(trainArguments(c, tiny(), RunStage::StageTwo, false), "--nproc_per_node"), QStringLiteral("<absent>"));
+    QCOMPARE(torchrunCommand("splitscope-cli", trainArguments(c, tiny(), RunStage::StageTwo, false)), QString());
+    RunConfig two = c;
+    two.settings.processes = 2;
+    const QStringList args = trainArguments(two, tiny(), RunStage::StageTwo, false);
+    QCOMPARE(flagValue(args, "--nproc_per_node"), QStringLiteral("2"));
+    const QString torchrun = torchrunCommand("splitscope-cli", args);
+    QVERIFY2(torchrun.startsWith("torchrun --nproc_per_node 2 --no_python splitscope-cli train --task sft:train "),
+        qPrintable(torchrun));
+    QCOMPARE(torchrun.count("--nproc_per_node"), 1);
+    QCOMPARE(trainingDifferences(c, two), QStringList{"processes 1 vs 2"});
+    QVERIFY(two.details().contains("processes: 2"));
+    QCOMPARE(RunSettings::fromJson(two.settings.toJson()).processes, 2);
+    QStringList errors;
+    QJsonObject json = two.settings.toJson();
+    json["nproc_per_node"] = 0;
+    QVERIFY(!RunSettings::fromJsonChecked(json, RunSettings(), &errors));
+    QVERIFY2(errors.join('\n').contains("nproc_per_node"), qPrintable(errors.join('\n')));
 }
 
 void TestRunConfig::shellQuoting_data()

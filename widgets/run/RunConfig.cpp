@@ -200,7 +200,8 @@ QJsonObject RunSettings::toJson() const
         {QStringLiteral("num_epochs"), epochs}, {QStringLiteral("dataset_repeat"), datasetRepeat},
         {QStringLiteral("learning_rate"), learningRate}, {QStringLiteral("lora_rank"), loraRank},
         {QStringLiteral("lora_target_modules"), loraTargets}, {QStringLiteral("seed"), seed},
-        {QStringLiteral("num_threads"), threads}, {QStringLiteral("cache_shard_size"), cacheShardSize},
+        {QStringLiteral("num_threads"), threads}, {QStringLiteral("nproc_per_node"), processes},
+        {QStringLiteral("cache_shard_size"), cacheShardSize},
         {QStringLiteral("allow_hazards"), allowHazards}};
 }
 
@@ -227,6 +228,7 @@ RunSettings RunSettings::fromJson(const QJsonObject &json, const RunSettings &de
     integer("lora_rank", s.loraRank, 1);
     integer("seed", s.seed, 0);
     integer("num_threads", s.threads, 0);
+    integer("nproc_per_node", s.processes, 1);
     integer("cache_shard_size", s.cacheShardSize, 1);
     const QJsonValue lr = json.value(QLatin1String("learning_rate"));
     if (lr.isDouble() && lr.toDouble() > 0)
@@ -297,6 +299,8 @@ std::optional<RunSettings> RunSettings::fromJsonChecked(const QJsonObject &json,
             integer(key, s.seed, 0, kMaxSeed);
         else if (key == QLatin1String("num_threads"))
             integer(key, s.threads, 0, kMaxThreads);
+        else if (key == QLatin1String("nproc_per_node"))
+            integer(key, s.processes, 1, kMaxProcesses);
         else if (key == QLatin1String("cache_shard_size"))
             integer(key, s.cacheShardSize, 1, kMaxCacheShardSize);
         else if (key == QLatin1String("allow_hazards"))
@@ -459,6 +463,8 @@ QString RunConfig::details() const
     if (training.loraBase)
         lines << tr("LoRA rank %1 on %2").arg(s.loraRank).arg(s.loraTargets);
     lines << tr("seed: %1, threads: %2").arg(s.seed).arg(s.threads > 0 ? QString::number(s.threads) : tr("all cores"));
+    if (s.processes > 1)
+        lines << tr("processes: %1 (one sample each per step)").arg(s.processes);
     lines << tr("cache: %1").arg(QDir::toNativeSeparators(s.cachePath));
     if (!runFolder.isEmpty())
         lines << tr("output: %1").arg(QDir::toNativeSeparators(runFolder));
@@ -536,6 +542,7 @@ QStringList trainingDifferences(const RunConfig &a, const RunConfig &b)
     // Equal bits need equal thread counts (docs/engine.md, "Determinism").
     compare(tr("threads"), s.threads > 0 ? QString::number(s.threads) : tr("all cores"),
         t.threads > 0 ? QString::number(t.threads) : tr("all cores"));
+    compare(tr("processes"), QString::number(s.processes), QString::number(t.processes));
     return out;
 }
 
@@ -633,6 +640,8 @@ QStringList trainArguments(const RunConfig &config, const ExecutablePipeline &pi
     args << QStringLiteral("--seed") << QString::number(s.seed);
     if (s.threads > 0)
         args << QStringLiteral("--num_threads") << QString::number(s.threads);
+    if (s.processes > 1)
+        args << QStringLiteral("--nproc_per_node") << QString::number(s.processes);
     if (stage != RunStage::OneStage) {
         if (choice.mode == SplitMode::Safe)
             args << QStringLiteral("--split_mode") << QStringLiteral("safe");
@@ -644,6 +653,18 @@ QStringList trainArguments(const RunConfig &config, const ExecutablePipeline &pi
     if (resume && training)
         args << QStringLiteral("--resume");
     return args;
+}
+
+QString torchrunCommand(const QString &program, const QStringList &arguments)
+{
+    const qsizetype at = arguments.indexOf(QStringLiteral("--nproc_per_node"));
+    if (at < 0 || at + 1 >= arguments.size())
+        return {};
+    QStringList rest = arguments;
+    const QString count = rest.takeAt(at + 1);
+    rest.removeAt(at);
+    return shellCommand(QStringLiteral("torchrun"),
+        QStringList{QStringLiteral("--nproc_per_node"), count, QStringLiteral("--no_python"), program} + rest);
 }
 
 QString shellCommand(const QString &program, const QStringList &arguments)

@@ -37,6 +37,7 @@ constexpr int kMaxEpochs = 1000000;
 constexpr int kMaxDatasetRepeat = 1000000;
 constexpr int kMaxLoraRank = 4096;
 constexpr int kMaxThreads = 1024;
+constexpr int kMaxProcesses = 64; // --nproc_per_node from the app: ranks on this machine
 constexpr int kMaxCacheShardSize = 1000000;
 constexpr qint64 kMaxSeed = 2147483647; // the seed field is an int
 
@@ -58,6 +59,9 @@ struct RunSettings {
     QString loraTargets;        // --lora_target_modules
     qint64 seed = 0;            // --seed
     int threads = 0;            // --num_threads; 0: all cores (the flag is left out)
+    // --nproc_per_node: data-parallel ranks on this machine, each with `threads`
+    // threads (1: one process, the flag left out).
+    int processes = 1;
     int cacheShardSize = 16;    // --cache_shard_size (stage one)
     bool allowHazards = false;  // --allow_hazards
 
@@ -133,6 +137,9 @@ QStringList trainArguments(const RunConfig &config, const ExecutablePipeline &pi
 
 // A command line for a POSIX shell: arguments quoted where needed.
 QString shellCommand(const QString &program, const QStringList &arguments);
+// What torchrun runs for arguments that start ranks with --nproc_per_node: the same
+// run under `torchrun --nproc_per_node N --no_python`; empty for a one-process run.
+QString torchrunCommand(const QString &program, const QStringList &arguments);
 
 // The header of DIR/metadata.csv (empty when it cannot be read).
 QStringList readDatasetColumns(const QString &datasetPath);

@@ -166,7 +166,8 @@ RunPanel::RunPanel(SplitDocument *document, RunController *controller, QWidget *
       m_generate(new QPushButton(tr("Generate…"), this)),
       m_create(new QPushButton(tr("Create…"), this)), m_epochs(new QSpinBox(this)), m_repeat(new QSpinBox(this)),
       m_learningRate(new QLineEdit(this)), m_rank(new QSpinBox(this)), m_targets(new QLineEdit(this)),
-      m_seed(new QSpinBox(this)), m_threads(new QSpinBox(this)), m_shardSize(new QSpinBox(this)),
+      m_seed(new QSpinBox(this)), m_threads(new QSpinBox(this)),
+      m_processes(new QSpinBox(this)), m_shardSize(new QSpinBox(this)),
       m_allowHazards(new QCheckBox(tr("Allow ha&zards"), this)),
       m_commandStage(new QComboBox(this)), m_command(new QPlainTextEdit(this)), m_status(new QLabel(this)),
       m_validation(new QTimer(this))
@@ -337,9 +338,12 @@ QWidget *RunPanel::buildTrainingBox()
     m_threads->setRange(0, kMaxThreads);
     m_threads->setSpecialValueText(tr("all cores"));
     m_threads->setToolTip(tr("--num_threads: LibTorch threads (equal counts give equal bits)"));
+    m_processes->setRange(1, kMaxProcesses);
+    m_processes->setToolTip(tr("--nproc_per_node: data-parallel processes on this machine, each taking one sample per "
+                               "step with its own threads; two-stage still equals one-stage bit for bit"));
     m_shardSize->setRange(1, kMaxCacheShardSize);
     m_shardSize->setToolTip(tr("--cache_shard_size: samples per cache shard; a cancelled stage one keeps finished shards"));
-    auto *pair = [this](QWidget *a, const QString &label, QWidget *b) {
+    const auto pair = [this](QWidget *a, const QString &label, QWidget *b) {
         auto *row = new QWidget(this);
         auto *h = new QHBoxLayout(row);
         h->setContentsMargins(0, 0, 0, 0);
@@ -347,15 +351,15 @@ QWidget *RunPanel::buildTrainingBox()
         h->addWidget(new QLabel(label, row));
         h->addWidget(b, 1);
         return row;
-    }(m_epochs, tr("repeat"), m_repeat);
-    numberForm->addRow(tr("&Epochs:"), pair);
+    };
+    numberForm->addRow(tr("&Epochs:"), pair(m_epochs, tr("repeat"), m_repeat));
     numberForm->addRow(tr("Le&arning rate:"), m_learningRate);
     numberForm->addRow(QString(), messageLabel(RunField::LearningRate));
     numberForm->addRow(tr("LoRA ran&k:"), m_rank);
     numberForm->addRow(tr("LoRA tar&gets:"), m_targets);
     numberForm->addRow(QString(), messageLabel(RunField::LoraTargets));
     numberForm->addRow(tr("Seed:"), m_seed);
-    numberForm->addRow(tr("Threads:"), m_threads);
+    numberForm->addRow(tr("Threads:"), pair(m_threads, tr("processes"), m_processes));
     numberForm->addRow(tr("Shard s&ize:"), m_shardSize);
 
     return numbers;
@@ -426,7 +430,7 @@ void RunPanel::connectFields()
 {
     for (QLineEdit *edit : {m_dataset, m_models, m_cache, m_output, m_learningRate, m_targets})
         connect(edit, &QLineEdit::textChanged, this, &RunPanel::scheduleValidation);
-    for (QSpinBox *spin : {m_epochs, m_repeat, m_rank, m_seed, m_threads, m_shardSize})
+    for (QSpinBox *spin : {m_epochs, m_repeat, m_rank, m_seed, m_threads, m_processes, m_shardSize})
         connect(spin, &QSpinBox::valueChanged, this, &RunPanel::scheduleValidation);
     connect(m_allowHazards, &QCheckBox::toggled, this, &RunPanel::scheduleValidation);
     connect(m_perLaunch, &QCheckBox::toggled, this, &RunPanel::scheduleValidation);
@@ -643,6 +647,7 @@ RunSettings RunPanel::settings() const
     s.loraTargets = fieldText(m_targets);
     s.seed = m_seed->value();
     s.threads = m_threads->value();
+    s.processes = m_processes->value();
     s.cacheShardSize = m_shardSize->value();
     s.allowHazards = m_allowHazards->isChecked();
     return s;
@@ -662,6 +667,7 @@ void RunPanel::setSettings(const RunSettings &s)
     m_targets->setText(s.loraTargets);
     m_seed->setValue(static_cast<int>(std::min<qint64>(s.seed, std::numeric_limits<int>::max())));
     m_threads->setValue(s.threads);
+    m_processes->setValue(s.processes);
     m_shardSize->setValue(s.cacheShardSize);
     m_allowHazards->setChecked(s.allowHazards);
     validate();
@@ -1006,7 +1012,12 @@ void RunPanel::updateCommand()
                               QDateTime::currentDateTime()));
     else if (!c.settings.newFolderPerLaunch)
         c.runFolder = c.settings.outputPath;
-    m_command->setPlainText(shellCommand(m_controller->workerProgram(), trainArguments(c, m_pipeline, stage, false)));
+    const QStringList arguments = trainArguments(c, m_pipeline, stage, false);
+    QString text = shellCommand(m_controller->workerProgram(), arguments);
+    // With several processes, also the same run under torchrun.
+    if (const QString torchrun = torchrunCommand(QStringLiteral("splitscope-cli"), arguments); !torchrun.isEmpty())
+        text += QStringLiteral("\n\n# ") + tr("or, with torchrun:") + QStringLiteral("\n") + torchrun;
+    m_command->setPlainText(text);
 }
 
 void RunPanel::updateStatus()

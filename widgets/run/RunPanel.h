@@ -213,6 +213,7 @@ private:
     QLineEdit *m_targets;
     QSpinBox *m_seed;
     QSpinBox *m_threads;
+    QSpinBox *m_processes;
     QSpinBox *m_shardSize;
     QCheckBox *m_allowHazards;
     QWidget *m_hazardsRow = nullptr; // the check box and its explanation
