@@ -125,6 +125,44 @@ void ProcessGroup::allReduceSum(std::vector<at::Tensor> &tensors, const std::str
     m_collectiveSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+struct ProcessGroup::Pending::Work {
+    c10::intrusive_ptr<c10d::Work> work;
+    std::string what;
+};
+
+ProcessGroup::Pending::Pending() = default;
+ProcessGroup::Pending::Pending(Pending &&) noexcept = default;
+ProcessGroup::Pending &ProcessGroup::Pending::operator=(Pending &&) noexcept = default;
+ProcessGroup::Pending::~Pending() = default;
+
+ProcessGroup::Pending ProcessGroup::startAllReduceSum(at::Tensor &tensor, const std::string &what)
+{
+    Pending pending;
+    pending.m_work = std::make_unique<Pending::Work>();
+    pending.m_work->what = what;
+    try {
+        std::vector<at::Tensor> one{tensor};
+        pending.m_work->work = m_backend->group->allreduce(one);
+    } catch (const std::exception &e) {
+        failed(what, firstLine(e));
+    }
+    return pending;
+}
+
+void ProcessGroup::wait(Pending &pending)
+{
+    if (!pending.m_work || !pending.m_work->work)
+        return;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        pending.m_work->work->wait(m_timeout);
+    } catch (const std::exception &e) {
+        failed(pending.m_work->what, firstLine(e));
+    }
+    pending.m_work->work.reset();
+    m_collectiveSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 void ProcessGroup::barrier(const std::string &what)
 {
     const auto t0 = std::chrono::steady_clock::now();

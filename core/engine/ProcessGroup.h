@@ -47,7 +47,27 @@ public:
     void allReduceSum(std::vector<at::Tensor> &tensors, const std::string &what);
     // Returns once every rank has called it. Throws DistributedError.
     void barrier(const std::string &what);
-    // Seconds spent in allReduceSum and barrier so far.
+
+    // A sum started by startAllReduceSum, running on Gloo's threads while this one
+    // goes on; wait() for it before reading the tensor.
+    class Pending {
+    public:
+        Pending();
+        Pending(Pending &&) noexcept;
+        Pending &operator=(Pending &&) noexcept;
+        ~Pending();
+
+    private:
+        friend class ProcessGroup;
+        struct Work;
+        std::unique_ptr<Work> m_work;
+    };
+    // Starts summing `tensor` (contiguous, on the CPU) over the ranks, in place. Every
+    // rank must start the same sums in the same order. Throws DistributedError.
+    Pending startAllReduceSum(at::Tensor &tensor, const std::string &what);
+    // Waits for `pending` to finish; the time waited counts in collectiveSeconds().
+    void wait(Pending &pending);
+    // Seconds this thread waited in allReduceSum, barrier and wait so far.
     double collectiveSeconds() const { return m_collectiveSeconds; }
 
 private:

@@ -4,6 +4,7 @@
 // dataset through every unit, or the cache through the stage-two units).
 #include "CacheReader.h"
 #include "Dataset.h"
+#include "GradientBuckets.h"
 #include "Hash.h"
 #include "Heartbeat.h"
 #include "MemoryEstimate.h"
@@ -455,6 +456,11 @@ private:
     std::size_t m_perRank = 0;
     std::uint64_t m_stepsPerEpoch = 0;
     std::vector<torch::Tensor> m_parameters; // trained, in the optimizer's order
+    // With several ranks, from the second step: the gradients averaged while the
+    // backward pass runs, over the parameters the first step reached (not with
+    // gradient checkpointing, whose recomputation this does not follow: always after).
+    std::unique_ptr<GradientBuckets> m_buckets;
+    std::vector<std::string> m_parameterNames;
     double m_groupLoss = 0;                  // the losses of the group's samples so far
     std::size_t m_groupSamples = 0;
     bool m_stopAgreed = false; // a rank was asked to stop: every rank stops after this step
@@ -697,6 +703,8 @@ std::optional<Trainer::Failure> TrainingRun::setUpModels()
     for (const auto &p : trainable)
         parameters.push_back(p.second);
     m_parameters = parameters;
+    for (const auto &p : trainable)
+        m_parameterNames.push_back(p.first);
     m_optimizer = std::make_unique<torch::optim::AdamW>(parameters,
         torch::optim::AdamWOptions(m_params.learningRate).weight_decay(m_params.weightDecay));
 
@@ -852,17 +860,23 @@ TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch
             m_groupLoss = 0;
             m_groupSamples = 0;
         }
-        // accelerate scales each sample's loss by the group's size, so that the summed
-        // gradients are their mean.
-        if (m_accumulation == 1)
-            loss.backward();
-        else
-            (loss / static_cast<double>(m_accumulation)).backward();
         m_groupLoss += sampleLoss;
         ++m_groupSamples;
-        if ((position + 1) % m_accumulation != 0 && position + 1 != m_perRank)
-            return std::nullopt;
+        const bool groupEnd = (position + 1) % m_accumulation == 0 || position + 1 == m_perRank;
         try {
+            // The buckets' sums start as the backward pass fills them (GradientBuckets).
+            if (groupEnd && m_buckets) {
+                m_buckets->begin({m_groupLoss / static_cast<double>(m_groupSamples), m_trainer.aborted() ? 1.0 : 0.0},
+                    "averaging the gradients of step " + std::to_string(m_step + 1));
+            }
+            // accelerate scales each sample's loss by the group's size, so that the summed
+            // gradients are their mean.
+            if (m_accumulation == 1)
+                loss.backward();
+            else
+                (loss / static_cast<double>(m_accumulation)).backward();
+            if (!groupEnd)
+                return std::nullopt;
             lossValue = averageOverRanks();
         } catch (const DistributedError &e) {
             return rankFailed(e, epoch, position);
@@ -886,8 +900,13 @@ double TrainingRun::averageOverRanks()
     const double loss = m_groupLoss / static_cast<double>(m_groupSamples);
     if (!m_trainer.m_group)
         return loss;
+    if (m_buckets) {
+        const std::vector<double> sums = m_buckets->finish();
+        m_stopAgreed = sums[1] > 0;
+        return sums[0] / m_ranks;
+    }
     const bool stop = m_trainer.aborted();
-    // One bucket of every gradient. A parameter no sample reached has none: the
+    // One bucket of every gradient, after the backward pass. A parameter no sample reached has none: the
     // count of ranks that have it comes along, and one no rank has stays without,
     // as it would in one process (AdamW then leaves it as it is).
     std::vector<torch::Tensor> pieces;
@@ -914,6 +933,22 @@ double TrainingRun::averageOverRanks()
             p.mutable_grad() = mean.clone();
     }
     m_stopAgreed = sums[1] > 0;
+    // The first step has shown which parameters get gradients: every rank agrees (the
+    // counts are the ranks', summed), so from the next step they go into buckets.
+    if (!m_params.useGradientCheckpointing) {
+        std::vector<char> used;
+        bool agreed = true;
+        for (std::size_t i = 0; i < m_parameters.size(); ++i) {
+            const double ranks = sums[static_cast<std::int64_t>(i) + 2];
+            agreed = agreed && (ranks == 0 || ranks == m_ranks);
+            used.push_back(ranks > 0 ? 1 : 0);
+        }
+        if (agreed) {
+            m_buckets = std::make_unique<GradientBuckets>(*m_trainer.m_group, m_parameters, m_parameterNames, used);
+            m_events.log("from step " + std::to_string(m_step + 2) + " the gradients are averaged in "
+                + countText(m_buckets->bucketCount(), "bucket") + " while the backward pass makes them");
+        }
+    }
     return sums[0] / m_ranks;
 }
 

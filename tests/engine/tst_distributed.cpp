@@ -212,6 +212,8 @@ void TestDistributed::ranksEqualOneRankAccumulating()
     const int steps = 24 / ranks;
     QVERIFY2(o.err.contains(QString("1 epoch x %1 steps of %2 samples (1 sample on each of %2 ranks)").arg(steps).arg(ranks)),
         qPrintable(o.err));
+    // The first step averages after its backward pass; the rest while it runs.
+    QVERIFY2(o.err.contains("from step 2 the gradients are averaged in "), qPrintable(o.err));
     o = cli(train("sft", m_fixture.data(), accumulated) + repeat + QStringList{"--gradient_accumulation_steps", n});
     QVERIFY2(o.status == 0, qPrintable(o.err));
 
