@@ -143,6 +143,7 @@ private Q_SLOTS:
     void historyDeleteAsksFirst();
     void historyShortColumnsStayInView();
     void formats();
+    void lossChartSmoothsZoomsAndExports();
 };
 
 void TestRunConfig::executability_data()
@@ -1088,7 +1089,6 @@ void TestRunConfig::formats()
     QCOMPARE(formatRatio(0, 5), QString::fromUtf8("—"));
 }
 
-QTEST_MAIN(TestRunConfig)
 void TestRunConfig::historyShortColumnsStayInView()
 {
     // Final loss and Outcome were behind a horizontal scroll bar even at 1920 pixels: the
@@ -1147,4 +1147,62 @@ void TestRunConfig::historyShortColumnsStayInView()
                 .startsWith(table->model()->index(0, RunHistoryModel::OutputColumn).data().toString()));
 }
 
+
+// The loss chart's TensorBoard-like controls: smoothing recomputes the bold curve
+// from the per-step loss, the log axis takes the curves, a zoom stays while points
+// arrive until "show everything", and the CSV holds every step of every run.
+void TestRunConfig::lossChartSmoothsZoomsAndExports()
+{
+    auto a = finishedSession(RunKind::Baseline, 10, 3 << 20, 0.25, 2);
+    auto b = finishedSession(RunKind::Both, 8, 3 << 20, 0.25, 2);
+    StageRun *training = nullptr;
+    for (StageRun &stage : a->stages())
+        training = stage.isTraining() ? &stage : training;
+    QVERIFY(training);
+    training->loss = {QPointF(1, 2.0), QPointF(2, 1.0), QPointF(3, 0.5), QPointF(4, 0.25)};
+    LossChartView chart;
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.addRun(a, QStringLiteral("baseline, 1"), Qt::blue);
+    chart.addRun(b, QStringLiteral("split"), Qt::red);
+    QCOMPARE(chart.smoothing(), 0.9);
+    const auto csvRows = [&chart] { return chart.curvesCsv().split('\n', Qt::SkipEmptyParts); };
+    QStringList rows = csvRows();
+    QCOMPARE(rows.size(), 1 + 4 + 2);
+    QCOMPARE(rows[0], QStringLiteral("run,step,loss,smoothed"));
+    // Debiased: the first smoothed value is the first loss.
+    QCOMPARE(rows[1], QStringLiteral("\"baseline, 1\",1,2,2"));
+    const double second = (0.9 * 0.1 * 2.0 + 0.1 * 1.0) / (1 - 0.81);
+    QVERIFY(std::abs(rows[2].section(QLatin1Char(','), 4).toDouble() - second) < 1e-8);
+    chart.setSmoothing(0);
+    rows = csvRows();
+    QCOMPARE(rows[3], QStringLiteral("\"baseline, 1\",3,0.5,0.5"));
+    QCOMPARE(chart.smoothedPoints(0), 4);
+
+    chart.setLogScale(true);
+    QVERIFY(chart.logScale());
+    QCOMPARE(chart.rawPoints(0), 4);
+    chart.setLogScale(false);
+
+    chart.zoomBy(2.0);
+    QVERIFY(chart.zoomed());
+    training->loss.append(QPointF(5, 0.2));
+    chart.refresh();
+    QVERIFY(chart.zoomed());
+    QCOMPARE(chart.rawPoints(0), 5);
+    QTest::mouseDClick(chart.viewport(), Qt::LeftButton);
+    QVERIFY(!chart.zoomed());
+
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(chart.exportCsv(dir.filePath("loss.csv"), &error), qPrintable(error));
+    QFile file(dir.filePath("loss.csv"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(file.readAll()), chart.curvesCsv());
+    QVERIFY(!chart.exportCsv(dir.filePath("no/such/folder/loss.csv"), &error));
+    QVERIFY(!error.isEmpty());
+}
+
+QTEST_MAIN(TestRunConfig)
 #include "tst_runconfig.moc"

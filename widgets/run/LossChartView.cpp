@@ -4,12 +4,23 @@
 #include "RunCharts.h"
 #include "RunSession.h"
 
+#include "core/AtomicFile.h"
+
+#include <QActionGroup>
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QKeyEvent>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMenu>
+#include <QMessageBox>
 #include <QScatterSeries>
 #include <QValueAxis>
+#include <QWheelEvent>
 
 #include <algorithm>
+#include <cmath>
 
 namespace splitscope {
 
@@ -20,11 +31,18 @@ constexpr double kYPadding = 0.06;   // free room above and below the curves, as
 constexpr double kLeastRelativeSpan = 0.01; // of the loss axis, as a fraction of the largest loss
 constexpr int kMaxEpochDots = 60;    // a scatter series costs a graphics item per dot
 constexpr double kSmoothWidth = 2.2; // pen of the smoothed curve
+constexpr double kWheelZoom = 1.25;  // per wheel notch
+constexpr double kPanFraction = 0.1; // of the plot, per arrow key
 
 } // namespace
 
-LossChartView::LossChartView(QWidget *parent) : QChartView(parent), m_x(new QValueAxis(this)), m_y(new QValueAxis(this))
+LossChartView::LossChartView(QWidget *parent)
+    : QChartView(parent), m_x(new QValueAxis(this)), m_y(new QValueAxis(this)), m_logY(new QLogValueAxis(this))
 {
+    m_logY->setTitleText(tr("loss (log)"));
+    m_logY->setLabelFormat(QStringLiteral("%.3g"));
+    m_logY->setBase(10);
+    m_logY->setMinorTickCount(8);
     m_x->setTitleText(tr("optimizer step"));
     m_x->setLabelFormat(QStringLiteral("%d"));
     m_y->setTitleText(tr("loss"));
@@ -36,6 +54,10 @@ LossChartView::LossChartView(QWidget *parent) : QChartView(parent), m_x(new QVal
     // updates left stale bands over the lines and half-erased tick labels.
     setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
     keepTicksFitting(chart(), m_y, &m_yTicks, [this] { fitAxes(); });
+    setRubberBand(QChartView::RectangleRubberBand);
+    setFocusPolicy(Qt::StrongFocus);
+    setToolTip(tr("Drag a rectangle or turn the wheel to zoom, arrow keys to pan, double-click to see everything; "
+                  "right-click for smoothing, log scale and CSV"));
     fitAxes();
 }
 
@@ -85,8 +107,9 @@ void LossChartView::addRun(std::shared_ptr<const RunSession> session, const QStr
     for (QXYSeries *s : std::initializer_list<QXYSeries *>{t.raw, t.smoothed, t.epochs}) {
         chart()->addSeries(s);
         s->attachAxis(m_x);
-        s->attachAxis(m_y);
+        s->attachAxis(lossAxis());
     }
+    t.label = label;
     // The legend names each run once (its smoothed curve).
     for (QLegendMarker *m : chart()->legend()->markers(t.raw))
         m->setVisible(false);
@@ -127,8 +150,10 @@ void LossChartView::refresh()
         fitAxes();
     for (Trace &t : m_traces) {
         const StageRun *stage = t.session ? t.session->trainingStage() : nullptr;
-        t.rawFeed.feed(stage ? stage->loss : none);
-        t.smoothedFeed.feed(stage ? stage->smoothedLoss : none);
+        const QVector<QPointF> &loss = stage ? stage->loss : none;
+        t.rawFeed.feed(loss);
+        extendSmoothed(t, loss);
+        t.smoothedFeed.feed(t.smoothedCurve);
         t.epochFeed.feed(stage ? stage->epochLoss : none);
         // A line through one point draws nothing: after the first step (or a launch that
         // stopped there) the chart looked empty. That point is drawn as a dot.
@@ -138,8 +163,224 @@ void LossChartView::refresh()
     }
 }
 
+void LossChartView::extendSmoothed(Trace &t, const QVector<QPointF> &loss) const
+{
+    if (loss.size() < t.smoothedCurve.size()) {
+        t.smoothedCurve.clear(); // another stage: start over
+        t.ema = 0;
+        t.decay = 1;
+    }
+    for (qsizetype i = t.smoothedCurve.size(); i < loss.size(); ++i) {
+        const QPointF &p = loss[i];
+        t.ema = m_smoothing * t.ema + (1.0 - m_smoothing) * p.y();
+        t.decay *= m_smoothing;
+        // Debiased, as TensorBoard does: the first points are not pulled towards 0.
+        t.smoothedCurve.append(QPointF(p.x(), m_smoothing > 0 ? t.ema / (1.0 - t.decay) : p.y()));
+    }
+}
+
+QAbstractAxis *LossChartView::lossAxis() const
+{
+    return m_logScale ? static_cast<QAbstractAxis *>(m_logY) : m_y;
+}
+
+void LossChartView::setSmoothing(double weight)
+{
+    weight = std::clamp(weight, 0.0, 0.99);
+    if (weight == m_smoothing)
+        return;
+    m_smoothing = weight;
+    for (Trace &t : m_traces) {
+        t.smoothedCurve.clear();
+        t.ema = 0;
+        t.decay = 1;
+        t.smoothedFeed.feed({}); // a shorter vector: the feed starts over
+    }
+    refresh();
+}
+
+void LossChartView::setLogScale(bool on)
+{
+    if (on == m_logScale)
+        return;
+    QAbstractAxis *old = lossAxis();
+    m_logScale = on;
+    QAbstractAxis *now = lossAxis();
+    chart()->addAxis(now, Qt::AlignLeft);
+    for (Trace &t : m_traces) {
+        for (QXYSeries *s : std::initializer_list<QXYSeries *>{t.raw, t.smoothed, t.epochs}) {
+            s->detachAxis(old);
+            s->attachAxis(now);
+        }
+    }
+    chart()->removeAxis(old);
+    m_zoomed = false;
+    fitAxes();
+}
+
+void LossChartView::zoomBy(double factor)
+{
+    chart()->zoom(factor);
+    m_zoomed = true;
+}
+
+void LossChartView::resetZoom()
+{
+    chart()->zoomReset();
+    m_zoomed = false;
+    fitAxes();
+}
+
+QString LossChartView::curvesCsv() const
+{
+    QString csv = QStringLiteral("run,step,loss,smoothed\n");
+    for (const Trace &t : m_traces) {
+        const StageRun *stage = t.session ? t.session->trainingStage() : nullptr;
+        if (!stage)
+            continue;
+        QString label = t.label;
+        if (label.contains(QLatin1Char(',')) || label.contains(QLatin1Char('"')))
+            label = QLatin1Char('"') + label.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+        for (qsizetype i = 0; i < stage->loss.size(); ++i) {
+            const QPointF &p = stage->loss[i];
+            const double smoothed = i < t.smoothedCurve.size() ? t.smoothedCurve[i].y() : p.y();
+            csv += label + QLatin1Char(',') + QString::number(static_cast<qint64>(p.x())) + QLatin1Char(',')
+                + QString::number(p.y(), 'g', 9) + QLatin1Char(',') + QString::number(smoothed, 'g', 9) + QLatin1Char('\n');
+        }
+    }
+    return csv;
+}
+
+bool LossChartView::exportCsv(const QString &path, QString *error) const
+{
+    std::string why;
+    if (writeFileAtomically(path.toStdString(), curvesCsv().toStdString(), &why))
+        return true;
+    if (error)
+        *error = QString::fromStdString(why);
+    return false;
+}
+
+void LossChartView::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu menu(this);
+    QMenu *smoothing = menu.addMenu(tr("&Smoothing"));
+    auto *weights = new QActionGroup(smoothing);
+    for (const double w : {0.0, 0.6, 0.8, 0.9, 0.95, 0.99}) {
+        QAction *a = smoothing->addAction(w == 0 ? tr("None") : QString::number(w));
+        a->setCheckable(true);
+        a->setChecked(std::abs(w - m_smoothing) < 1e-9);
+        weights->addAction(a);
+        connect(a, &QAction::triggered, this, [this, w] { setSmoothing(w); });
+    }
+    QAction *log = menu.addAction(tr("&Log scale"));
+    log->setCheckable(true);
+    log->setChecked(m_logScale);
+    connect(log, &QAction::toggled, this, &LossChartView::setLogScale);
+    QAction *reset = menu.addAction(tr("Show &everything"));
+    reset->setEnabled(m_zoomed);
+    connect(reset, &QAction::triggered, this, &LossChartView::resetZoom);
+    menu.addSeparator();
+    QAction *csv = menu.addAction(tr("Export curves as &CSV…"));
+    csv->setEnabled(!m_traces.empty());
+    connect(csv, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export loss curves"), QStringLiteral("loss.csv"),
+            tr("CSV files (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !exportCsv(path, &error))
+            QMessageBox::warning(this, tr("Export loss curves"), tr("Could not write %1: %2").arg(path, error));
+    });
+    menu.exec(event->globalPos());
+}
+
+void LossChartView::mouseReleaseEvent(QMouseEvent *event)
+{
+    // The right button opens the menu; Qt Charts would also zoom out on it.
+    if (event->button() == Qt::RightButton) {
+        event->accept();
+        return;
+    }
+    QChartView::mouseReleaseEvent(event);
+    if (event->button() == Qt::LeftButton && chart()->isZoomed())
+        m_zoomed = true;
+}
+
+void LossChartView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton)
+        resetZoom();
+    event->accept();
+}
+
+void LossChartView::wheelEvent(QWheelEvent *event)
+{
+    const int notches = event->angleDelta().y() / 120;
+    if (notches == 0) {
+        event->ignore();
+        return;
+    }
+    zoomBy(std::pow(kWheelZoom, notches));
+    event->accept();
+}
+
+void LossChartView::keyPressEvent(QKeyEvent *event)
+{
+    const QRectF area = chart()->plotArea();
+    const double dx = area.width() * kPanFraction;
+    const double dy = area.height() * kPanFraction;
+    switch (event->key()) {
+    case Qt::Key_Left:
+        chart()->scroll(-dx, 0);
+        break;
+    case Qt::Key_Right:
+        chart()->scroll(dx, 0);
+        break;
+    case Qt::Key_Up:
+        chart()->scroll(0, dy);
+        break;
+    case Qt::Key_Down:
+        chart()->scroll(0, -dy);
+        break;
+    case Qt::Key_Plus:
+        zoomBy(kWheelZoom);
+        return;
+    case Qt::Key_Minus:
+        zoomBy(1.0 / kWheelZoom);
+        return;
+    case Qt::Key_0:
+        resetZoom();
+        return;
+    default:
+        QChartView::keyPressEvent(event);
+        return;
+    }
+    m_zoomed = true;
+}
+
 void LossChartView::fitAxes()
 {
+    // The user's zoom and pan stay until they ask for everything again.
+    if (m_zoomed)
+        return;
+    if (m_logScale) {
+        double low = 0;
+        double high = 0;
+        for (const Trace &t : m_traces) {
+            const StageRun *stage = t.session ? t.session->trainingStage() : nullptr;
+            for (const QPointF &p : stage ? stage->loss : QVector<QPointF>()) {
+                if (p.y() > 0) {
+                    low = low > 0 ? std::min(low, p.y()) : p.y();
+                    high = std::max(high, p.y());
+                }
+            }
+        }
+        if (low <= 0) {
+            low = 0.1;
+            high = 1;
+        }
+        // Whole decades: the log axis labels its ticks at powers of the base.
+        m_logY->setRange(std::pow(10.0, std::floor(std::log10(low))), std::pow(10.0, std::ceil(std::log10(high * 1.0001))));
+    }
     if (m_empty) {
         setAxisRange(m_x, 0, 10, true);
         setAxisRange(m_y, 0, 1, false, m_yTicks);

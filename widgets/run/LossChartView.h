@@ -9,8 +9,10 @@
 #include <vector>
 
 class QLineSeries;
+class QLogValueAxis;
 class QScatterSeries;
 class QValueAxis;
+class QAbstractAxis;
 
 namespace splitscope {
 
@@ -20,6 +22,10 @@ class RunSession;
 // each step's loss (thin, light), its smoothed curve (bold; exponential moving
 // average) and each epoch's mean (dots). Live during a run (refresh() appends what
 // is new), or several finished runs overlaid for a comparison.
+//
+// As TensorBoard's scalars: the smoothing's weight, a log-scale loss axis, zoom (drag
+// a rectangle, or the wheel) and pan (the arrow keys) and the curves as CSV, from its
+// context menu; a double click shows everything again.
 class LossChartView : public QChartView {
     Q_OBJECT
 public:
@@ -37,6 +43,30 @@ public:
     int rawPoints(int index) const;
     int smoothedPoints(int index) const;
 
+    // The smoothed curves' weight: 0 (none: the per-step loss itself) to 0.99, an
+    // exponential moving average with TensorBoard's debiasing. Default 0.9.
+    void setSmoothing(double weight);
+    double smoothing() const { return m_smoothing; }
+    // A logarithmic loss axis (the loss is positive), or the linear one.
+    void setLogScale(bool on);
+    bool logScale() const { return m_logScale; }
+    // Zoomed in by the user: the axes no longer follow the curves until reset.
+    bool zoomed() const { return m_zoomed; }
+    void zoomBy(double factor);
+    void resetZoom();
+    // Every run's per-step loss and its smoothed value, as CSV:
+    // "run,step,loss,smoothed", one row per step (all of them, not only those drawn).
+    QString curvesCsv() const;
+    // Writes curvesCsv() to `path` (atomically); false with `error`.
+    bool exportCsv(const QString &path, QString *error) const;
+
+protected:
+    void contextMenuEvent(QContextMenuEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
 private:
     struct Trace {
         std::shared_ptr<const RunSession> session;
@@ -47,12 +77,24 @@ private:
         SeriesFeed smoothedFeed;
         SeriesFeed epochFeed;
         qsizetype scanned = 0; // raw points already counted in the ranges
+        QString label;
+        // The smoothed curve at m_smoothing, extended as steps arrive.
+        QVector<QPointF> smoothedCurve;
+        double ema = 0;
+        double decay = 1;
     };
     void fitAxes();
+    void extendSmoothed(Trace &t, const QVector<QPointF> &loss) const;
+    // The loss axis in use: m_y, or m_logY with a log scale.
+    QAbstractAxis *lossAxis() const;
 
     std::vector<Trace> m_traces;
     QValueAxis *m_x;
     QValueAxis *m_y;
+    QLogValueAxis *m_logY;
+    double m_smoothing = 0.9;
+    bool m_logScale = false;
+    bool m_zoomed = false;
     int m_yTicks = 6; // as many as the plot's height can label (ticksThatFit)
     double m_xMax = 0;
     double m_yMin = 0;
