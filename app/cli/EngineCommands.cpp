@@ -388,7 +388,8 @@ std::optional<int> readTrainParams(ArgParser &p, engine::TrainParams &params, bo
 struct EventPrinter {
     bool jsonl = false;
     // With several ranks, only rank 0 reports the run; the others show their warnings
-    // and errors, marked with their rank.
+    // and errors, marked with their rank, and with --events jsonl their memory and
+    // stage-one progress (their steps are rank 0's: every rank takes each step).
     int rank = 0;
     bool stdoutBroken = false;
     bool stderrBroken = false;
@@ -398,6 +399,18 @@ struct EventPrinter {
         if (rank > 0) {
             if ((record.name == engine::events::kWarning || record.name == engine::events::kError) && !record.text.empty())
                 std::fprintf(stderr, "[%7.1fs] rank %d: %s\n", record.time, rank, record.text.c_str());
+            if (jsonl && !stdoutBroken && (record.name == engine::events::kMemory || record.name == engine::events::kProgress)) {
+                // One write of at most a few hundred bytes: a pipe keeps it whole among the
+                // other ranks' lines.
+                const std::string line = record.json + "\n";
+                errno = 0;
+                bool failed = std::fwrite(line.data(), 1, line.size(), stdout) != line.size();
+                failed = std::fflush(stdout) != 0 || failed;
+                if (silenceBrokenStream(stdout, failed, errno)) {
+                    stdoutBroken = true;
+                    g_stopRequested = true;
+                }
+            }
             return;
         }
         if (jsonl) {

@@ -129,6 +129,8 @@ void EventSink::emit(const Event &event)
     record.time = elapsed();
     record.name = event.name();
     record.json = event.json(record.time);
+    if (m_rank >= 0)
+        record.json.insert(record.json.size() - 1, ",\"rank\":" + std::to_string(m_rank));
     record.text = event.humanText();
     m_callback(record);
 }

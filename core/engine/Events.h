@@ -19,14 +19,16 @@ namespace splitscope::engine {
 // Every event is ONE line of JSON on stdout: an object with at least
 //   "event"  the kind (below)          "time"  seconds since the run started (float)
 // Human-readable logs go to stderr, never stdout. Fields appear only where they
-// apply; consumers must ignore fields they do not know (more may be added).
+// apply; consumers must ignore fields they do not know (more may be added). In a
+// run of several ranks (torch.distributed) every event also has "rank"; rank 0
+// writes the run's events, the others only their memory and stage-one progress.
 //
 //   event       fields (besides event, time)
 //   ----------  -----------------------------------------------------------------
 //   start       task, pipeline, stage ("one_stage" | "data_process" | "train"),
 //               split_mode, models_require_backward [..], stage_one_units [..],
 //               stage_two_units [..], cache_set [..] (params), output_path,
-//               num_threads, pid, seed, resumed (bool)
+//               num_threads, world_size, pid, seed, resumed (bool)
 //   stage       stage, total_samples (stage one) or total_steps, epochs, message
 //   unit        stage, sample, unit, unit_index (the unit running now; stage one
 //               and one-stage; throttled to about 20 per second)
@@ -34,7 +36,9 @@ namespace splitscope::engine {
 //               cpu_s (stage one, after each sample; throttled to about 10 per
 //               second, the last sample always reported)
 //   step        stage, epoch (0-based), step (global, 1-based), epoch_step,
-//               total_steps, loss, samples_per_s, eta_s, cache_bytes_read,
+//               total_steps, loss, samples_per_s (of all ranks), steps_per_s, eta_s,
+//               cache_bytes_read, all_reduce_s (several ranks: seconds waited for
+//               the gradients' sums so far),
 //               read_wait_s (seconds the steps waited for the loader so far),
 //               cache_read_s (seconds the loader spent reading inputs so far),
 //               cpu_s (CPU seconds of the process so far, all threads)
@@ -146,9 +150,12 @@ public:
 
     void log(const std::string &message);
     void warning(const std::string &code, const std::string &message);
+    // With several ranks: every event from here on carries "rank": this process's rank.
+    void setRank(int rank) { m_rank = rank; }
 
 private:
     EventCallback m_callback;
+    int m_rank = -1; // -1: alone, no "rank" field
     std::chrono::steady_clock::time_point m_start;
     std::mutex m_mutex;
 };

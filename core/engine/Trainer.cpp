@@ -708,6 +708,7 @@ std::optional<Trainer::Failure> Trainer::joinProcessGroup()
     } catch (const DistributedError &e) {
         return Failure{kTrainFailed, "distributed", e.what()};
     }
+    m_events.setRank(env.rank);
     const std::string where = env.storeFile.empty() ? env.masterAddr + ":" + std::to_string(env.masterPort) : env.storeFile;
     m_events.log(env.describe() + ": joined the process group (" + m_params.distBackend + ", rendezvous at " + where + ")");
     return std::nullopt;

@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QTest>
 
 #include <arpa/inet.h>
@@ -246,8 +247,24 @@ void TestDistributed::cacheOfTwoRanksReadsWithAnyCount()
     const QString cache2 = m_fixture.path("any-cache-2");
     const QStringList shards = {"--cache_shard_size", "3"};
     QCOMPARE(cli(train("sft:data_process", m_fixture.data(), cache1) + shards).status, 0);
-    const Outcome made = cli(launch(2, train("sft:data_process", m_fixture.data(), cache2) + shards));
+    const Outcome made = cli(launch(2, train("sft:data_process", m_fixture.data(), cache2) + shards)
+        + QStringList{"--events", "jsonl"});
     QVERIFY2(made.status == 0, qPrintable(made.err));
+    // Both ranks' lines on one standard output, each whole; the run's own events
+    // (one done) are rank 0's, and rank 1 adds its progress and memory.
+    int done = 0;
+    QSet<int> progressRanks;
+    for (const QString &line : made.out.split('\n', Qt::SkipEmptyParts)) {
+        QJsonParseError error;
+        const QJsonObject e = QJsonDocument::fromJson(line.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(line));
+        QVERIFY2(e.contains("rank"), qPrintable(line));
+        done += e.value("event").toString() == "done" ? 1 : 0;
+        if (e.value("event").toString() == "progress")
+            progressRanks.insert(e.value("rank").toInt());
+    }
+    QCOMPARE(done, 1);
+    QCOMPARE(progressRanks, (QSet<int>{0, 1}));
     const QJsonObject m = manifest(cache2);
     QVERIFY(m.value("complete").toBool());
     QStringList files;

@@ -15,6 +15,7 @@
 #include "widgets/run/RunHistoryPanel.h"
 #include "widgets/run/RunSession.h"
 #include "widgets/run/LossChartView.h"
+#include "widgets/run/MemoryChartView.h"
 
 #include "core/PipelineFile.h"
 #include "resources/Examples.h"
@@ -144,6 +145,7 @@ private Q_SLOTS:
     void historyShortColumnsStayInView();
     void formats();
     void lossChartSmoothsZoomsAndExports();
+    void otherRanksKeepTheirOwnSeries();
 };
 
 void TestRunConfig::executability_data()
@@ -1202,6 +1204,31 @@ void TestRunConfig::lossChartSmoothsZoomsAndExports()
     QCOMPARE(QString::fromUtf8(file.readAll()), chart.curvesCsv());
     QVERIFY(!chart.exportCsv(dir.filePath("no/such/folder/loss.csv"), &error));
     QVERIFY(!error.isEmpty());
+}
+
+// With --nproc_per_node, the other ranks' memory and stage-one progress arrive
+// marked with their rank: they go to series of their own, never into rank 0's, and
+// the memory chart draws one dotted line per rank.
+void TestRunConfig::otherRanksKeepTheirOwnSeries()
+{
+    auto session = std::make_shared<RunSession>(RunKind::StageOne, RunConfig());
+    StageRun &one = session->addStage(RunStage::StageOne);
+    one.clockOffset = 10;
+    feed(one, {R"({"event":"start","time":0.02,"pid":42,"num_threads":1,"world_size":2,"rank":0})",
+                  R"({"event":"progress","time":0.1,"stage":"data_process","done":3,"total":6,"rank":0})",
+                  R"({"event":"progress","time":0.1,"stage":"data_process","done":1,"total":4,"rank":1})",
+                  R"({"event":"memory","time":0.1,"rss_bytes":1000,"peak_rss_bytes":1200,"rank":0})",
+                  R"({"event":"memory","time":0.15,"rss_bytes":9000,"peak_rss_bytes":9000,"rank":1})"});
+    QCOMPARE(one.worldSize, 2);
+    QCOMPARE(one.done, 3);
+    QCOMPARE(one.total, 6);
+    QCOMPARE(one.memory, (QVector<QPointF>{QPointF(10.1, 1000)}));
+    QCOMPARE(one.peakRss, 1200);
+    QCOMPARE(one.rankMemory.value(1), (QVector<QPointF>{QPointF(10.15, 9000)}));
+    QCOMPARE(one.rankProgress.value(1), (QPair<qint64, qint64>(1, 4)));
+    MemoryChartView chart;
+    chart.addRun(session, QString(), QColor(), false);
+    QVERIFY2(chart.legendText().contains("split, stage one: RSS, rank 1"), qPrintable(chart.legendText()));
 }
 
 QTEST_MAIN(TestRunConfig)

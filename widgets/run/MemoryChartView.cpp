@@ -116,6 +116,10 @@ void MemoryChartView::clearRuns()
         for (StageTrace &s : t.stages) {
             chart()->removeSeries(s.rss);
             delete s.rss;
+            for (auto &[rank, line] : s.rankLines) {
+                chart()->removeSeries(line);
+                delete line;
+            }
             for (ModelArea &a : s.areas) {
                 chart()->removeSeries(a.area);
                 delete a.area;
@@ -177,11 +181,29 @@ void MemoryChartView::refresh()
         const std::vector<StageRun> &stages = t.session->stages();
         for (std::size_t i = 0; i < t.stages.size(); ++i) {
             t.stages[i].feed.feed(stages[i].memory);
+            addRankLines(t.stages[i], stages[i]);
             if (t.models && t.stages[i].stackedPoints != stages[i].memory.size())
                 restack(t, i);
         }
     }
     updateLegend();
+}
+
+void MemoryChartView::addRankLines(StageTrace &trace, const StageRun &stage)
+{
+    for (auto it = stage.rankMemory.cbegin(); it != stage.rankMemory.cend(); ++it) {
+        if (!trace.rankLines.count(it.key())) {
+            auto *line = new QLineSeries;
+            QPen pen = trace.rss->pen();
+            pen.setStyle(Qt::DotLine);
+            line->setPen(pen);
+            line->setName(tr("%1, rank %2").arg(trace.rss->name()).arg(it.key()));
+            trace.rankLines[it.key()] = line;
+            trace.rankFeeds[it.key()] = SeriesFeed(line, 1.0 / kMiB);
+            addSeries(line);
+        }
+        trace.rankFeeds[it.key()].feed(it.value());
+    }
 }
 
 void MemoryChartView::restack(Trace &trace, std::size_t stageIndex)
@@ -261,6 +283,10 @@ void MemoryChartView::fitAxes()
             if (!stage.memory.isEmpty())
                 xMax = std::max(xMax, stage.memory.constLast().x());
             yMax = std::max(yMax, static_cast<double>(stage.peakMemory()) / kMiB);
+            for (const QVector<QPointF> &rank : stage.rankMemory) {
+                for (const QPointF &p : rank)
+                    yMax = std::max(yMax, p.y() / kMiB);
+            }
         }
     }
     setAxisRange(m_x, 0, xMax > 0 ? roundUpForAxis(xMax, xMax) : 1.0, false, kSecondTicks); // narrow: decimals need room

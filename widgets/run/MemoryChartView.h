@@ -6,6 +6,7 @@
 #include <QChartView>
 #include <QColor>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,7 @@ class QValueAxis;
 namespace splitscope {
 
 class RunSession;
+struct StageRun;
 
 // The worker's resident memory over the seconds of a launch, one line per stage
 // ("RSS 1" stage one blue, "RSS 2" stage two orange, the baseline's violet), and under it the bytes
@@ -58,6 +60,9 @@ private:
         SeriesFeed feed;
         std::vector<ModelArea> areas;
         qsizetype stackedPoints = -1;
+        // The other ranks' RSS (StageRun::rankMemory), dotted in the stage's colour.
+        std::map<int, QLineSeries *> rankLines;
+        std::map<int, SeriesFeed> rankFeeds;
     };
     struct Trace {
         std::shared_ptr<const RunSession> session;
@@ -67,6 +72,7 @@ private:
         std::vector<StageTrace> stages;
     };
     void addSeries(QAbstractSeries *series);
+    void addRankLines(StageTrace &trace, const StageRun &stage);
     void restack(Trace &trace, std::size_t stageIndex);
     void fitAxes();
     void updateLegend();

@@ -386,6 +386,11 @@ void RunMonitor::refresh()
         row(tr("Running"), QStringLiteral("<span style='color:%1'><b>%2</b></span> (sample %3)")
                                .arg(theme::css(theme::Tone::Running, palette()), run->unit.toHtmlEscaped())
                                .arg(run->unitSample + 1));
+    if (run->worldSize > 1)
+        row(tr("Processes"), tr("%1 (rank 0 shown; the others dotted in the memory chart)").arg(run->worldSize));
+    // Stage one's ranks cache their shares at their own pace.
+    for (auto it = run->rankProgress.cbegin(); it != run->rankProgress.cend(); ++it)
+        row(tr("Rank %1").arg(it.key()), tr("%1 of %2 samples").arg(it.value().first).arg(it.value().second));
     if (run->rss > 0)
         row(tr("Memory"), tr("%1 now, peak %2").arg(formatBytes(run->rss), formatBytes(run->peakMemory())));
     if (!run->modelBytes.isEmpty()) {

@@ -106,8 +106,28 @@ void StageRun::reopen()
     processSeconds = -1;
 }
 
+bool StageRun::applyOtherRank(const RunEvent &event, int rank)
+{
+    switch (event.kind) {
+    case RunEvent::Kind::Memory: {
+        const double x = (std::isfinite(clockOffset) ? clockOffset : startOffset) + event.time;
+        QVector<QPointF> &series = rankMemory[rank];
+        series.append(QPointF(series.isEmpty() ? x : std::max(x, series.constLast().x()),
+            static_cast<double>(event.integer("rss_bytes", 0))));
+        return false;
+    }
+    case RunEvent::Kind::Progress:
+        rankProgress[rank] = {event.integer("done", 0), event.integer("total", 0)};
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool StageRun::apply(const RunEvent &event)
 {
+    if (const qint64 rank = event.integer("rank", 0); rank > 0)
+        return applyOtherRank(event, static_cast<int>(rank));
     ++events;
     lastTime = std::max(lastTime, event.time);
     switch (event.kind) {
@@ -116,6 +136,7 @@ bool StageRun::apply(const RunEvent &event)
         pid = event.integer("pid");
         resumed = event.fields.value(QLatin1String("resumed")).toBool();
         threads = static_cast<int>(event.integer("num_threads"));
+        worldSize = static_cast<int>(event.integer("world_size", 1));
         stageOneUnits = stringList(event.fields.value(QLatin1String("stage_one_units")));
         stageTwoUnits = stringList(event.fields.value(QLatin1String("stage_two_units")));
         cacheSet = stringList(event.fields.value(QLatin1String("cache_set")));

@@ -82,6 +82,12 @@ struct StageRun {
     QVector<QPointF> memory;     // y: RSS bytes
     QStringList models;          // in order of first appearance
     QVector<QVector<QPointF>> modelMemory; // per model, same x as `memory`, y: bytes loaded
+    // With several ranks (--nproc_per_node): the fields above are rank 0's; the other
+    // ranks' resident memory (x as `memory`), and in stage one how many samples of its
+    // share each has cached (done, total). Live only: the history keeps rank 0's.
+    int worldSize = 1;
+    QMap<int, QVector<QPointF>> rankMemory;
+    QMap<int, QPair<qint64, qint64>> rankProgress;
 
     // The end.
     Outcome outcome = Outcome::Running;
@@ -98,6 +104,8 @@ struct StageRun {
 
     // Folds one event in. Returns true when it changed what the progress line shows.
     bool apply(const RunEvent &event);
+    // An event of a rank other than 0 (its memory, its stage-one progress).
+    bool applyOtherRank(const RunEvent &event, int rank);
     // Makes a stage that was cancelled or crashed running again, for a resumed worker:
     // its series, steps and time so far stay (the worker counts steps on from its
     // checkpoint), how it ended and the old worker's clock go.
