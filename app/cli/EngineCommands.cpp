@@ -281,8 +281,8 @@ void declareTrainFlags(ArgParser &p)
     p.option("nnodes", "N", "with --nproc_per_node: nodes in all (default 1)");
     p.option("node_rank", "R", "with --nproc_per_node: this node's number, from 0 (default 0)");
     p.option("master_addr", "ADDR", "with --nproc_per_node: node 0's address (default 127.0.0.1)");
-    p.option("master_port", "PORT", "with --nproc_per_node: the rendezvous port on node 0 (one node: a free one; "
-                                    "several: 29500)");
+    p.option("master_port", "PORT", "with --nproc_per_node: the rendezvous port on node 0 (default: one node "
+                                    "meets through a private file, several at 29500)");
     p.flag("help", "show this help");
 }
 

@@ -4,6 +4,7 @@
 #include "EngineCommands.h"
 #include "StandardStreams.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,17 +22,64 @@ namespace splitscope::cli {
 namespace {
 
 constexpr int kMaxRanks = 1024;
-// The children's pids, for the signal handler (which may only read them).
-pid_t g_children[kMaxRanks];
+// The children's pids, for the signal handler (which only reads them; 0 for one that
+// has ended).
+std::atomic<pid_t> g_children[kMaxRanks];
 std::atomic<int> g_childCount{0};
+// Whether a stop signal was passed on: a second would stop the ranks at once.
+std::atomic<bool> g_stopForwarded{false};
+static_assert(std::atomic<pid_t>::is_always_lock_free, "read in a signal handler");
 
 void forwardSignal(int signal)
 {
+    const int savedErrno = errno;
+    if (signal != SIGKILL)
+        g_stopForwarded.store(true);
     const int count = g_childCount.load();
     for (int i = 0; i < count; ++i) {
-        if (g_children[i] > 0)
-            ::kill(g_children[i], signal);
+        const pid_t pid = g_children[i].load();
+        if (pid > 0)
+            ::kill(pid, signal);
     }
+    errno = savedErrno;
+}
+
+// One rank's environment: this process's, with torchrun's variables set for it.
+std::vector<std::string> rankEnvironment(const LaunchOptions &o, int local, const std::string &storeFile)
+{
+    static const char *const kOwn[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
+        "MASTER_PORT", "SPLITSCOPE_RENDEZVOUS_FILE", "TORCHELASTIC_USE_AGENT_STORE"};
+    std::vector<std::string> env;
+    for (char **e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const std::string name = entry.substr(0, entry.find('='));
+        bool own = false;
+        for (const char *n : kOwn)
+            own = own || name == n;
+        if (!own)
+            env.push_back(entry);
+    }
+    const int rank = o.nodeRank * o.nprocPerNode + local;
+    env.push_back("RANK=" + std::to_string(rank));
+    env.push_back("LOCAL_RANK=" + std::to_string(local));
+    env.push_back("WORLD_SIZE=" + std::to_string(o.nnodes * o.nprocPerNode));
+    env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(o.nprocPerNode));
+    env.push_back("GROUP_RANK=" + std::to_string(o.nodeRank));
+    env.push_back("MASTER_ADDR=" + o.masterAddr);
+    if (storeFile.empty())
+        env.push_back("MASTER_PORT=" + std::to_string(o.masterPort));
+    else
+        env.push_back("SPLITSCOPE_RENDEZVOUS_FILE=" + storeFile);
+    return env;
+}
+
+std::vector<char *> pointers(std::vector<std::string> &texts)
+{
+    std::vector<char *> out;
+    for (std::string &t : texts)
+        out.push_back(t.data());
+    out.push_back(nullptr);
+    return out;
 }
 
 bool parseInt(const std::string &text, long minimum, long maximum, int &out)
@@ -176,54 +224,59 @@ int launchRanks(const LaunchOptions &options, const std::vector<std::string> &tr
 
     std::vector<std::string> argvText = {"splitscope-cli", "train"};
     argvText.insert(argvText.end(), trainArgs.begin(), trainArgs.end());
+    std::vector<char *> argv = pointers(argvText);
+    const pid_t launcher = ::getpid();
+
+    int result = 0;
+    bool anyCancelled = false;
+    std::chrono::steady_clock::time_point killAt{};
+    bool stopping = false;
+    // Asks every rank still running to stop (once: a second signal would stop them
+    // at once), and kills those left after the grace time.
+    const auto stopTheRest = [&] {
+        if (stopping)
+            return;
+        stopping = true;
+        if (!g_stopForwarded.load())
+            forwardSignal(SIGTERM);
+        killAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long long>(o.graceSeconds * 1000));
+    };
     for (int local = 0; local < o.nprocPerNode; ++local) {
         const int rank = o.nodeRank * o.nprocPerNode + local;
+        // Made before the fork: the child only calls what is safe there.
+        std::vector<std::string> envText = rankEnvironment(o, local, storeFile);
+        std::vector<char *> envp = pointers(envText);
         const pid_t pid = ::fork();
         if (pid < 0) {
-            std::fprintf(stderr, "splitscope-cli train: cannot start rank %d: %s\n", rank, std::strerror(errno));
-            forwardSignal(SIGTERM);
+            std::fprintf(stderr, "splitscope-cli train: cannot start rank %d: %s%s\n", rank, std::strerror(errno),
+                local > 0 ? ": stopping the other ranks" : "");
+            result = kExitFailure;
+            stopTheRest();
             break;
         }
         if (pid == 0) {
             ::setpgid(0, 0);
+            // A rank ends with its launcher, even one killed outright (SIGKILL).
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != launcher)
+                ::_exit(kExitFailure);
             // Held back until the rank's handlers are in place (runTrain lets them through).
             sigset_t stops;
             sigemptyset(&stops);
             for (int signal : {SIGINT, SIGTERM, SIGHUP})
                 sigaddset(&stops, signal);
             sigprocmask(SIG_BLOCK, &stops, nullptr);
-            ::setenv("RANK", std::to_string(rank).c_str(), 1);
-            ::setenv("LOCAL_RANK", std::to_string(local).c_str(), 1);
-            ::setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
-            ::setenv("LOCAL_WORLD_SIZE", std::to_string(o.nprocPerNode).c_str(), 1);
-            ::setenv("GROUP_RANK", std::to_string(o.nodeRank).c_str(), 1);
-            ::setenv("MASTER_ADDR", o.masterAddr.c_str(), 1);
-            if (storeFile.empty()) {
-                ::setenv("MASTER_PORT", std::to_string(o.masterPort).c_str(), 1);
-                ::unsetenv("SPLITSCOPE_RENDEZVOUS_FILE");
-            } else {
-                ::unsetenv("MASTER_PORT");
-                ::setenv("SPLITSCOPE_RENDEZVOUS_FILE", storeFile.c_str(), 1);
-            }
-            ::unsetenv("TORCHELASTIC_USE_AGENT_STORE");
-            std::vector<char *> argv;
-            for (std::string &a : argvText)
-                argv.push_back(a.data());
-            argv.push_back(nullptr);
-            ::execv("/proc/self/exe", argv.data());
-            std::fprintf(stderr, "splitscope-cli train: cannot start rank %d: %s\n", rank, std::strerror(errno));
+            ::execve("/proc/self/exe", argv.data(), envp.data());
+            const char message[] = "splitscope-cli train: cannot start a rank: execve failed\n";
+            [[maybe_unused]] const auto written = ::write(STDERR_FILENO, message, sizeof message - 1);
             ::_exit(kExitFailure);
         }
-        g_children[local] = pid;
+        g_children[local].store(pid);
         g_childCount.store(local + 1);
     }
     unblockStopSignals();
 
-    int result = 0;
-    bool anyCancelled = false;
     int running = g_childCount.load();
-    std::chrono::steady_clock::time_point killAt{};
-    bool stopping = false;
     while (running > 0) {
         int status = 0;
         const pid_t pid = ::waitpid(-1, &status, stopping ? WNOHANG : 0);
@@ -238,30 +291,32 @@ int launchRanks(const LaunchOptions &options, const std::vector<std::string> &tr
             continue;
         }
         int local = 0;
-        while (local < g_childCount.load() && g_children[local] != pid)
+        while (local < g_childCount.load() && g_children[local].load() != pid)
             ++local;
         if (local == g_childCount.load())
             continue;
-        g_children[local] = 0;
+        g_children[local].store(0);
         --running;
         const int rank = o.nodeRank * o.nprocPerNode + local;
         const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         const bool cancelled = WIFEXITED(status) && WEXITSTATUS(status) == kExitCancelled;
         anyCancelled = anyCancelled || cancelled;
-        if (ok || cancelled)
+        if (ok)
             continue;
-        if (result == 0) {
+        if (!cancelled && result == 0) {
             result = WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
             std::fprintf(stderr, "splitscope-cli train: rank %d (pid %d) %s%s\n", rank, static_cast<int>(pid),
                 describeExit(status).c_str(), running > 0 ? ": stopping the other ranks" : "");
             std::fflush(stderr);
         }
-        if (!stopping && running > 0) {
-            stopping = true;
+        // A rank that failed or was killed while others run: they are asked to stop,
+        // and none waits for it beyond the grace time. One cancelled: the others are
+        // asked to stop too, and stop after the same step (the ranks agree on it), given
+        // the time the state takes to write.
+        if (running > 0 && !cancelled)
+            stopTheRest();
+        else if (running > 0 && !g_stopForwarded.load())
             forwardSignal(SIGTERM);
-            killAt = std::chrono::steady_clock::now()
-                + std::chrono::milliseconds(static_cast<long long>(o.graceSeconds * 1000));
-        }
     }
     if (!folder.empty()) {
         ::unlink(storeFile.c_str());

@@ -10,7 +10,8 @@ namespace splitscope::cli {
 // torch.distributed group, each `splitscope-cli train ...` with torchrun's environment
 // (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), as
 // torchrun's static rendezvous would. The process group is c10d's, formed by the ranks
-// themselves (rank 0 hosts the store). Debian's torchrun 1.13 does not start on Python
+// themselves: over a FileStore in a private folder on one machine without
+// --master_port (no port opened), else a TCPStore that rank 0 hosts. Debian's torchrun 1.13 does not start on Python
 // 3.11, hence this launcher; where torchrun works,
 // `torchrun --nproc_per_node N --no_python splitscope-cli train ...` does the same.
 struct LaunchOptions {
@@ -18,7 +19,7 @@ struct LaunchOptions {
     int nnodes = 1;
     int nodeRank = 0;
     std::string masterAddr = "127.0.0.1";
-    int masterPort = 0; // 0: one node picks a free loopback port; several use 29500
+    int masterPort = 0; // 0: one node meets through a file; several use 29500
     double graceSeconds = 30; // after a rank fails, before the rest are killed
 };
 
@@ -31,7 +32,8 @@ bool takeLaunchFlags(std::vector<std::string> &args, LaunchOptions &options, boo
 // for them. SIGINT, SIGTERM and SIGHUP are passed on to every rank (each finishes its
 // step and keeps its work, as one process does). When a rank fails or is killed, the
 // launcher names it, asks the others to stop (SIGTERM) and kills what is still running
-// after `graceSeconds`. Returns the first failed rank's exit status (1 for one killed by
+// after `graceSeconds`; one that fails to start does the same. The ranks die with the
+// launcher, even one killed by SIGKILL (PR_SET_PDEATHSIG). Returns the first failed rank's exit status (1 for one killed by
 // a signal), else 4 when any was cancelled, else 0.
 int launchRanks(const LaunchOptions &options, const std::vector<std::string> &trainArgs);
 

@@ -96,6 +96,30 @@ std::vector<double> GradientBuckets::finish()
                 + " but one in the first: the ranks average the gradients of the parameters the first step reached");
         }
     }
+    return collect();
+}
+
+std::vector<double> GradientBuckets::reduceAfterBackward(const std::vector<double> &scalars, const std::string &what)
+{
+    m_what = what;
+    m_scalars = torch::tensor(scalars, torch::kFloat64);
+    m_scalarSum = m_group.startAllReduceSum(m_scalars, what);
+    for (Bucket &bucket : m_buckets) {
+        for (std::size_t k = 0; k < bucket.parameters.size(); ++k) {
+            const torch::Tensor &p = m_parameters[bucket.parameters[k]];
+            torch::Tensor slot = bucket.flat.narrow(0, bucket.offsets[k], p.numel());
+            if (p.grad().defined())
+                slot.copy_(p.grad().reshape({-1}));
+            else
+                slot.zero_();
+        }
+        bucket.pending = m_group.startAllReduceSum(bucket.flat, what);
+    }
+    return collect();
+}
+
+std::vector<double> GradientBuckets::collect()
+{
     m_group.wait(m_scalarSum);
     const double ranks = m_group.size();
     for (Bucket &bucket : m_buckets) {
@@ -104,7 +128,10 @@ std::vector<double> GradientBuckets::finish()
         for (std::size_t k = 0; k < bucket.parameters.size(); ++k) {
             torch::Tensor &p = m_parameters[bucket.parameters[k]];
             const torch::Tensor mean = bucket.flat.narrow(0, bucket.offsets[k], p.numel()).view(p.sizes());
-            p.mutable_grad().copy_(mean);
+            if (p.grad().defined())
+                p.mutable_grad().copy_(mean);
+            else
+                p.mutable_grad() = mean.clone();
         }
     }
     const auto sums = m_scalars.accessor<double, 1>();

@@ -25,11 +25,19 @@ namespace splitscope::engine {
 // after the backward pass bit for bit. Buckets start in their order on every rank
 // (one waits for those before it), so the ranks' sums always pair up.
 //
-// Which parameters get a gradient is learnt from the first step, averaged after its
-// backward pass: parameters no rank reached (the last DiT block's text-stream output
-// is never used, as in Qwen-Image) keep no gradient, as in one process, and are left
-// out of the buckets. A later step that reaches another set is an error naming the
-// parameter: the graph is taken to be static, as DDP's static_graph takes it.
+// Which parameters get a gradient is learnt from the first step: parameters no rank
+// reached (the last DiT block's text-stream output is never used, as in Qwen-Image)
+// keep no gradient, as in one process, and are left out of the buckets. A later step
+// that reaches another set is an error naming the parameter: the graph is taken to be
+// static, as DDP's static_graph takes it.
+//
+// Every step's gradients travel in the same buckets, whether the hooks fill them
+// (begin, finish) or they are filled after the backward pass (reduceAfterBackward: the
+// first step, and every step with gradient checkpointing, whose recomputation the hooks
+// do not follow). Gloo's ring splits each sum into segments by the tensor's size and
+// the rank count, and so the order in which the ranks' values are added: one layout for
+// every step keeps the weights the same bit for bit across a resume and with or
+// without gradient checkpointing, at any rank count.
 class GradientBuckets {
 public:
     // DDP's first bucket size (its later ones are 25 MB; these models' LoRA gradients
@@ -49,6 +57,10 @@ public:
     // After that backward pass: waits for every bucket, leaves each parameter's
     // `.grad` the mean over the ranks, and returns the summed scalars.
     std::vector<double> finish();
+    // Without the hooks, after the backward pass: sums `scalars` and every bucket filled
+    // from `.grad` (a used parameter without one counts zeros), leaves each `.grad` the
+    // mean over the ranks, and returns the summed scalars.
+    std::vector<double> reduceAfterBackward(const std::vector<double> &scalars, const std::string &what);
     std::size_t bucketCount() const { return m_buckets.size(); }
 
 private:
@@ -60,6 +72,8 @@ private:
         ProcessGroup::Pending pending;
     };
     void gradientReady(std::size_t parameter, const torch::Tensor &grad);
+    // Waits for the scalars and every bucket, and writes the means into `.grad`.
+    std::vector<double> collect();
 
     ProcessGroup &m_group;
     std::vector<torch::Tensor> m_parameters;

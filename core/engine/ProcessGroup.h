@@ -4,7 +4,9 @@
 #include "DistributedEnvironment.h"
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,13 +27,14 @@ public:
 
 // This process's membership of a torch.distributed process group: c10d's TCPStore
 // for the rendezvous (torch's env:// rules: rank 0 hosts it, or the launcher does
-// with TORCHELASTIC_USE_AGENT_STORE=True) and c10d's ProcessGroupGloo for the
-// collectives. Only Gloo: Debian's LibTorch has no CUDA, so no NCCL.
+// with TORCHELASTIC_USE_AGENT_STORE=True), or its FileStore (the built-in launcher on
+// one machine), and c10d's ProcessGroupGloo for the collectives. Only Gloo: Debian's
+// LibTorch has no CUDA, so no NCCL.
 class ProcessGroup {
 public:
     // Joins the group; throws DistributedError naming the master and the timeout when
     // the rendezvous does not complete within `timeout`, which also bounds every
-    // collective after it.
+    // collective after it (not gather, which has no deadline).
     ProcessGroup(const DistributedEnvironment &env, std::chrono::milliseconds timeout);
     ~ProcessGroup();
     ProcessGroup(const ProcessGroup &) = delete;
@@ -67,11 +70,23 @@ public:
     Pending startAllReduceSum(at::Tensor &tensor, const std::string &what);
     // Waits for `pending` to finish; the time waited counts in collectiveSeconds().
     void wait(Pending &pending);
+    // Publishes `value` as this rank's part of `name` (a name used once) and waits,
+    // with no deadline, until every rank has published its part: a rank may reach this
+    // point long after another (stage one's shares of uneven images). Returns the
+    // parts by rank, or nothing once `stop` returns true (checked ten times a second).
+    // A rank whose process stops (its heartbeat, one every 2 s, not heard for
+    // --dist_timeout) ends the wait with DistributedError naming it.
+    std::optional<std::vector<std::string>> gather(const std::string &name, const std::string &value,
+        const std::function<bool()> &stop, const std::string &what);
+
     // Seconds this thread waited in allReduceSum, barrier and wait so far.
     double collectiveSeconds() const { return m_collectiveSeconds; }
 
 private:
     [[noreturn]] void failed(const std::string &what, const std::string &cause) const;
+    // Waits, within --dist_timeout, until every rank has read the parts of `name`, so
+    // that the store's host (rank 0) does not leave while another still reads them.
+    void awaitReaders(const std::string &prefix, const std::string &what);
 
     struct Backend;
     DistributedEnvironment m_env;

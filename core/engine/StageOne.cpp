@@ -446,16 +446,24 @@ std::optional<Trainer::Failure> StageOneRun::writeManifest()
 
 std::optional<Trainer::Failure> StageOneRun::joinRanks()
 {
-    ProcessGroup &group = *m_trainer.m_group;
-    std::vector<torch::Tensor> cancelled = {torch::tensor({m_result.status == kTrainCancelled ? 1.0 : 0.0}, torch::kFloat64)};
-    group.allReduceSum(cancelled, "waiting for every rank to finish stage one");
-    if (cancelled[0].item<double>() > 0) {
+    // No deadline: a rank whose share took less time waits for the others as long as
+    // they work (ProcessGroup::gather), and a Cancel still ends the wait.
+    std::optional<std::vector<std::string>> verdicts;
+    try {
+        verdicts = m_trainer.m_group->gather("stage-one-done", m_result.status == kTrainCancelled ? "cancelled" : "done",
+            [this] { return m_trainer.aborted(); }, "waiting for every rank to finish stage one");
+    } catch (const DistributedError &e) {
+        return Failure{kTrainFailed, "distributed", std::string(e.what()) + "; the shards made so far are kept: the same "
+            "command resumes from them"};
+    }
+    if (!verdicts || std::find(verdicts->begin(), verdicts->end(), "cancelled") != verdicts->end()) {
         m_result.status = kTrainCancelled;
         return std::nullopt;
     }
     if (!m_trainer.writesRunFiles())
         return std::nullopt;
     std::vector<CacheShard> shards;
+    std::vector<int> owner; // by shard, the rank whose part lists it
     for (int rank = 0; rank < m_ranks; ++rank) {
         const std::string path = (fs::path(m_cacheDir) / std::to_string(rank) / "manifest.json").string();
         std::string text;
@@ -465,9 +473,23 @@ std::optional<Trainer::Failure> StageOneRun::joinRanks()
             return Failure{kTrainFailed, "io", "joining the ranks' shards: " + error};
         shards.insert(shards.end(), part.shards.begin(), part.shards.end());
     }
+    std::sort(shards.begin(), shards.end(), [](const CacheShard &a, const CacheShard &b) { return a.first < b.first; });
+    // Every shard once, in order, the samples whole: what each rank said it made.
+    std::size_t next = 0;
+    for (const CacheShard &shard : shards) {
+        if (shard.first != next)
+            break;
+        next += shard.count;
+    }
+    if (next != m_dataset.size()) {
+        const std::size_t missing = next / std::max<std::size_t>(1, m_shardSize);
+        const int rank = static_cast<int>(missing % static_cast<std::size_t>(m_ranks));
+        return Failure{kTrainFailed, "io", "joining the ranks' shards: the shard of samples " + std::to_string(next)
+            + " on is not listed in " + (fs::path(m_cacheDir) / std::to_string(rank) / "manifest.json").string()
+            + " (rank " + std::to_string(rank) + "'s part) though every rank said it was done; the parts are kept: the "
+            "same command makes what is missing"};
+    }
     m_manifest.shards = shards;
-    std::sort(m_manifest.shards.begin(), m_manifest.shards.end(),
-        [](const CacheShard &a, const CacheShard &b) { return a.first < b.first; });
     return std::nullopt;
 }
 

@@ -677,16 +677,22 @@ TrainResult Trainer::run()
     if (auto failure = prepare())
         return fail(*failure);
     // A stop asked for while the flags were read (a Cancel right after the launch):
-    // nothing has been touched yet.
-    if (aborted()) {
+    // nothing has been touched yet. Ranks agree on it once they have met, so that none
+    // is left waiting for one that left.
+    bool cancelled = !m_params.distributed.distributed() && aborted();
+    if (!cancelled) {
+        if (auto failure = joinProcessGroup())
+            return fail(*failure);
+        if (auto failure = agreeOnStart(cancelled))
+            return fail(*failure);
+    }
+    if (cancelled) {
         TrainResult result;
         result.status = kTrainCancelled;
         result.message = "cancelled before any work: nothing was changed";
         m_events.log(result.message);
         return result;
     }
-    if (auto failure = joinProcessGroup())
-        return fail(*failure);
     switch (m_task.stage) {
     case Stage::DataProcess:
         return runDataProcess();
@@ -711,6 +717,49 @@ std::optional<Trainer::Failure> Trainer::joinProcessGroup()
     m_events.setRank(env.rank);
     const std::string where = env.storeFile.empty() ? env.masterAddr + ":" + std::to_string(env.masterPort) : env.storeFile;
     m_events.log(env.describe() + ": joined the process group (" + m_params.distBackend + ", rendezvous at " + where + ")");
+    return std::nullopt;
+}
+
+std::optional<Trainer::Failure> Trainer::agreeOnStart(bool &cancelled)
+{
+    if (!m_group)
+        return std::nullopt;
+    // The flags, as training_args.json has them, but the thread count (machines may
+    // differ in cores) and the rank's own standard streams.
+    nlohmann::ordered_json settings = nlohmann::ordered_json::parse(settingsJson());
+    settings.erase("num_threads");
+    const std::string flags = settings.dump();
+    return agreeAcrossRanks("start", {{"stop", aborted() ? "1" : "0"}, {"flags", hashToHex(hashBytes(flags.data(), flags.size()))}},
+        cancelled);
+}
+
+std::optional<Trainer::Failure> Trainer::agreeAcrossRanks(const std::string &name,
+    const std::vector<std::pair<std::string, std::string>> &facts, bool &stop)
+{
+    nlohmann::json mine = nlohmann::json::object();
+    for (const auto &[what, value] : facts)
+        mine[what] = value;
+    std::vector<nlohmann::json> parts;
+    try {
+        const std::optional<std::vector<std::string>> texts
+            = m_group->gather(name, mine.dump(), nullptr, "comparing what the ranks start from");
+        for (const std::string &part : texts.value())
+            parts.push_back(nlohmann::json::parse(part));
+    } catch (const DistributedError &e) {
+        return Failure{kTrainFailed, "distributed", e.what()};
+    }
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+        for (const auto &[what, value] : facts) {
+            const std::string theirs = parts[r].value(what, "");
+            if (what == "stop")
+                stop = stop || theirs == "1";
+            else if (const std::string first = parts[0].value(what, ""); theirs != first) {
+                return Failure{kTrainBadInput, "ranks-differ", "rank " + std::to_string(r) + " starts from other " + what
+                    + " than rank 0 (" + theirs + " against " + first + "): every rank must be given the same flags, data "
+                    "and weights (on each node the same command, with its own --node_rank)"};
+            }
+        }
+    }
     return std::nullopt;
 }
 

@@ -63,6 +63,14 @@ private:
     TrainResult runTraining();
     // With torchrun's environment (DistributedEnvironment.h): joins the process group.
     std::optional<Failure> joinProcessGroup();
+    // After joining: whether any rank was asked to stop before its work began (then
+    // every rank stops: `cancelled`), and that every rank was given the same flags.
+    std::optional<Failure> agreeOnStart(bool &cancelled);
+    // Compares `facts` (what, value) across the ranks, naming the first rank whose
+    // value differs from rank 0's; the fact "stop" is instead true ("1") on any rank
+    // sets `stop`.
+    std::optional<Failure> agreeAcrossRanks(const std::string &name,
+        const std::vector<std::pair<std::string, std::string>> &facts, bool &stop);
     int rank() const;      // 0 when alone
     int worldSize() const; // 1 when alone
     // Rank 0 writes what the run leaves (checkpoints, loss.csv, training_args.json, the
@@ -80,7 +88,7 @@ private:
     // fingerprint stage one recorded.
     std::optional<Failure> checkCachedDataset(const CacheManifest &manifest);
     // --resume: refuses a state that --max_steps or --num_epochs leaves nothing to do.
-    std::optional<Failure> checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const;
+    std::optional<Failure> checkResumePoint(const ResumePoint &point, std::size_t samplesPerEpoch) const;
 
     // A flag this stage does not use: stage one trains nothing; stage two reads what
     // stage one's flags shaped from the cache; one-stage training has no split and no

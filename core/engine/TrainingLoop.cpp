@@ -334,14 +334,15 @@ void Trainer::warnIgnoredFlags(const CacheManifest *manifest)
     }
 }
 
-std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &point, std::size_t stepsPerEpoch) const
+std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &point, std::size_t samplesPerEpoch) const
 {
     // The state's epoch is the next one to run (counted from 0), `position` the next
-    // step in it.
+    // sample of this rank's share of it.
+    const std::string perRank = worldSize() > 1 ? " per rank" : "";
     std::string where = "the resume state in '" + m_params.outputPath + "' is at step " + std::to_string(point.step) + ": "
         + countText(point.epoch, "epoch") + " done";
     if (point.position > 0)
-        where += " and " + countText(point.position, "step") + " of epoch " + std::to_string(point.epoch + 1);
+        where += " and " + countText(point.position, "sample") + perRank + " of epoch " + std::to_string(point.epoch + 1);
     auto reached = [&](const std::string &flag, long long value) {
         return Failure{kTrainBadInput, "resume", "--resume: --" + flag + " " + std::to_string(value) + " is already reached: " + where
             + "; nothing was trained and the run folder is unchanged (a larger --" + flag + " continues the run)"};
@@ -350,9 +351,9 @@ std::optional<Trainer::Failure> Trainer::checkResumePoint(const ResumePoint &poi
         return reached("max_steps", m_params.maxSteps);
     if (point.epoch >= static_cast<std::uint64_t>(m_params.numEpochs))
         return reached("num_epochs", m_params.numEpochs);
-    if (point.position >= stepsPerEpoch) {
-        return Failure{kTrainBadInput, "resume", "--resume: " + where + ", but an epoch here has only " + std::to_string(stepsPerEpoch)
-            + " steps (has the dataset or --dataset_repeat changed?)"};
+    if (point.position >= samplesPerEpoch) {
+        return Failure{kTrainBadInput, "resume", "--resume: " + where + ", but an epoch here has only "
+            + countText(samplesPerEpoch, "sample") + perRank + " (has the dataset or --dataset_repeat changed?)"};
     }
     return std::nullopt;
 }
@@ -378,6 +379,9 @@ private:
     std::optional<Failure> openDataset();
     std::optional<Failure> checkRunFolder();
     std::optional<Failure> setUpModels();
+    // With several ranks: that all train the same weights (after --resume, too) on the
+    // same number of samples and the same cache, naming the first that does not.
+    std::optional<Failure> compareWithOtherRanks();
     void emitStage();
     Ending runEpoch(std::uint64_t epoch);
     // One sample of this rank at `position` of its share of the epoch; the last of a
@@ -387,12 +391,18 @@ private:
     // the ranks and the optimizer's update (`stepped`); a failed allocation ends the
     // run (outOfMemory).
     Ending trainStep(StepInput &input, std::uint64_t epoch, std::size_t position, bool &stepped, double &lossValue);
-    // The group's gradients and mean loss summed over the ranks (one all-reduce of
-    // every gradient, one of the loss, the stop request and which gradients exist),
-    // then divided by the rank count, as DDP averages them. Returns the mean loss;
-    // with several ranks, sets m_stopAgreed when any was asked to stop, so that all stop
-    // after this step.
+    // The group's gradients and mean loss summed over the ranks (in GradientBuckets,
+    // with the stop request), then divided by the rank count, as DDP averages them.
+    // Returns the mean loss; with several ranks, sets m_stopAgreed when any was asked
+    // to stop, so that all stop after this step.
     double averageOverRanks();
+    // The first step: which parameters got gradients on which rank, the buckets laid
+    // out over those every rank reached, and this step's gradients averaged in them.
+    // Returns the summed loss and stop request.
+    std::vector<double> learnGradientLayout(double loss, const std::string &what);
+    // When the ranks reach different parameters: every gradient in one sum (zeros for
+    // one missing), after the backward pass.
+    std::vector<double> averageEveryGradient(double loss, const std::string &what);
     // Where the --gradient_accumulation_steps group of `position` starts: a state is
     // only ever taken between optimizer steps.
     std::size_t groupStart(std::size_t position) const;
@@ -404,6 +414,8 @@ private:
     // last one; what the message then says ("; the state after step 12 is saved in
     // ...: " and `howToContinue`), or why it could not be saved.
     std::string keepStateForResume(std::uint64_t epoch, std::size_t position, const std::string &howToContinue);
+    // On a rank other than 0, which writes no state: where rank 0 keeps it.
+    std::string otherRanksState() const;
     TrainResult outOfMemory(const StepInput &input, std::uint64_t epoch, std::size_t position, bool stepping,
         const std::string &what);
     TrainResult cancel(std::uint64_t epoch, std::size_t position, const Prefetcher &prefetcher);
@@ -456,10 +468,12 @@ private:
     std::size_t m_perRank = 0;
     std::uint64_t m_stepsPerEpoch = 0;
     std::vector<torch::Tensor> m_parameters; // trained, in the optimizer's order
-    // With several ranks, from the second step: the gradients averaged while the
-    // backward pass runs, over the parameters the first step reached (not with
-    // gradient checkpointing, whose recomputation this does not follow: always after).
+    // With several ranks: the buckets of the parameters the first step reached, filled
+    // while the backward pass runs from the second step (m_hooked; not with gradient
+    // checkpointing, whose recomputation the hooks do not follow: then after it).
     std::unique_ptr<GradientBuckets> m_buckets;
+    bool m_hooked = false;
+    bool m_layoutLearnt = false; // after the first step, for good
     std::vector<std::string> m_parameterNames;
     double m_groupLoss = 0;                  // the losses of the group's samples so far
     std::size_t m_groupSamples = 0;
@@ -523,6 +537,8 @@ TrainResult TrainingRun::run()
         return m_trainer.fail(*failure);
     if (auto failure = setUpModels())
         return m_trainer.fail(*failure);
+    if (auto failure = compareWithOtherRanks())
+        return m_trainer.fail(*failure);
     emitStage();
 
     m_result.outputs = {{"training_args", m_argsPath}, {"loss_csv", (fs::path(m_params.outputPath) / "loss.csv").string()}};
@@ -540,6 +556,23 @@ TrainResult TrainingRun::run()
         endEpoch(epoch);
     }
     return finish();
+}
+
+std::optional<Trainer::Failure> TrainingRun::compareWithOtherRanks()
+{
+    if (!m_trainer.m_group)
+        return std::nullopt;
+    std::uint64_t weights = 0;
+    for (const torch::Tensor &p : m_parameters) {
+        const torch::Tensor values = p.detach().contiguous();
+        weights = hashBytes(values.data_ptr(), static_cast<std::size_t>(values.numel()) * values.element_size(), weights);
+    }
+    std::vector<std::pair<std::string, std::string>> facts = {
+        {"samples", std::to_string(m_samples)}, {"trained weights", hashToHex(weights)}};
+    if (m_stageTwo)
+        facts.emplace_back("cache", m_data.fingerprint);
+    bool unused = false;
+    return m_trainer.agreeAcrossRanks("training", facts, unused);
 }
 
 std::optional<Trainer::Failure> TrainingRun::openCache()
@@ -865,7 +898,7 @@ TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch
         const bool groupEnd = (position + 1) % m_accumulation == 0 || position + 1 == m_perRank;
         try {
             // The buckets' sums start as the backward pass fills them (GradientBuckets).
-            if (groupEnd && m_buckets) {
+            if (groupEnd && m_buckets && m_hooked) {
                 m_buckets->begin({m_groupLoss / static_cast<double>(m_groupSamples), m_trainer.aborted() ? 1.0 : 0.0},
                     "averaging the gradients of step " + std::to_string(m_step + 1));
             }
@@ -900,56 +933,76 @@ double TrainingRun::averageOverRanks()
     const double loss = m_groupLoss / static_cast<double>(m_groupSamples);
     if (!m_trainer.m_group)
         return loss;
-    if (m_buckets) {
-        const std::vector<double> sums = m_buckets->finish();
-        m_stopAgreed = sums[1] > 0;
-        return sums[0] / m_ranks;
-    }
-    const bool stop = m_trainer.aborted();
-    // One bucket of every gradient, after the backward pass. A parameter no sample reached has none: the
-    // count of ranks that have it comes along, and one no rank has stays without,
-    // as it would in one process (AdamW then leaves it as it is).
-    std::vector<torch::Tensor> pieces;
-    std::vector<double> scalars = {loss, stop ? 1.0 : 0.0};
-    for (const torch::Tensor &p : m_parameters) {
-        const torch::Tensor &grad = p.grad();
-        pieces.push_back(grad.defined() ? grad.reshape({-1}) : torch::zeros({p.numel()}, p.options()));
-        scalars.push_back(grad.defined() ? 1.0 : 0.0);
-    }
-    std::vector<torch::Tensor> tensors = {torch::cat(pieces), torch::tensor(scalars, torch::kFloat64)};
-    m_trainer.m_group->allReduceSum(tensors, "averaging the gradients of step " + std::to_string(m_step + 1));
-    tensors[0].div_(m_ranks);
-    const auto sums = tensors[1].accessor<double, 1>();
-    std::int64_t offset = 0;
+    const std::string what = "averaging the gradients of step " + std::to_string(m_step + 1);
+    std::vector<double> sums;
+    if (m_buckets && m_hooked)
+        sums = m_buckets->finish();
+    else if (m_buckets)
+        sums = m_buckets->reduceAfterBackward({loss, m_trainer.aborted() ? 1.0 : 0.0}, what);
+    else if (!m_layoutLearnt)
+        sums = learnGradientLayout(loss, what);
+    else
+        sums = averageEveryGradient(loss, what);
+    m_stopAgreed = sums[1] > 0;
+    return sums[0] / m_ranks;
+}
+
+std::vector<double> TrainingRun::learnGradientLayout(double loss, const std::string &what)
+{
+    // Which gradients exist on which rank: a parameter no sample reached has none (and
+    // keeps none, as in one process: AdamW then leaves it as it is).
+    std::vector<double> scalars = {loss, m_trainer.aborted() ? 1.0 : 0.0};
+    for (const torch::Tensor &p : m_parameters)
+        scalars.push_back(p.grad().defined() ? 1.0 : 0.0);
+    std::vector<torch::Tensor> counts = {torch::tensor(scalars, torch::kFloat64)};
+    m_trainer.m_group->allReduceSum(counts, what);
+    const auto sums = counts[0].accessor<double, 1>();
+    std::vector<char> used;
+    bool agreed = true;
     for (std::size_t i = 0; i < m_parameters.size(); ++i) {
-        torch::Tensor &p = m_parameters[i];
+        const double ranks = sums[static_cast<std::int64_t>(i) + 2];
+        agreed = agreed && (ranks == 0 || ranks == m_ranks);
+        used.push_back(ranks > 0 ? 1 : 0);
+    }
+    m_layoutLearnt = true;
+    if (!agreed) {
+        // The ranks reached different parameters: a graph that changes from sample to
+        // sample, averaged whole after every backward pass from now on.
+        m_events.log("the ranks' first step reached different parameters: every step averages all gradients after "
+                     "its backward pass");
+        averageEveryGradient(loss, what);
+        return {sums[0], sums[1]};
+    }
+    m_buckets = std::make_unique<GradientBuckets>(*m_trainer.m_group, m_parameters, m_parameterNames, used);
+    m_hooked = !m_params.useGradientCheckpointing;
+    m_events.log(std::string(m_hooked ? "from step " + std::to_string(m_step + 2) + " the" : "the")
+        + " gradients are averaged in " + countText(m_buckets->bucketCount(), "bucket")
+        + (m_hooked ? " while the backward pass makes them" : " after each backward pass (gradient checkpointing)"));
+    // This step's gradients in the same buckets as every later step's (GradientBuckets).
+    m_buckets->reduceAfterBackward({}, what);
+    return {sums[0], sums[1]};
+}
+
+std::vector<double> TrainingRun::averageEveryGradient(double loss, const std::string &what)
+{
+    std::vector<torch::Tensor> pieces;
+    for (const torch::Tensor &p : m_parameters)
+        pieces.push_back(p.grad().defined() ? p.grad().reshape({-1}) : torch::zeros({p.numel()}, p.options()));
+    std::vector<torch::Tensor> tensors = {
+        torch::cat(pieces), torch::tensor({loss, m_trainer.aborted() ? 1.0 : 0.0}, torch::kFloat64)};
+    m_trainer.m_group->allReduceSum(tensors, what);
+    tensors[0].div_(m_ranks);
+    std::int64_t offset = 0;
+    for (torch::Tensor &p : m_parameters) {
         const torch::Tensor mean = tensors[0].narrow(0, offset, p.numel()).view(p.sizes());
         offset += p.numel();
-        if (sums[static_cast<std::int64_t>(i) + 2] == 0)
-            continue;
         if (p.grad().defined())
             p.mutable_grad().copy_(mean);
         else
             p.mutable_grad() = mean.clone();
     }
-    m_stopAgreed = sums[1] > 0;
-    // The first step has shown which parameters get gradients: every rank agrees (the
-    // counts are the ranks', summed), so from the next step they go into buckets.
-    if (!m_params.useGradientCheckpointing) {
-        std::vector<char> used;
-        bool agreed = true;
-        for (std::size_t i = 0; i < m_parameters.size(); ++i) {
-            const double ranks = sums[static_cast<std::int64_t>(i) + 2];
-            agreed = agreed && (ranks == 0 || ranks == m_ranks);
-            used.push_back(ranks > 0 ? 1 : 0);
-        }
-        if (agreed) {
-            m_buckets = std::make_unique<GradientBuckets>(*m_trainer.m_group, m_parameters, m_parameterNames, used);
-            m_events.log("from step " + std::to_string(m_step + 2) + " the gradients are averaged in "
-                + countText(m_buckets->bucketCount(), "bucket") + " while the backward pass makes them");
-        }
-    }
-    return sums[0] / m_ranks;
+    const auto sums = tensors[1].accessor<double, 1>();
+    return {sums[0], sums[1]};
 }
 
 std::size_t TrainingRun::groupStart(std::size_t position) const
@@ -970,8 +1023,9 @@ TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch
     saveCheckpoint("step-" + std::to_string(m_step) + ".safetensors", "step", epoch);
     saveState(ResumePoint{epoch, groupStart(position), m_step});
     emitStateSaved(epoch, "state saved after step " + std::to_string(m_step));
-    const std::string saved = "; the state after step " + std::to_string(m_step) + " is saved in "
-        + TrainingState::path(m_params.outputPath) + ": ";
+    const std::string saved = m_trainer.writesRunFiles()
+        ? "; the state after step " + std::to_string(m_step) + " is saved in " + TrainingState::path(m_params.outputPath) + ": "
+        : otherRanksState() + ": ";
     // Stage one rebuilds a damaged shard alone, byte for byte, so the cache identity
     // in the state still matches; a replaced image changes the dataset's fingerprint.
     if (m_reader) {
@@ -984,8 +1038,15 @@ TrainResult TrainingRun::inputFailed(const StepInput &input, std::uint64_t epoch
         "refuses: then start again without --resume, in another --output_path)"});
 }
 
+std::string TrainingRun::otherRanksState() const
+{
+    return "; rank 0 keeps the state after the last step every rank made in " + TrainingState::path(m_params.outputPath);
+}
+
 std::string TrainingRun::keepStateForResume(std::uint64_t epoch, std::size_t position, const std::string &howToContinue)
 {
+    if (!m_trainer.writesRunFiles())
+        return otherRanksState() + ": " + howToContinue;
     try {
         saveState(ResumePoint{epoch, groupStart(position), m_step});
         return "; the state after step " + std::to_string(m_step) + " is saved in " + TrainingState::path(m_params.outputPath)

@@ -146,11 +146,14 @@ private Q_SLOTS:
     void ranksEqualOneRankAccumulating_data();
     void ranksEqualOneRankAccumulating();
     void cacheOfTwoRanksReadsWithAnyCount();
+    void unevenStageOneSharesMeet();
     void killedRankEndsEveryRankAndResumes();
     void killedRankInStageOneResumes();
     void cancelStopsEveryRank();
+    void cancelAtStartStopsEveryRank();
     void twoNodesOnOneMachine();
     void resumeNeedsAsManyRanks();
+    void ranksGivenOtherFlagsAreRefused();
     void badLaunchesAreRefused();
 
 private:
@@ -237,6 +240,17 @@ void TestDistributed::ranksEqualOneRankAccumulating()
     QVERIFY2(o.status == 0, qPrintable(o.err));
     QCOMPARE(readFileBytes(two + "/epoch-0.safetensors"), readFileBytes(ranked + "/epoch-0.safetensors"));
     QCOMPARE(readFileBytes(two + "/loss.csv"), readFileBytes(ranked + "/loss.csv"));
+
+    // Every step's gradients travel in the same buckets, filled while the backward
+    // pass runs or after it (the first step after a start or a resume): Gloo's ring adds
+    // the ranks' values in an order set by the tensors' sizes, which at 3 ranks would
+    // differ between two layouts.
+    const QString resumed = m_fixture.path("resumed-" + n);
+    QCOMPARE(cli(launch(ranks, train("sft", m_fixture.data(), resumed) + repeat + QStringList{"--max_steps", "3"})).status, 0);
+    o = cli(launch(ranks, train("sft", m_fixture.data(), resumed) + repeat + QStringList{"--resume"}));
+    QVERIFY2(o.status == 0, qPrintable(o.err));
+    QCOMPARE(readFileBytes(resumed + "/epoch-0.safetensors"), readFileBytes(ranked + "/epoch-0.safetensors"));
+    QCOMPARE(readFileBytes(resumed + "/loss.csv"), readFileBytes(ranked + "/loss.csv"));
 }
 
 // Rank r of a stage one makes the shards r, r+N, ...; rank 0 joins their lists into
@@ -287,6 +301,23 @@ void TestDistributed::cacheOfTwoRanksReadsWithAnyCount()
         QCOMPARE(readFileBytes(fromTwo + "/epoch-0.safetensors"), readFileBytes(one + "/epoch-0.safetensors"));
         QCOMPARE(readFileBytes(fromOne + "/epoch-0.safetensors"), readFileBytes(one + "/epoch-0.safetensors"));
     }
+}
+
+// Rank 1 makes 4 of the 60 samples and rank 0 56 (shards of 56, images of 512x512):
+// rank 1 waits for rank 0 longer than --dist_timeout, which bounds a collective, not
+// this wait.
+void TestDistributed::unevenStageOneSharesMeet()
+{
+    const QString images = m_fixture.path("uneven-images");
+    QCOMPARE(cli({"make-dataset", images, "--count", "60", "--width", "512", "--height", "512"}).status, 0);
+    const QString cache = m_fixture.path("uneven");
+    const Outcome o = cli(train("sft:data_process", images, cache)
+        + QStringList{"--cache_shard_size", "56", "--nproc_per_node", "2", "--dist_timeout", "2"});
+    QVERIFY2(o.status == 0, qPrintable(o.err));
+    const QJsonObject m = manifest(cache);
+    QVERIFY(m.value("complete").toBool());
+    QCOMPARE(m.value("shards").toArray().size(), 2);
+    QVERIFY2(o.milliseconds > 3000, "rank 0's share took too little time to show the wait");
 }
 
 // kill -9 of rank 1 midway: the launcher names it and rank 0 stops at once (Gloo
@@ -377,6 +408,27 @@ void TestDistributed::cancelStopsEveryRank()
     QCOMPARE(readFileBytes(out + "/epoch-0.safetensors"), readFileBytes(reference + "/epoch-0.safetensors"));
 }
 
+// A stop right after the launch, while the ranks read their flags or meet: they
+// agree on it once met, and none is left waiting for one that already left.
+void TestDistributed::cancelAtStartStopsEveryRank()
+{
+    const QString out = m_fixture.path("cancel-at-start");
+    for (int delayMs : {100, 250, 500}) {
+        QProcess process;
+        QElapsedTimer clock;
+        clock.start();
+        process.start(QStringLiteral(SPLITSCOPE_CLI),
+            train("sft", m_fixture.data(), out) + QStringList{"--nproc_per_node", "2", "--dist_timeout", "600"});
+        QVERIFY(process.waitForStarted());
+        QTest::qWait(delayMs);
+        QCOMPARE(::kill(static_cast<pid_t>(process.processId()), SIGTERM), 0);
+        const Outcome o = finish(process, 60000, clock);
+        QVERIFY2(o.status == 4, qPrintable(QString::number(o.status) + "\n" + o.err));
+        QVERIFY2(o.milliseconds < 60000, qPrintable(o.err));
+        QDir(out).removeRecursively();
+    }
+}
+
 // Two launchers, one rank each, meeting over TCP as two machines would: the same
 // run as two ranks of one launcher.
 void TestDistributed::twoNodesOnOneMachine()
@@ -409,6 +461,26 @@ void TestDistributed::resumeNeedsAsManyRanks()
     QVERIFY2(o.err.contains("the number of ranks (WORLD_SIZE, --nproc_per_node x --nnodes): the state has 2, this run 3"),
         qPrintable(o.err));
     QCOMPARE(cli(launch(2, longRun(out) + QStringList{"--resume", "--max_steps", "7"})).status, 0);
+}
+
+// Two "nodes" given other weight decays: refused before any step, naming the rank.
+void TestDistributed::ranksGivenOtherFlagsAreRefused()
+{
+    const QString out = m_fixture.path("other-flags");
+    const QString port = QString::number(freePort());
+    const QStringList args = train("sft", m_fixture.data(), out) + QStringList{"--nproc_per_node", "1", "--nnodes", "2",
+        "--master_addr", "127.0.0.1", "--master_port", port, "--dist_timeout", "20"};
+    QProcess node1;
+    QElapsedTimer clock;
+    clock.start();
+    node1.start(QStringLiteral(SPLITSCOPE_CLI), args + QStringList{"--node_rank", "1", "--weight_decay", "0.5"});
+    QVERIFY(node1.waitForStarted());
+    const Outcome node0 = cli(args + QStringList{"--node_rank", "0"});
+    const Outcome other = finish(node1, 60000, clock);
+    QCOMPARE(node0.status, 2);
+    QCOMPARE(other.status, 2);
+    QVERIFY2(node0.err.contains("rank 1 starts from other flags than rank 0"), qPrintable(node0.err));
+    QVERIFY(!QFile::exists(out + "/loss.csv"));
 }
 
 void TestDistributed::badLaunchesAreRefused()

@@ -628,7 +628,7 @@ void TestTwoStage::resumeRefusesAReachedLimit()
     QVERIFY(before.contains("resume.safetensors"));
 
     p.resume = true;
-    const QString where = "the resume state in '" + out + "' is at step 10: 1 epoch done and 2 steps of epoch 2";
+    const QString where = "the resume state in '" + out + "' is at step 10: 1 epoch done and 2 samples of epoch 2";
     struct Limit {
         long long maxSteps;
         int numEpochs;

@@ -212,6 +212,7 @@ void RunController::startStage(RunStage stage)
         last->reopen();
     StageRun &run = reopen ? *last : m_session->addStage(stage);
     run.command = shellCommand(m_program, arguments);
+    m_launcherRuns = arguments.contains(QStringLiteral("--nproc_per_node"));
     if (!reopen)
         run.startOffset = launchSeconds();
     if (reopen)
@@ -493,7 +494,9 @@ QString RunController::currentCommand() const
 void RunController::sampleMemory()
 {
     StageRun *run = m_session ? m_session->current() : nullptr;
-    const qint64 pid = workerPid();
+    // With several ranks the worker is their launcher (which holds no models): rank 0's
+    // own process, once its start event names it (its memory events come meanwhile).
+    const qint64 pid = m_launcherRuns ? (run ? run->pid : 0) : workerPid();
     if (!run || !run->isRunning() || pid <= 0)
         return;
     // /proc/PID/statm: sizes in pages; the second is the resident set (what the

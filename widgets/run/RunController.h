@@ -134,6 +134,7 @@ private:
     int m_badLines = 0;
 
     QElapsedTimer m_launchClock;
+    bool m_launcherRuns = false; // the worker is the launcher of several ranks (--nproc_per_node)
     double m_launchOffset = 0; // a resumed launch: the seconds its earlier processes took
     QElapsedTimer m_stageClock;
     QTimer m_flushTimer;

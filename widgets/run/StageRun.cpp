@@ -85,6 +85,7 @@ QVector<QPointF> thinned(const QVector<QPointF> &points, int maxPoints)
 
 void StageRun::reopen()
 {
+    pid = 0; // the new process names itself in its start event
     outcome = Outcome::Running;
     exitCode = -1;
     failure.clear();
