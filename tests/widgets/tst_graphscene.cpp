@@ -77,6 +77,8 @@ std::vector<UnitId> units(const std::vector<UnitId> &list)
 class TestGraphScene : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void everyHazardHasItsArcs_data();
+    void everyHazardHasItsArcs();
     void drawsEachExample_data();
     void drawsEachExample();
     void trainableChangesRecolor_data();
@@ -836,6 +838,63 @@ void TestGraphScene::safeRuleArcsNameTheirRule()
         }
     }
     QCOMPARE(arcs, 1);
+}
+
+void TestGraphScene::everyHazardHasItsArcs_data()
+{
+    QTest::addColumn<QString>("example");
+    QTest::addColumn<QString>("trained"); // a model made trainable, or empty
+    QTest::newRow("write after read") << QStringLiteral("counterexample_write_after_read") << QString();
+    QTest::newRow("write after write") << QStringLiteral("counterexample_write_after_write") << QString();
+    QTest::newRow("tiny-qwen-image, text encoder trained") << QStringLiteral("tiny-qwen-image") << QStringLiteral("text_encoder");
+}
+
+// A write-after-read hazard showed two red boxes and no line between them: each hazard
+// now has an arc from each producer (what the reader sees in one stage, and in two) to
+// its reader, labelled with the param.
+void TestGraphScene::everyHazardHasItsArcs()
+{
+    QFETCH(QString, example);
+    QFETCH(QString, trained);
+    Fixture f;
+    QVERIFY(f.document.openExample(example));
+    if (!trained.isEmpty())
+        f.document.setModelTrainable(trained.toStdString(), true);
+    QVERIFY(waitForGraph(f.workspace));
+    const auto analysis = f.document.analysis();
+    QVERIFY(analysis && !analysis->verification.hazards.empty());
+    const PipelineGraph &graph = f.document.graph();
+    const auto arcBetween = [&](UnitId producer, UnitId reader, const QString &label) {
+        const QRectF from = f.scene().nodeItem(producer)->sceneBoundingRect();
+        const QRectF to = f.scene().nodeItem(reader)->sceneBoundingRect();
+        for (ChainLinkItem *link : f.scene().hazardLinks()) {
+            const QRectF arc = link->sceneBoundingRect();
+            if (link->label().startsWith(label) && arc.intersects(from) && arc.intersects(to))
+                return true;
+        }
+        return false;
+    };
+    for (const Hazard &h : analysis->verification.hazards) {
+        const QString param = QString::fromStdString(graph.paramName(h.param));
+        if (h.expected != kNoUnit)
+            QVERIFY2(arcBetween(h.expected, h.reader, "one-stage: "), qPrintable(param));
+        if (h.actual != kNoUnit)
+            QVERIFY2(arcBetween(h.actual, h.reader, "two-stage: "), qPrintable(param));
+        bool named = false;
+        for (ChainLinkItem *link : f.scene().hazardLinks())
+            named = named || link->label().contains(param);
+        QVERIFY2(named, qPrintable(param));
+    }
+    // In view when fitted, labels and all.
+    QApplication::processEvents();
+    GraphView *view = f.workspace.view();
+    view->zoomToFit();
+    const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+    for (ChainLinkItem *link : f.scene().hazardLinks())
+        QVERIFY2(visible.contains(link->sceneBoundingRect()), qPrintable(link->label()));
+    // None while stepping: the step's own arcs explain it.
+    f.cursor.setPosition(1);
+    QVERIFY(f.scene().hazardLinks().empty());
 }
 
 QTEST_MAIN(TestGraphScene)

@@ -23,7 +23,7 @@ ChainLinkItem::ChainLinkItem(const QRectF &from, const QRectF &to, const QString
     const GraphStyle &style)
     : m_label(label), m_kind(kind), m_style(style)
 {
-    setZValue(kind == Kind::Cause ? 3 : 0.5);
+    setZValue(kind == Kind::Chain ? 0.5 : 3);
     const double dx = to.center().x() - from.center().x();
     const double dy = to.center().y() - from.center().y();
     if (std::abs(dy) > std::max(from.height(), to.height())) {
@@ -65,15 +65,16 @@ QRectF ChainLinkItem::boundingRect() const
 void ChainLinkItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     painter->setRenderHint(QPainter::Antialiasing);
-    const QColor color = m_kind == Kind::Cause ? m_style.cause : m_style.chain;
-    painter->setPen(QPen(color, m_kind == Kind::Cause ? 2.6 : 1.4, Qt::DashLine, Qt::RoundCap));
+    const QColor color = m_kind == Kind::Cause ? m_style.cause : m_kind == Kind::Hazard ? m_style.hazard : m_style.chain;
+    painter->setPen(QPen(color, m_kind == Kind::Chain ? 1.4 : 2.6, Qt::DashLine, Qt::RoundCap));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(m_path);
     painter->setPen(Qt::NoPen);
     painter->setBrush(color);
     painter->drawPolygon(m_arrow);
-    // A cause is what the stepper explains: its label shows from further out.
-    const double labelZoom = m_kind == Kind::Cause ? kCauseLabelZoom : kLabelZoom;
+    // A cause is what the stepper explains, a hazard what the verifier found: their
+    // labels show from further out.
+    const double labelZoom = m_kind == Kind::Chain ? kLabelZoom : kCauseLabelZoom;
     if (m_label.isEmpty() || option->levelOfDetailFromTransform(painter->worldTransform()) < labelZoom)
         return;
     const QFontMetricsF metrics(m_style.labelFont);

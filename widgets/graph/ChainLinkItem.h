@@ -8,14 +8,15 @@
 namespace splitscope {
 
 // A dashed arc beside the boxes from one unit to another: a link of an update
-// chain (the next rewriter of a param), or the cause of a step that is not a data
-// edge (the update rule U, the safe rules R1/R2). Drawn on demand over the
+// chain (the next rewriter of a param), the cause of a step that is not a data
+// edge (the update rule U, the safe rules R1/R2), or a hazard: from a producer to the
+// reader that sees its value in one-stage or in two-stage training. Drawn on demand over the
 // Graphviz layout without moving it: arcs bow out to the right of both boxes, or
 // arch over them when the boxes share a rank.
 class ChainLinkItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 3 };
-    enum class Kind { Chain, Cause };
+    enum class Kind { Chain, Cause, Hazard };
 
     ChainLinkItem(const QRectF &from, const QRectF &to, const QString &label, Kind kind, const GraphStyle &style);
 

@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 #include <unordered_set>
 
 namespace splitscope {
@@ -102,6 +104,7 @@ void SplitGraphScene::showPlaceholder(const QString &text)
     m_edgeList.clear();
     m_chainLinks.clear();
     m_causeLinks.clear();
+    m_hazardLinks.clear();
     m_placeholder = addSimpleText(text, GraphStyle::standard().nameFont);
     m_placeholder->setBrush(GraphStyle::standard().mutedText);
     m_graphRect = m_drawnRect = m_placeholder->boundingRect();
@@ -188,6 +191,7 @@ void SplitGraphScene::rebuild(const GraphLayout &layout)
     m_edgeList.clear();
     m_chainLinks.clear();
     m_causeLinks.clear();
+    m_hazardLinks.clear();
 
     m_itemsGraph = m_document->sharedGraph();
     const PipelineGraph &graph = m_document->graph();
@@ -353,6 +357,7 @@ void SplitGraphScene::refresh()
     const Marks marks = currentMarks();
     applyNodeLooks(marks);
     applyEdgeLooks(marks);
+    updateHazardLinks(marks);
     updateCauseLinks(marks.step);
 }
 
@@ -559,11 +564,57 @@ void SplitGraphScene::updateCauseLinks(const TracePosition *step)
     // An arc bows out to the right of its boxes: one from the rightmost box was cut
     // off by a fitted view, its label too.
     QRectF framed = m_drawnRect;
-    for (const ChainLinkItem *link : m_causeLinks)
-        framed |= link->sceneBoundingRect();
+    for (const auto *links : {&m_causeLinks, &m_hazardLinks}) {
+        for (const ChainLinkItem *link : *links)
+            framed |= link->sceneBoundingRect();
+    }
     if (framed != m_graphRect) {
         m_graphRect = framed;
         Q_EMIT graphRectChanged();
+    }
+}
+
+void SplitGraphScene::updateHazardLinks(const Marks &m)
+{
+    for (ChainLinkItem *link : m_hazardLinks)
+        delete link;
+    m_hazardLinks.clear();
+    if (!m.shown || m.stepping)
+        return;
+    const PipelineGraph &graph = m_document->graph();
+    // One arc per (producer, reader) and side, labelled with every param it concerns:
+    // what the reader sees in one-stage training, and what it would see in two stages.
+    std::map<std::tuple<UnitId, UnitId, bool>, QStringList> arcs;
+    std::set<std::tuple<UnitId, UnitId, bool>> focused;
+    const auto &hazards = m.shown->verification.hazards;
+    for (std::size_t i = 0; i < hazards.size(); ++i) {
+        const Hazard &h = hazards[i];
+        for (const bool twoStage : {false, true}) {
+            const UnitId producer = twoStage ? h.actual : h.expected;
+            if (producer == kNoUnit || producer == h.reader)
+                continue;
+            const auto key = std::make_tuple(producer, h.reader, twoStage);
+            arcs[key] << nameText(graph.paramName(h.param));
+            if (static_cast<int>(i) == m_focusedHazard)
+                focused.insert(key);
+        }
+    }
+    for (auto &[key, params] : arcs) {
+        const auto &[producer, reader, twoStage] = key;
+        UnitNodeItem *from = nodeItem(producer);
+        UnitNodeItem *to = nodeItem(reader);
+        if (!from || !to)
+            continue;
+        params.removeDuplicates();
+        const QString list = params.join(QStringLiteral(", "));
+        const QString label = twoStage ? tr("two-stage: %1").arg(list) : tr("one-stage: %1").arg(list);
+        auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
+            to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)), label, ChainLinkItem::Kind::Hazard,
+            GraphStyle::standard());
+        if (m.hazardFocus && !focused.count(key))
+            link->setOpacity(0.35);
+        addItem(link);
+        m_hazardLinks.push_back(link);
     }
 }
 

@@ -76,6 +76,8 @@ public:
     int rankOf(UnitId unit) const;
     std::vector<ChainLinkItem *> chainLinks() const { return m_chainLinks; }
     std::vector<ChainLinkItem *> causeLinks() const { return m_causeLinks; }
+    // One arc per hazard and producer (expected and actual, where a unit produces it).
+    std::vector<ChainLinkItem *> hazardLinks() const { return m_hazardLinks; }
     // Units whose box is filled with the stage-two color / marked as added by the step.
     std::vector<UnitId> unitsInStage(UnitNodeItem::Stage stage) const;
     std::vector<UnitId> addedUnits() const;
@@ -114,6 +116,9 @@ private:
     void applyNodeLooks(const Marks &marks);
     void applyEdgeLooks(const Marks &marks);
     void updateCauseLinks(const TracePosition *step);
+    // The hazards of the split shown (not while stepping), as arcs; the graph's framed
+    // rectangle then covers them and the cause arcs.
+    void updateHazardLinks(const Marks &m);
     void rebuildChainLinks();
     void selectionFromScene();
     void selectionFromDocument(UnitId unit);
@@ -131,6 +136,7 @@ private:
     std::vector<DataEdgeItem *> m_edgeList;
     std::vector<ChainLinkItem *> m_chainLinks;
     std::vector<ChainLinkItem *> m_causeLinks;
+    std::vector<ChainLinkItem *> m_hazardLinks;
     QGraphicsSimpleTextItem *m_placeholder = nullptr;
     QRectF m_graphRect;
     QRectF m_drawnRect; // the boxes and edges alone
