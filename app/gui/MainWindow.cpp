@@ -58,6 +58,8 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QSettings>
+
+#include "PanelSideBar.h"
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTabBar>
@@ -72,6 +74,7 @@ namespace {
 
 constexpr int kMaxRecentFiles = 10;
 constexpr int kStatusMessageMs = 6000;
+constexpr int kFoldRightPanelsBelow = 1500; // window widths (px) that start with the right panels folded
 constexpr int kPresentationNamePixels = 10; // unit names on screen in presentation mode, at least
 constexpr int kCloseWaitMs = 10000; // a cancelled worker finishes its step and saves before the window goes
 constexpr int kMaxFocusSkips = 1000; // Tab passes over at most this many off-screen widgets
@@ -300,6 +303,12 @@ void MainWindow::createDocks()
     verifier->raise();
     training->raise();
     m_stepperDock->raise();
+    QList<QDockWidget *> left = {training, run};
+#ifdef SPLITSCOPE_HAVE_PLAN
+    left.append(planDock);
+#endif
+    m_leftBar = new PanelSideBar(this, Qt::LeftDockWidgetArea, left);
+    m_rightBar = new PanelSideBar(this, Qt::RightDockWidgetArea, {inspector, verifier, params});
     resizeDocksToDefaults();
     keepDockTabsWhole();
     // The dock area corners: the bottom panels span under the training panel, not the inspector.
@@ -414,8 +423,13 @@ void MainWindow::resizeDocksToDefaults()
 void MainWindow::showEvent(QShowEvent *event)
 {
     QMainWindow::showEvent(event);
-    if (!m_shown && m_defaultDockSizes)
+    if (!m_shown && m_defaultDockSizes) {
         resizeDocksToDefaults(); // for the size the window is shown at (--size, a small screen)
+        // A laptop's width goes to the graph: the inspector and the verifier wait in
+        // their side bar (the training panel's summary says whether there are hazards).
+        if (width() < kFoldRightPanelsBelow)
+            m_rightBar->fold();
+    }
     m_shown = true;
 }
 
@@ -493,6 +507,12 @@ void MainWindow::createActions()
     m_viewMenu->addAction(view.find);
     m_viewMenu->addSeparator();
     QMenu *panels = m_viewMenu->addMenu(tr("&Panels"));
+    m_leftBar->foldAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_BracketLeft));
+    m_rightBar->foldAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_BracketRight));
+    addAction(m_leftBar->foldAction());
+    addAction(m_rightBar->foldAction());
+    panels->addActions({m_leftBar->foldAction(), m_rightBar->foldAction()});
+    panels->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         panels->addAction(dock->toggleViewAction());
 

@@ -15,6 +15,7 @@ namespace plan {
 struct PlanInput;
 }
 class ComparePanel;
+class PanelSideBar;
 class PlanController;
 class PlanPanel;
 class GraphWorkspace;
@@ -147,6 +148,8 @@ private:
     ComparePanel *m_compare = nullptr;
     ProblemsPanel *m_problems = nullptr;
     QDockWidget *m_stepperDock = nullptr;
+    PanelSideBar *m_leftBar = nullptr;
+    PanelSideBar *m_rightBar = nullptr;
     QDockWidget *m_problemsDock = nullptr;
     RunController *m_runController;
     RunHistory *m_runHistory;

@@ -13,10 +13,12 @@
 #include "widgets/document/PipelineFileWatcher.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
+#include "widgets/graph/GraphStyle.h"
 #include "widgets/graph/GraphView.h"
 #include "widgets/graph/GraphWorkspace.h"
 #include "widgets/graph/SplitGraphScene.h"
 #include "widgets/graph/UnitNodeItem.h"
+#include "PanelSideBar.h"
 #include "widgets/models/FindingsModel.h"
 #include "widgets/models/ParamTableModel.h"
 #include "widgets/models/UnitPortsModel.h"
@@ -39,6 +41,7 @@
 #endif
 
 #include <QAbstractButton>
+#include <QToolButton>
 #include <QMap>
 #include <QDockWidget>
 #include <QImage>
@@ -162,6 +165,9 @@ private Q_SLOTS:
     void windowFitsASmallScreen();
     void graphHasMostOfALaptopWindow_data();
     void graphHasMostOfALaptopWindow();
+    void namesReadAtTheFittedZoom_data();
+    void namesReadAtTheFittedZoom();
+    void panelsFoldIntoTheSideBar();
     void selectZoomsToTheUnit();
     void fileThatFailedAtStartupIsRetried();
     void verifierSummaryIsReadableOnASmallScreen_data();
@@ -730,6 +736,131 @@ void TestApp::graphHasMostOfALaptopWindow()
             qPrintable(QStringLiteral("%1 px needed, %2 px").arg(area->widget()->minimumSizeHint().width())
                            .arg(area->viewport()->width())));
     }
+}
+
+namespace {
+
+// The window at `size`, on screen (exposed).
+bool showAt(MainWindow &window, QSize size)
+{
+    window.resize(size);
+    window.show();
+    return QTest::qWaitForWindowExposed(&window);
+}
+
+} // namespace
+
+void TestApp::namesReadAtTheFittedZoom_data()
+{
+    QTest::addColumn<QString>("pipeline");
+    QTest::addColumn<QSize>("size");
+    for (const QString &name : exampleNames()) {
+        for (const QSize size : {QSize(1366, 768), QSize(1600, 1000)})
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2x%3").arg(name).arg(size.width()).arg(size.height())))
+                << name << size;
+    }
+}
+
+// At 1366x768, 14 of flux2_image's 21 boxes and all but 2 of wan_video's were blank, and
+// names were cut ("Tea…che"). At the fitted zoom of the default window every unit's name
+// is now drawn whole and at least 9 px tall, and the legend covers no unit (computed
+// from the scene's items and the view's transform); where the graph is too large for
+// that (wan_video's 29 units, ltx2_audio_video's labelled edges on the laptop), the view
+// says so and offers the zoom at which the names read.
+void TestApp::namesReadAtTheFittedZoom()
+{
+    QFETCH(QString, pipeline);
+    QFETCH(QSize, size);
+    MainWindow window(false);
+    QVERIFY(showAt(window, size));
+    QVERIFY(window.openSource(pipeline) && waitForGraph(*window.workspace()));
+    QApplication::processEvents();
+    GraphView *view = window.workspace()->view();
+    SplitGraphScene *scene = window.workspace()->scene();
+    const PipelineGraph &graph = window.document()->graph();
+    const QRect viewport = view->viewport()->rect();
+    const QRect legend = view->legendRect().toAlignedRect();
+    const double namePixels = QFontInfo(GraphStyle::standard().nameFont).pixelSize() * view->zoom();
+    QToolButton *readable = window.workspace()->readableNamesButton();
+    // The graph has the width of the folded right panels on a laptop.
+    QVERIFY2(view->width() >= (size.width() < 1500 ? 0.7 : 0.55) * size.width(), qPrintable(QString::number(view->width())));
+    for (UnitId u = 0; u <= graph.lossId(); ++u) {
+        const UnitNodeItem *item = scene->nodeItem(u);
+        const QRect box = view->mapFromScene(item->mapRectToScene(item->boxRect())).boundingRect();
+        QVERIFY2(viewport.contains(box), qPrintable(item->name()));
+        QVERIFY2(!legend.intersects(box), qPrintable(item->name() + QStringLiteral(" under the legend")));
+        if (view->namesReadable())
+            QVERIFY2(item->shownName() == item->name(), qPrintable(item->shownName()));
+    }
+    const bool tooLarge = pipeline == QLatin1String("wan_video")
+        || (pipeline == QLatin1String("ltx2_audio_video") && size.width() < 1500);
+    QCOMPARE(view->namesReadable(), !tooLarge);
+    QCOMPARE(namePixels >= GraphView::kReadableNamePixels - 1e-6, !tooLarge);
+    QCOMPARE(readable->isVisible(), tooLarge);
+    if (tooLarge) {
+        QVERIFY(readable->text().contains(QStringLiteral("zoom to 70 %")));
+        readable->click();
+        QApplication::processEvents();
+        QVERIFY(view->namesReadable());
+        QVERIFY(!readable->isVisible());
+        // Onto the stage-two units.
+        for (const UnitId u : scene->unitsInStage(UnitNodeItem::Stage::Two)) {
+            const UnitNodeItem *item = scene->nodeItem(u);
+            QVERIFY2(viewport.intersects(view->mapFromScene(item->sceneBoundingRect()).boundingRect()), qPrintable(item->name()));
+        }
+    }
+}
+
+// The right panels start folded into their side bar on a laptop (the graph gets their
+// width) and come back with a click on a title; the left ones fold and unfold with the
+// View menu's action.
+void TestApp::panelsFoldIntoTheSideBar()
+{
+    MainWindow window(false);
+    QVERIFY(showAt(window, QSize(1366, 768)));
+    QVERIFY(window.openSource(QStringLiteral("qwen_image")) && waitForGraph(*window.workspace()));
+    auto *right = window.findChild<PanelSideBar *>(QStringLiteral("RightPanelBar"));
+    auto *left = window.findChild<PanelSideBar *>(QStringLiteral("LeftPanelBar"));
+    QVERIFY(right && left);
+    auto *inspector = window.findChild<QDockWidget *>(QStringLiteral("InspectorDock"));
+    auto *verifier = window.findChild<QDockWidget *>(QStringLiteral("VerifierDock"));
+    auto *training = window.findChild<QDockWidget *>(QStringLiteral("TrainingDock"));
+    QVERIFY(right->isFolded());
+    QVERIFY(!inspector->isVisible() && !verifier->isVisible());
+    QVERIFY(right->foldAction()->isChecked());
+    GraphView *view = window.workspace()->view();
+    const int foldedWidth = view->width();
+    // A click on "Inspector" in the bar: the column is back, the inspector in it.
+    QToolButton *inspectorButton = nullptr;
+    for (QToolButton *button : right->findChildren<QToolButton *>()) {
+        if (button->text() == inspector->windowTitle())
+            inspectorButton = button;
+    }
+    QVERIFY(inspectorButton);
+    inspectorButton->click();
+    QApplication::processEvents();
+    QVERIFY(inspector->isVisible());
+    QVERIFY(!right->isFolded());
+    QVERIFY(inspectorButton->isChecked());
+    QTRY_VERIFY(view->width() < foldedWidth - 150);
+    // A second click on the panel in view folds the column again.
+    inspectorButton->click();
+    QApplication::processEvents();
+    QVERIFY(right->isFolded());
+    QTRY_COMPARE(view->width(), foldedWidth);
+    // The left column folds from the View menu's action and returns with what it showed.
+    QVERIFY(training->isVisible());
+    left->foldAction()->trigger();
+    QApplication::processEvents();
+    QVERIFY(left->isFolded() && !training->isVisible());
+    QTRY_VERIFY(view->width() > foldedWidth + 200);
+    left->foldAction()->trigger();
+    QApplication::processEvents();
+    QVERIFY(training->isVisible());
+    // On a wide screen nothing starts folded.
+    MainWindow wide(false);
+    QVERIFY(showAt(wide, QSize(1920, 1200)));
+    QVERIFY(!wide.findChild<PanelSideBar *>(QStringLiteral("RightPanelBar"))->isFolded());
 }
 
 // --select (GraphView::centerOnUnitWhenDrawn, before the graph is laid out) zooms to

@@ -37,7 +37,7 @@ QFont legendFont()
 
 } // namespace
 
-GraphLegend::GraphLegend(const Context &c, double maxWidth)
+GraphLegend::GraphLegend(const Context &c, double maxWidth, bool oneColumn)
 {
     // While stepping, the fills show X at that step, not the split: a blue box may
     // still join X (and stage two) later.
@@ -62,7 +62,7 @@ GraphLegend::GraphLegend(const Context &c, double maxWidth)
     m_entries.push_back({Swatch::Loss, tr("the loss")});
 
     // More entries: two columns, so the legend stays low; one column where two do not fit.
-    m_columns = static_cast<int>(m_entries.size()) > kEntriesPerColumn ? 2 : 1;
+    m_columns = !oneColumn && static_cast<int>(m_entries.size()) > kEntriesPerColumn ? 2 : 1;
     if (maxWidth <= 0)
         return;
     if (m_columns == 2 && widthOf(naturalColumnWidths(2)) > maxWidth)

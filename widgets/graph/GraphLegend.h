@@ -25,7 +25,8 @@ public:
     };
 
     // `maxWidth` > 0: at most that wide (one column instead of two, then shortened texts).
-    explicit GraphLegend(const Context &context, double maxWidth = 0);
+    // `oneColumn`: one column however many entries (narrower, taller).
+    explicit GraphLegend(const Context &context, double maxWidth = 0, bool oneColumn = false);
 
     QSizeF size() const;
     // Paints the legend with its top-left corner at `topLeft` (painter units = pixels or points).

@@ -151,14 +151,26 @@ void GraphView::zoomToFit()
     const QRectF viewRect = viewport()->rect();
     if (target.isEmpty() || viewRect.width() < 10 || viewRect.height() < 10)
         return;
-    // The graph goes where the legend is not: the strip above it or the one beside
-    // it, whichever leaves the larger picture (beside it only where there is room).
+    // The graph fills the pane where the legend, in a bottom corner, covers no unit of
+    // it; else it goes where the legend is not: the strip above it or the one beside it,
+    // whichever leaves the larger picture (beside it only where there is room).
     QRectF area = viewRect;
+    // Tried in this order: bottom left, bottom right, then each as one column.
+    bool free = false;
+    for (const int corner : {0, 1, 2, 3}) {
+        m_legendRight = corner % 2 == 1;
+        m_legendNarrow = corner >= 2;
+        free = legendCornerIsFree(target);
+        if (free)
+            break;
+    }
+    if (!free)
+        m_legendRight = m_legendNarrow = false;
     const QRectF legend = legendRect();
     m_fitLegend = legend;
-    if (!legend.isEmpty()) {
+    if (!legend.isEmpty() && !free) {
         const QRectF above = viewRect.adjusted(0, 0, 0, -(legend.height() + kLegendMargin));
-        const QRectF beside = viewRect.adjusted(legend.right(), 0, 0, 0);
+        const QRectF beside = besideLegend(legend);
         auto fit = [&](const QRectF &r) { return std::min(r.width() / target.width(), r.height() / target.height()); };
         const bool aboveFits = above.height() >= kMinFitArea;
         const bool besideFits = beside.width() >= kMinFitArea;
@@ -189,6 +201,53 @@ void GraphView::zoomToFit()
     }
     const QPointF shift = (area.center() - viewRect.center()) / zoom;
     centerOn(focus.center() - shift);
+    Q_EMIT viewportMoved();
+}
+
+bool GraphView::legendCornerIsFree(const QRectF &target) const
+{
+    const QRectF legend = legendRect();
+    const QRectF viewRect = viewport()->rect();
+    if (legend.isEmpty())
+        return false;
+    // The whole pane's fit, the graph in its middle: where the legend's pixels fall in
+    // the scene.
+    const double zoom = std::min({viewRect.width() / target.width(), viewRect.height() / target.height(), kMaxFitZoom});
+    const QPointF topLeft = target.center() + (legend.topLeft() - viewRect.center()) / zoom;
+    const QRectF covered(topLeft, legend.size() / zoom);
+    const SplitDocument *document = m_scene->document();
+    const UnitId last = document->hasPipeline() ? document->graph().lossId() : -1;
+    for (UnitId unit = 0; unit <= last; ++unit) {
+        const UnitNodeItem *item = m_scene->nodeItem(unit);
+        if (item && item->isVisible() && covered.intersects(item->mapRectToScene(item->boxRect())))
+            return false;
+    }
+    return true;
+}
+
+QRectF GraphView::besideLegend(const QRectF &legend) const
+{
+    const QRectF viewRect = viewport()->rect();
+    return m_legendRight ? viewRect.adjusted(0, 0, -(viewRect.right() - legend.left()), 0)
+                         : viewRect.adjusted(legend.right(), 0, 0, 0);
+}
+
+bool GraphView::namesReadable() const
+{
+    return zoom() >= zoomForNamePixels(kReadableNamePixels) - 1e-9;
+}
+
+void GraphView::zoomToReadableNames()
+{
+    m_fitted = false;
+    QRectF trained;
+    if (m_scene) {
+        for (const UnitId unit : m_scene->unitsInStage(UnitNodeItem::Stage::Two))
+            trained |= m_scene->nodeItem(unit)->sceneBoundingRect();
+    }
+    const QPointF center = trained.isEmpty() ? mapToScene(viewport()->rect().center()) : trained.center();
+    setZoom(zoomForNamePixels(kReadableNamePixels));
+    centerOn(center);
     Q_EMIT viewportMoved();
 }
 
@@ -542,7 +601,7 @@ void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
 GraphLegend GraphView::legend() const
 {
     // As wide as the view allows (a narrow pane gets one column, shortened texts).
-    return GraphLegend(m_scene->legendContext(), viewport()->width() - 2 * kLegendMargin);
+    return GraphLegend(m_scene->legendContext(), viewport()->width() - 2 * kLegendMargin, m_legendNarrow);
 }
 
 QRectF GraphView::legendRect() const
@@ -550,14 +609,15 @@ QRectF GraphView::legendRect() const
     if (!m_legend || !scene() || !m_scene->hasGraph())
         return {};
     const QSizeF size = legend().size();
-    const QRectF rect(QPointF(kLegendMargin, viewport()->height() - size.height() - kLegendMargin), size);
+    const double left = m_legendRight ? viewport()->width() - size.width() - kLegendMargin : kLegendMargin;
+    const QRectF rect(QPointF(left, viewport()->height() - size.height() - kLegendMargin), size);
     // A pane too small for the graph and the legend shows the graph: the legend is left
     // out where the strip above it and the one beside it would leave the graph at less
     // than half the size it has in the whole pane (or no room at all), and where it would
     // not fit the pane itself.
     const QRectF target = m_scene->graphRect().adjusted(-12, -12, 12, 12);
     const QRectF viewRect = viewport()->rect();
-    if (rect.top() < kLegendMargin || rect.right() > viewRect.right() - kLegendMargin)
+    if (rect.top() < kLegendMargin || rect.left() < kLegendMargin || rect.right() > viewRect.right() - kLegendMargin)
         return {}; // it would be cut, and cover the whole pane
     if (target.isEmpty())
         return rect;
@@ -565,7 +625,7 @@ QRectF GraphView::legendRect() const
         return std::min({r.width() / target.width(), r.height() / target.height(), kMaxFitZoom});
     };
     const QRectF above = viewRect.adjusted(0, 0, 0, -(rect.height() + kLegendMargin));
-    const QRectF beside = viewRect.adjusted(rect.right(), 0, 0, 0);
+    const QRectF beside = besideLegend(rect);
     double withLegend = 0;
     if (above.height() >= kMinFitArea)
         withLegend = std::max(withLegend, fit(above));

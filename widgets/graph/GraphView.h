@@ -48,6 +48,10 @@ public:
     double minimumFitZoom() const { return m_minimumFitZoom; }
     bool isFitted() const { return m_fitted; } // fitted since the user last zoomed
     GraphOverview *overview() const { return m_overview; }
+    // Names are readable from this height on screen (pixels); namesReadable: at the
+    // current zoom they are.
+    static constexpr double kReadableNamePixels = 9.0;
+    bool namesReadable() const;
     // Where the focus frame is drawn, in viewport pixels (empty without the focus).
     QRect focusFrameRect() const;
 
@@ -56,6 +60,9 @@ public Q_SLOTS:
     void zoomIn();
     void zoomOut();
     void zoomToFit();
+    // Zooms to where names are kReadableNamePixels tall, onto the stage-two units (the
+    // trained ones) where there are any, else around the view's centre.
+    void zoomToReadableNames();
     void resetZoom();
     // Scrolls so that the unit is in the middle, zooming in first if names would be unreadable.
     void centerOnUnit(UnitId unit);
@@ -102,6 +109,11 @@ private:
     void layoutApplied();
     void placeOverview();
     void updateOverviewVisibility();
+    // Whether the legend where it is now placed (m_legendRight, m_legendNarrow) covers
+    // no unit when `target` fills the whole pane.
+    bool legendCornerIsFree(const QRectF &target) const;
+    // The strip of the pane beside `legend` (to its right, or left of it at the right).
+    QRectF besideLegend(const QRectF &legend) const;
 
     SplitGraphScene *m_scene;
     GraphOverview *m_overview;
@@ -110,6 +122,8 @@ private:
     bool m_fitted = true; // true until the user zooms: new layouts are fitted
     bool m_following = false;
     GraphView *m_leader = nullptr;
+    bool m_legendRight = false; // the legend in the bottom-right corner (where it covers no unit)
+    bool m_legendNarrow = false; // ...in one column
     QRectF m_fitLegend;   // the legend rectangle the last fit made room for
     QString m_shownSource; // the pipeline last fitted, to tell a reload from a new file
     double m_minimumFitZoom = 0;

@@ -26,9 +26,11 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStringListModel>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace splitscope {
 
@@ -145,9 +147,11 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
         if (now == m_search && old && old != m_search && old->window() == window())
             m_focusBeforeSearch = old;
     });
+    createReadableButton();
     auto *strip = new QHBoxLayout;
     strip->setContentsMargins(8, 4, 8, 4);
     strip->addWidget(m_info, 1);
+    strip->addWidget(m_readable);
     strip->addSpacing(12);
     strip->addWidget(m_searchStatus);
     strip->addWidget(m_search);
@@ -285,6 +289,33 @@ void GraphWorkspace::showInfo()
     m_info->setText(html);
     const QString full = m_infoName.isEmpty() ? m_infoRest : m_infoName + QStringLiteral("  ") + m_infoRest;
     m_info->setToolTip(name != m_infoName || rest != m_infoRest ? full : QString());
+}
+
+void GraphWorkspace::createReadableButton()
+{
+    // Where the fitted graph's names are too small to read, the view says so and offers
+    // the zoom at which they read (in the row above it: over the graph it would cover units).
+    m_readable = new QToolButton(this);
+    m_readable->setObjectName(QStringLiteral("ReadableNamesButton"));
+    m_readable->hide();
+    connect(m_readable, &QToolButton::clicked, m_view, &GraphView::zoomToReadableNames);
+    connect(m_view, &GraphView::zoomChanged, this, &GraphWorkspace::updateReadableButton);
+    connect(m_scene, &SplitGraphScene::layoutApplied, this, &GraphWorkspace::updateReadableButton);
+}
+
+void GraphWorkspace::updateReadableButton()
+{
+    const bool small = m_scene->hasGraph() && !m_view->namesReadable();
+    if (small) {
+        const int readable = static_cast<int>(std::ceil(GraphView::zoomForNamePixels(GraphView::kReadableNamePixels) * 100));
+        m_readable->setText(tr("Names too small: zoom to %1 %").arg(readable));
+        m_readable->setToolTip(tr("At this zoom the unit names are under %1 px tall, too small to read (and boxes "
+                                  "show them shortened or not at all). This zooms to %2 %, where they read, onto the "
+                                  "stage-two units; the overview and dragging reach the rest, Fit shows it all.")
+                                   .arg(GraphView::kReadableNamePixels)
+                                   .arg(readable));
+    }
+    m_readable->setVisible(small);
 }
 
 bool GraphWorkspace::eventFilter(QObject *watched, QEvent *event)

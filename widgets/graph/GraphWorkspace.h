@@ -11,6 +11,7 @@ class QLabel;
 class QLineEdit;
 class QSplitter;
 class QStringListModel;
+class QToolButton;
 
 namespace splitscope {
 
@@ -58,6 +59,8 @@ public:
     LoadErrorBanner *banner() const { return m_banner; }
     QLineEdit *searchField() const { return m_search; }
     QLabel *infoLabel() const { return m_info; } // what is open, above the graph (elided to fit)
+    // "Names 4 px: zoom to 69 %", shown while the names are too small to read.
+    QToolButton *readableNamesButton() const { return m_readable; }
     bool isSideBySide() const;
 
 public Q_SLOTS:
@@ -78,6 +81,8 @@ protected:
 private:
     void pipelineReset();
     void updateCaptions();
+    void createReadableButton();
+    void updateReadableButton();
     void arrangeComparison();
     void layoutStatus();
     void showInfo(); // m_infoName and m_infoRest, the rest elided with "…" to the label's width
@@ -96,6 +101,7 @@ private:
     QPointer<QWidget> m_focusBeforeSearch; // where Escape in the empty search box sends the focus
     QLabel *m_searchStatus;
     QLabel *m_info;
+    QToolButton *m_readable = nullptr;
     QString m_infoName; // the pipeline's name, in bold
     QString m_infoRest; // file, counts, layout status (plain text)
     QStringListModel *m_unitNames;
