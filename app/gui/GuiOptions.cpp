@@ -61,6 +61,8 @@ struct GuiFlags {
         QStringLiteral("Show the comparison side by side instead of overlaid.")};
     const QCommandLineOption chains{QStringLiteral("chains"), QStringLiteral("Draw update chains.")};
     const QCommandLineOption noLabels{QStringLiteral("no-labels"), QStringLiteral("No edge labels.")};
+    const QCommandLineOption stageTwo{QStringLiteral("stage-two-only"),
+        QStringLiteral("Show only stage two, the loss and their neighbours (View > Stage two and its neighbours only).")};
     const QCommandLineOption presentation{QStringLiteral("presentation"),
         QStringLiteral("Start in presentation mode (large stepper text).")};
     const QCommandLineOption screenshot{QStringLiteral("screenshot"),
@@ -99,8 +101,8 @@ struct GuiFlags {
 
     void addTo(QCommandLineParser &parser) const
     {
-        parser.addOptions({trainable, lora, mode, step, select, compare, sideBySide, chains, noLabels, presentation,
-            screenshot, size, run, runSettings, runHistory, when, show, plan, diffsynth, workdir});
+        parser.addOptions({trainable, lora, mode, step, select, compare, sideBySide, chains, noLabels, stageTwo,
+            presentation, screenshot, size, run, runSettings, runHistory, when, show, plan, diffsynth, workdir});
     }
 };
 
@@ -126,6 +128,7 @@ QString readViewOptions(const QCommandLineParser &parser, const GuiFlags &f, Gui
     o.sideBySide = parser.isSet(f.sideBySide);
     o.chains = parser.isSet(f.chains);
     o.noLabels = parser.isSet(f.noLabels);
+    o.stageTwoOnly = parser.isSet(f.stageTwo);
     o.presentation = parser.isSet(f.presentation);
     o.screenshot = parser.value(f.screenshot);
     if (parser.isSet(f.size)) {

@@ -16,7 +16,7 @@ namespace splitscope {
 //
 //   splitscope [PIPELINE] [--trainable M1,M2] [--lora-base M|none] [--mode seed|safe]
 //              [--step K|LABEL] [--select UNIT] [--compare safe|seed|PRESET_INDEX]
-//              [--side-by-side] [--chains] [--no-labels] [--presentation]
+//              [--side-by-side] [--chains] [--no-labels] [--stage-two-only] [--presentation]
 //              [--run stage-one|stage-two|both|baseline]... [--run-settings FILE.json]
 //              [--run-history FILE.json] [--show PANEL]
 //              [--plan SCRIPT.sh --diffsynth CHECKOUT [--workdir DIR]]
@@ -45,6 +45,7 @@ struct GuiOptions {
     bool sideBySide = false;
     bool chains = false;
     bool noLabels = false;
+    bool stageTwoOnly = false;
     bool presentation = false;
     QString screenshot;               // output PNG
     QSize size{1600, 1000};

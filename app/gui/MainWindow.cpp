@@ -500,7 +500,8 @@ void MainWindow::createActions()
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     m_viewMenu->addActions({view.zoomIn, view.zoomOut, view.zoomFit, view.zoomReset});
     m_viewMenu->addSeparator();
-    m_viewMenu->addActions({view.edgeLabels, view.chains, view.lineage, view.legend, view.overview, view.sideBySide});
+    m_viewMenu->addActions({view.edgeLabels, view.chains, view.lineage, view.stageTwoOnly, view.legend, view.overview,
+        view.sideBySide});
     QMenu *direction = m_viewMenu->addMenu(tr("Layout &direction"));
     direction->addActions({view.directionAuto, view.directionDown, view.directionRight});
     m_viewMenu->addSeparator();

@@ -142,6 +142,8 @@ QString applyStartupOptions(MainWindow &window, const GuiOptions &o)
         window.workspace()->setSideBySide(true);
     if (o.chains)
         actions.chains->setChecked(true);
+    if (o.stageTwoOnly)
+        actions.stageTwoOnly->setChecked(true);
     if (o.noLabels)
         actions.edgeLabels->setChecked(false);
     if (o.select) {

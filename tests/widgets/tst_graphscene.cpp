@@ -77,6 +77,7 @@ std::vector<UnitId> units(const std::vector<UnitId> &list)
 class TestGraphScene : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void stageFilterShowsStageTwoAndItsNeighbours();
     void everyHazardHasItsArcs_data();
     void everyHazardHasItsArcs();
     void drawsEachExample_data();
@@ -838,6 +839,59 @@ void TestGraphScene::safeRuleArcsNameTheirRule()
         }
     }
     QCOMPARE(arcs, 1);
+}
+
+// In a large graph the stage-two units were lost among the cached ones. The stage filter
+// shows stage two, the loss and the units they read from or feed, with the edges among
+// those, and the fit frames them; off, everything is back. Far out, plain edges fade so
+// that the boxes stand out.
+void TestGraphScene::stageFilterShowsStageTwoAndItsNeighbours()
+{
+    Fixture f;
+    QVERIFY(f.document.openExample(QStringLiteral("wan_video")));
+    QVERIFY(waitForGraph(f.workspace));
+    const PipelineGraph &graph = f.document.graph();
+    const auto analysis = f.document.analysis();
+    const QRectF whole = f.scene().graphRect();
+    std::vector<char> expected(static_cast<std::size_t>(graph.lossId()) + 1, 0);
+    expected[graph.lossId()] = 1;
+    for (UnitId u = 0; u < graph.unitCount(); ++u)
+        expected[u] = analysis->split.isTrained(u) ? 1 : 0;
+    std::vector<char> core = expected;
+    for (UnitId t = 0; t <= graph.lossId(); ++t) {
+        for (const PipelineGraph::Edge &e : graph.inEdges(t)) {
+            if (core[e.source] || core[t])
+                expected[e.source] = expected[t] = 1;
+        }
+    }
+    int hidden = 0;
+    f.workspace.actions().stageTwoOnly->setChecked(true);
+    QApplication::processEvents();
+    for (UnitId u = 0; u <= graph.lossId(); ++u) {
+        QCOMPARE(f.scene().nodeItem(u)->isVisible(), expected[u] != 0);
+        hidden += expected[u] ? 0 : 1;
+    }
+    QVERIFY(hidden >= 5);
+    for (UnitId t = 0; t <= graph.lossId(); ++t) {
+        for (const PipelineGraph::Edge &e : graph.inEdges(t)) {
+            if (const DataEdgeItem *edge = f.scene().edgeItem(e.source, t))
+                QCOMPARE(edge->isVisible(), expected[e.source] && expected[t]);
+        }
+    }
+    const QRectF filtered = f.scene().graphRect();
+    QVERIFY2(filtered.width() * filtered.height() < whole.width() * whole.height(), "the fit frames what is shown");
+    for (UnitId u = 0; u <= graph.lossId(); ++u) {
+        if (expected[u])
+            QVERIFY(filtered.contains(f.scene().nodeItem(u)->sceneBoundingRect()));
+    }
+    f.workspace.actions().stageTwoOnly->setChecked(false);
+    QApplication::processEvents();
+    for (UnitId u = 0; u <= graph.lossId(); ++u)
+        QVERIFY(f.scene().nodeItem(u)->isVisible());
+    QCOMPARE(f.scene().graphRect(), whole);
+    QCOMPARE(DataEdgeItem::fadeAt(1.0), 1.0);
+    QVERIFY(DataEdgeItem::fadeAt(0.35) < 1.0 && DataEdgeItem::fadeAt(0.35) > DataEdgeItem::fadeAt(0.1));
+    QCOMPARE(DataEdgeItem::fadeAt(0.05), 0.3);
 }
 
 void TestGraphScene::everyHazardHasItsArcs_data()

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "GraphStyle.h"
+#include "core/PipelineGraph.h"
 
 #include <QGraphicsItem>
 
@@ -21,6 +22,10 @@ public:
     ChainLinkItem(const QRectF &from, const QRectF &to, const QString &label, Kind kind, const GraphStyle &style);
 
     Kind kind() const { return m_kind; }
+    // The units it joins (for the stage filter, which hides arcs of hidden units).
+    void setUnits(UnitId from, UnitId to) { m_from = from; m_to = to; }
+    UnitId from() const { return m_from; }
+    UnitId to() const { return m_to; }
     const QString &label() const { return m_label; }
     int type() const override { return Type; }
     QRectF boundingRect() const override;
@@ -32,6 +37,8 @@ private:
     QString m_label;
     QPointF m_labelAt;
     Kind m_kind;
+    UnitId m_from = kNoUnit;
+    UnitId m_to = kNoUnit;
     const GraphStyle &m_style;
     QRectF m_bounds;
 };

@@ -105,6 +105,11 @@ QStringList DataEdgeItem::labelLines() const
     return m_lines;
 }
 
+double DataEdgeItem::fadeAt(double zoom)
+{
+    return std::clamp(0.3 + 0.7 * (zoom - 0.2) / 0.4, 0.3, 1.0);
+}
+
 void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     const double zoom = option->levelOfDetailFromTransform(painter->worldTransform());
@@ -119,6 +124,8 @@ void DataEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *opti
     }
     if (m_look.dimmed)
         color.setAlphaF(0.18);
+    else if (!m_look.hazard && !m_look.cause)
+        color.setAlphaF(fadeAt(zoom));
     if (zoom < kSketchZoom && !m_look.hazard && !m_look.cause)
         return; // far out the scene draws every plain edge at once (SplitGraphScene::drawBackground)
     painter->setRenderHint(QPainter::Antialiasing);

@@ -20,6 +20,9 @@ public:
     // Below this zoom a plain edge does not paint itself: the scene draws all of them
     // as straight hairlines in one call (thousands of items cost more than their ink).
     static constexpr double kSketchZoom = 0.2;
+    // How strong plain edges are drawn at `zoom`: whole from 0.6, fading to 0.3 at 0.2
+    // and below, so that far out the boxes (the stages) stand out of the mesh of edges.
+    static double fadeAt(double zoom);
 
     struct Look {
         bool hazard = false;      // carries a param read by a hazard's reader

@@ -57,71 +57,7 @@ GraphWorkspace::GraphWorkspace(SplitDocument *document, TraceCursor *cursor, QWi
       m_banner(new LoadErrorBanner(document, this)), m_search(new QLineEdit(this)), m_searchStatus(new QLabel(this)),
       m_info(new QLabel(this)), m_unitNames(new QStringListModel(this)), m_splitter(new QSplitter(Qt::Horizontal, this))
 {
-    m_actions.zoomIn = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-in.svg"), tr("Zoom &in"),
-        {QKeySequence::ZoomIn});
-    m_actions.zoomOut = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-out.svg"), tr("Zoom &out"),
-        {QKeySequence::ZoomOut});
-    m_actions.zoomFit = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-fit.svg"), tr("Zoom to &fit"),
-        {QKeySequence(Qt::CTRL | Qt::Key_0)});
-    m_actions.zoomReset = makeAction(this, QString(), tr("Actual &size"), {QKeySequence(Qt::CTRL | Qt::Key_1)});
-    m_actions.edgeLabels = makeAction(this, QStringLiteral(":/splitscope/icons/labels.svg"), tr("Edge &labels"),
-        {QKeySequence(Qt::CTRL | Qt::Key_L)}, true, true);
-    m_actions.chains = makeAction(this, QStringLiteral(":/splitscope/icons/chains.svg"), tr("Update &chains"),
-        {QKeySequence(Qt::CTRL | Qt::Key_U)}, true, false);
-    m_actions.lineage = makeAction(this, QString(), tr("Highlight up/downstream on click"), {}, true, true);
-    m_actions.legend = makeAction(this, QString(), tr("Le&gend"), {}, true, true);
-    m_actions.overview = makeAction(this, QString(), tr("&Overview map"), {}, true, true);
-    m_actions.find = makeAction(this, QStringLiteral(":/splitscope/icons/search.svg"), tr("&Find unit…"),
-        {QKeySequence::Find});
-    m_actions.sideBySide = makeAction(this, QString(), tr("Comparison side by &side"), {}, true, false);
-    m_actions.chains->setToolTip(tr("Show update chains: each param's rewriters in order (Ctrl+U)"));
-    m_actions.directionAuto = makeAction(this, QString(), tr("&Automatic"), {}, true, true);
-    m_actions.directionAuto->setToolTip(tr("Top to bottom, or left to right when the graph is much wider than deep"));
-    m_actions.directionDown = makeAction(this, QString(), tr("&Top to bottom"), {}, true, false);
-    m_actions.directionRight = makeAction(this, QString(), tr("&Left to right"), {}, true, false);
-    auto *directions = new QActionGroup(this);
-    const std::pair<QAction *, LayoutOptions::Direction> choices[] = {
-        {m_actions.directionAuto, LayoutOptions::Direction::Auto},
-        {m_actions.directionDown, LayoutOptions::Direction::TopToBottom},
-        {m_actions.directionRight, LayoutOptions::Direction::LeftToRight}};
-    for (const auto &[action, direction] : choices) {
-        directions->addAction(action);
-        connect(action, &QAction::triggered, this, [this, direction = direction]() {
-            LayoutOptions options = m_layouts->options();
-            options.direction = direction;
-            m_layouts->setOptions(options);
-        });
-    }
-
-    connect(m_actions.zoomIn, &QAction::triggered, m_view, &GraphView::zoomIn);
-    connect(m_actions.zoomOut, &QAction::triggered, m_view, &GraphView::zoomOut);
-    connect(m_actions.zoomFit, &QAction::triggered, m_view, &GraphView::zoomToFit);
-    connect(m_actions.zoomReset, &QAction::triggered, m_view, &GraphView::resetZoom);
-    connect(m_actions.edgeLabels, &QAction::toggled, this, [this](bool on) {
-        LayoutOptions options = m_layouts->options();
-        options.edgeLabels = on;
-        m_layouts->setOptions(options);
-    });
-    connect(m_actions.chains, &QAction::toggled, this, [this](bool on) {
-        m_scene->setShowChains(on);
-        m_comparisonScene->setShowChains(on);
-    });
-    connect(m_actions.lineage, &QAction::toggled, this, [this](bool on) {
-        m_scene->setHighlightLineage(on);
-        m_comparisonScene->setHighlightLineage(on);
-    });
-    connect(m_actions.legend, &QAction::toggled, this, [this](bool on) {
-        m_view->setLegendVisible(on);
-    });
-    connect(m_actions.overview, &QAction::toggled, this, [this](bool on) {
-        m_view->setOverviewEnabled(on);
-        m_comparisonView->setOverviewEnabled(on);
-    });
-    connect(m_actions.find, &QAction::triggered, this, [this]() {
-        m_search->setFocus(Qt::ShortcutFocusReason);
-        m_search->selectAll();
-    });
-    connect(m_actions.sideBySide, &QAction::toggled, this, &GraphWorkspace::setSideBySide);
+    createActions();
 
     // Top strip: what is open, and the search field.
     m_info->setTextFormat(Qt::RichText);
@@ -289,6 +225,86 @@ void GraphWorkspace::showInfo()
     m_info->setText(html);
     const QString full = m_infoName.isEmpty() ? m_infoRest : m_infoName + QStringLiteral("  ") + m_infoRest;
     m_info->setToolTip(name != m_infoName || rest != m_infoRest ? full : QString());
+}
+
+void GraphWorkspace::createActions()
+{
+    m_actions.zoomIn = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-in.svg"), tr("Zoom &in"),
+        {QKeySequence::ZoomIn});
+    m_actions.zoomOut = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-out.svg"), tr("Zoom &out"),
+        {QKeySequence::ZoomOut});
+    m_actions.zoomFit = makeAction(this, QStringLiteral(":/splitscope/icons/zoom-fit.svg"), tr("Zoom to &fit"),
+        {QKeySequence(Qt::CTRL | Qt::Key_0)});
+    m_actions.zoomReset = makeAction(this, QString(), tr("Actual &size"), {QKeySequence(Qt::CTRL | Qt::Key_1)});
+    m_actions.edgeLabels = makeAction(this, QStringLiteral(":/splitscope/icons/labels.svg"), tr("Edge &labels"),
+        {QKeySequence(Qt::CTRL | Qt::Key_L)}, true, true);
+    m_actions.chains = makeAction(this, QStringLiteral(":/splitscope/icons/chains.svg"), tr("Update &chains"),
+        {QKeySequence(Qt::CTRL | Qt::Key_U)}, true, false);
+    m_actions.lineage = makeAction(this, QString(), tr("Highlight up/downstream on click"), {}, true, true);
+    m_actions.legend = makeAction(this, QString(), tr("Le&gend"), {}, true, true);
+    m_actions.overview = makeAction(this, QString(), tr("&Overview map"), {}, true, true);
+    m_actions.find = makeAction(this, QStringLiteral(":/splitscope/icons/search.svg"), tr("&Find unit…"),
+        {QKeySequence::Find});
+    m_actions.sideBySide = makeAction(this, QString(), tr("Comparison side by &side"), {}, true, false);
+    m_actions.chains->setToolTip(tr("Show update chains: each param's rewriters in order (Ctrl+U)"));
+    m_actions.stageTwoOnly = makeAction(this, QString(), tr("Stage &two and its neighbours only"),
+        {QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_2)}, true, false);
+    m_actions.stageTwoOnly->setToolTip(tr("Show only the units of stage two, the loss, and the units they read from "
+                                          "or feed (Ctrl+Alt+2): a large graph's trained part"));
+    m_actions.directionAuto = makeAction(this, QString(), tr("&Automatic"), {}, true, true);
+    m_actions.directionAuto->setToolTip(tr("Top to bottom, or left to right when the graph is much wider than deep"));
+    m_actions.directionDown = makeAction(this, QString(), tr("&Top to bottom"), {}, true, false);
+    m_actions.directionRight = makeAction(this, QString(), tr("&Left to right"), {}, true, false);
+    auto *directions = new QActionGroup(this);
+    const std::pair<QAction *, LayoutOptions::Direction> choices[] = {
+        {m_actions.directionAuto, LayoutOptions::Direction::Auto},
+        {m_actions.directionDown, LayoutOptions::Direction::TopToBottom},
+        {m_actions.directionRight, LayoutOptions::Direction::LeftToRight}};
+    for (const auto &[action, direction] : choices) {
+        directions->addAction(action);
+        connect(action, &QAction::triggered, this, [this, direction = direction]() {
+            LayoutOptions options = m_layouts->options();
+            options.direction = direction;
+            m_layouts->setOptions(options);
+        });
+    }
+
+    connect(m_actions.zoomIn, &QAction::triggered, m_view, &GraphView::zoomIn);
+    connect(m_actions.zoomOut, &QAction::triggered, m_view, &GraphView::zoomOut);
+    connect(m_actions.zoomFit, &QAction::triggered, m_view, &GraphView::zoomToFit);
+    connect(m_actions.zoomReset, &QAction::triggered, m_view, &GraphView::resetZoom);
+    connect(m_actions.edgeLabels, &QAction::toggled, this, [this](bool on) {
+        LayoutOptions options = m_layouts->options();
+        options.edgeLabels = on;
+        m_layouts->setOptions(options);
+    });
+    connect(m_actions.chains, &QAction::toggled, this, [this](bool on) {
+        m_scene->setShowChains(on);
+        m_comparisonScene->setShowChains(on);
+    });
+    connect(m_actions.stageTwoOnly, &QAction::toggled, this, [this](bool on) {
+        m_scene->setStageTwoFilter(on);
+        m_comparisonScene->setStageTwoFilter(on);
+        m_view->zoomToFit();
+        if (isSideBySide())
+            m_comparisonView->zoomToFit();
+    });
+    connect(m_actions.lineage, &QAction::toggled, this, [this](bool on) {
+        m_scene->setHighlightLineage(on);
+        m_comparisonScene->setHighlightLineage(on);
+    });
+    connect(m_actions.legend, &QAction::toggled, this, [this](bool on) {
+        m_view->setLegendVisible(on);
+    });
+    connect(m_actions.overview, &QAction::toggled, this, [this](bool on) {
+        m_view->setOverviewEnabled(on);
+        m_comparisonView->setOverviewEnabled(on);
+    });
+    connect(m_actions.find, &QAction::triggered, this, [this]() {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+    connect(m_actions.sideBySide, &QAction::toggled, this, &GraphWorkspace::setSideBySide);
 }
 
 void GraphWorkspace::createReadableButton()

@@ -42,6 +42,7 @@ public:
         QAction *overview;
         QAction *find;
         QAction *sideBySide;
+        QAction *stageTwoOnly; // the stage filter (SplitGraphScene::setStageTwoFilter)
         QAction *directionAuto;  // layout direction, one of three (an exclusive group)
         QAction *directionDown;
         QAction *directionRight;
@@ -81,6 +82,8 @@ protected:
 private:
     void pipelineReset();
     void updateCaptions();
+    // The view actions (zoom, labels, chains, filter, legend, ...) and what they do.
+    void createActions();
     void createReadableButton();
     void updateReadableButton();
     void arrangeComparison();

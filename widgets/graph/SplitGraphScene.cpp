@@ -325,6 +325,7 @@ void SplitGraphScene::rebuildChainLinks()
         auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
             to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)), params.join(QStringLiteral(", ")),
             ChainLinkItem::Kind::Chain, style);
+        link->setUnits(pair.first, pair.second);
         addItem(link);
         m_chainLinks.push_back(link);
     }
@@ -357,8 +358,44 @@ void SplitGraphScene::refresh()
     const Marks marks = currentMarks();
     applyNodeLooks(marks);
     applyEdgeLooks(marks);
+    applyFilter(marks);
     updateHazardLinks(marks);
     updateCauseLinks(marks.step);
+}
+
+void SplitGraphScene::setStageTwoFilter(bool on)
+{
+    if (on == m_stageTwoFilter)
+        return;
+    m_stageTwoFilter = on;
+    refresh();
+}
+
+void SplitGraphScene::applyFilter(const Marks &m)
+{
+    const PipelineGraph &graph = m_document->graph();
+    const std::size_t slots = m_nodes.size();
+    std::vector<char> shown(slots, m_stageTwoFilter ? 0 : 1);
+    if (m_stageTwoFilter && m.shown) {
+        std::vector<char> core(slots, 0);
+        for (std::size_t u = 0; u < slots; ++u)
+            core[u] = static_cast<UnitId>(u) == graph.lossId() || (u < m.members.size() && m.members[u]);
+        shown = core;
+        for (const DataEdgeItem *edge : m_edgeList) {
+            const auto s = static_cast<std::size_t>(edge->source()), t = static_cast<std::size_t>(edge->target());
+            if (s < slots && t < slots && (core[s] || core[t]))
+                shown[s] = shown[t] = 1;
+        }
+    }
+    for (std::size_t u = 0; u < slots; ++u) {
+        if (m_nodes[u])
+            m_nodes[u]->setVisible(shown[u]);
+    }
+    const auto visible = [&](UnitId u) { return u >= 0 && static_cast<std::size_t>(u) < slots && shown[u]; };
+    for (DataEdgeItem *edge : m_edgeList)
+        edge->setVisible(visible(edge->source()) && visible(edge->target()));
+    for (ChainLinkItem *link : m_chainLinks)
+        link->setVisible(visible(link->from()) && visible(link->to()));
 }
 
 SplitGraphScene::Marks SplitGraphScene::currentMarks() const
@@ -557,16 +594,34 @@ void SplitGraphScene::updateCauseLinks(const TracePosition *step)
             auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
                 to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)), label, ChainLinkItem::Kind::Cause,
                 GraphStyle::standard());
+            link->setUnits(c.from, c.to);
+            link->setVisible(from->isVisible() && to->isVisible());
             addItem(link);
             m_causeLinks.push_back(link);
         }
     }
     // An arc bows out to the right of its boxes: one from the rightmost box was cut
     // off by a fitted view, its label too.
+    // With the stage filter, what it shows.
     QRectF framed = m_drawnRect;
+    if (m_stageTwoFilter) {
+        framed = QRectF();
+        for (const UnitNodeItem *node : m_nodes) {
+            if (node && node->isVisible())
+                framed |= node->sceneBoundingRect();
+        }
+        for (const DataEdgeItem *edge : m_edgeList) {
+            if (edge->isVisible())
+                framed |= edge->sceneBoundingRect();
+        }
+        if (framed.isEmpty())
+            framed = m_drawnRect;
+    }
     for (const auto *links : {&m_causeLinks, &m_hazardLinks}) {
-        for (const ChainLinkItem *link : *links)
-            framed |= link->sceneBoundingRect();
+        for (const ChainLinkItem *link : *links) {
+            if (link->isVisible())
+                framed |= link->sceneBoundingRect();
+        }
     }
     if (framed != m_graphRect) {
         m_graphRect = framed;
@@ -611,6 +666,8 @@ void SplitGraphScene::updateHazardLinks(const Marks &m)
         auto *link = new ChainLinkItem(from->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)),
             to->sceneBoundingRect().marginsRemoved(QMarginsF(8, 8, 8, 8)), label, ChainLinkItem::Kind::Hazard,
             GraphStyle::standard());
+        link->setUnits(producer, reader);
+        link->setVisible(from->isVisible() && to->isVisible());
         if (m.hazardFocus && !focused.count(key))
             link->setOpacity(0.35);
         addItem(link);
@@ -706,8 +763,8 @@ void SplitGraphScene::drawBackground(QPainter *painter, const QRectF &rect)
     plain.reserve(static_cast<int>(m_edgeList.size()));
     for (const DataEdgeItem *edge : m_edgeList) {
         const DataEdgeItem::Look &look = edge->look();
-        if (look.hazard || look.cause)
-            continue; // those paint themselves, highlighted
+        if (look.hazard || look.cause || !edge->isVisible())
+            continue; // those paint themselves, highlighted (or not at all: the stage filter)
         const QLineF line = edge->sketch();
         if (!rect.intersects(QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1)))
             continue;
@@ -720,7 +777,9 @@ void SplitGraphScene::drawBackground(QPainter *painter, const QRectF &rect)
     faint.setAlphaF(0.18);
     painter->setPen(QPen(faint, 0));
     painter->drawLines(dimmed);
-    painter->setPen(QPen(style.edge, 0));
+    QColor edge = style.edge;
+    edge.setAlphaF(DataEdgeItem::fadeAt(QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform())));
+    painter->setPen(QPen(edge, 0));
     painter->drawLines(plain);
     painter->restore();
 }

@@ -66,6 +66,11 @@ public:
     // the edge stand out, the rest is dimmed.
     int focusedHazard() const { return m_focusedHazard; }
     void setFocusedHazard(int index);
+    // Shows only the stage-two units (at the step, while stepping), the loss and their
+    // producers and consumers, with the edges and arcs among them; graphRect() then
+    // frames those. For large graphs, where the trained units are lost in the rest.
+    bool stageTwoFilter() const { return m_stageTwoFilter; }
+    void setStageTwoFilter(bool on);
 
     // --- what is drawn (for views, exports and tests) ---
     UnitNodeItem *nodeItem(UnitId unit) const;
@@ -119,6 +124,8 @@ private:
     // The hazards of the split shown (not while stepping), as arcs; the graph's framed
     // rectangle then covers them and the cause arcs.
     void updateHazardLinks(const Marks &m);
+    // The stage filter's visibility of every item (all visible with it off).
+    void applyFilter(const Marks &m);
     void rebuildChainLinks();
     void selectionFromScene();
     void selectionFromDocument(UnitId unit);
@@ -141,6 +148,7 @@ private:
     QRectF m_graphRect;
     QRectF m_drawnRect; // the boxes and edges alone
     bool m_showChains = false;
+    bool m_stageTwoFilter = false;
     bool m_lineage = true;
     DiffDisplay m_diffDisplay = DiffDisplay::Overlay;
     int m_focusedHazard = -1;
