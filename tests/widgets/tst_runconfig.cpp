@@ -32,6 +32,8 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QCheckBox>
+#include <QSlider>
 #include <QTest>
 #include <QTimer>
 
@@ -141,6 +143,7 @@ private Q_SLOTS:
     void comparison();
     void baselinePairsOnlyWithTheSameTraining();
     void historySelectionAndShownRunsAgree();
+    void manyRunsOverlaid();
     void historyDeleteAsksFirst();
     void historyShortColumnsStayInView();
     void formats();
@@ -956,6 +959,46 @@ void TestRunConfig::baselinePairsOnlyWithTheSameTraining()
         qPrintable(otherPanel.summaryLabel()->text()));
 }
 
+// Two runs could be compared, not more: three selected showed nothing ("select one or
+// two"). Up to eight now overlay their curves, A, B, C, ... oldest first, each in its own
+// colour; more say how many the charts take.
+void TestRunConfig::manyRunsOverlaid()
+{
+    RunHistory history;
+    RunHistoryPanel panel(&history);
+    std::vector<std::shared_ptr<RunSession>> runs;
+    for (int i = 0; i < 10; ++i) {
+        runs.push_back(finishedSession(i % 2 ? RunKind::Both : RunKind::Baseline, 10, 3 << 20, 0.25 + 0.01 * i, 2));
+        history.add(runs.back());
+    }
+    // Rows are newest first: the last four are the four oldest runs.
+    const auto selectRows = [&panel](int first, int last) {
+        QAbstractItemModel *model = panel.table()->model();
+        QItemSelection selection(model->index(first, 0), model->index(last, model->columnCount() - 1));
+        panel.table()->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    };
+    selectRows(6, 9);
+    QCOMPARE(panel.lossChart()->runCount(), 4);
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(panel.lossChart()->rawPoints(i) > 0);
+    const QString summary = panel.summaryLabel()->text();
+    for (const QString letter : {QStringLiteral("<b>A</b>"), QStringLiteral("<b>B</b>"), QStringLiteral("<b>C</b>"),
+             QStringLiteral("<b>D</b>")})
+        QVERIFY2(summary.contains(letter), qPrintable(summary));
+    QVERIFY(!panel.comparison()->runA()); // the table compares two
+    QSet<QRgb> colours;
+    for (int i = 0; i < 8; ++i)
+        colours.insert(comparisonColor(i).rgb());
+    QCOMPARE(colours.size(), 8);
+    // Oldest first: the first run added is A.
+    QVERIFY(panel.overlay({runs[0]->id(), runs[1]->id(), runs[2]->id()}));
+    QVERIFY(!panel.overlay({runs[0]->id(), QStringLiteral("gone"), runs[2]->id()}));
+    selectRows(0, 9);
+    QCOMPARE(panel.lossChart()->runCount(), 0);
+    QVERIFY2(panel.summaryLabel()->text().contains(QStringLiteral("the charts overlay up to 8")),
+        qPrintable(panel.summaryLabel()->text()));
+}
+
 void TestRunConfig::historySelectionAndShownRunsAgree()
 {
     // After a launch, a failed pairing cleared the comparison but left the old pair
@@ -1204,6 +1247,22 @@ void TestRunConfig::lossChartSmoothsZoomsAndExports()
     QCOMPARE(QString::fromUtf8(file.readAll()), chart.curvesCsv());
     QVERIFY(!chart.exportCsv(dir.filePath("no/such/folder/loss.csv"), &error));
     QVERIFY(!error.isEmpty());
+
+    // The same controls in view, not only in the context menu: the slider and the box
+    // show the state and change it, above the plot (not over the curves).
+    QSlider *slider = chart.smoothingSlider();
+    QCheckBox *log = chart.logScaleBox();
+    QVERIFY(slider->isVisible() && log->isVisible());
+    chart.setSmoothing(0.6);
+    QCOMPARE(slider->value(), 60);
+    slider->setValue(95);
+    QCOMPARE(chart.smoothing(), 0.95);
+    log->click();
+    QVERIFY(chart.logScale());
+    chart.setLogScale(false);
+    QVERIFY(!log->isChecked());
+    const QRect strip(slider->parentWidget()->geometry());
+    QVERIFY2(strip.bottom() < chart.chart()->plotArea().top(), "the controls sit above the plot");
 }
 
 // With --nproc_per_node, the other ranks' memory and stage-one progress arrive

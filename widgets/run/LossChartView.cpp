@@ -7,6 +7,11 @@
 #include "core/AtomicFile.h"
 
 #include <QActionGroup>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QToolButton>
 #include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QKeyEvent>
@@ -58,7 +63,88 @@ LossChartView::LossChartView(QWidget *parent)
     setFocusPolicy(Qt::StrongFocus);
     setToolTip(tr("Drag a rectangle or turn the wheel to zoom, arrow keys to pan, double-click to see everything; "
                   "right-click for smoothing, log scale and CSV"));
+    createControls();
     fitAxes();
+}
+
+void LossChartView::createControls()
+{
+    auto *strip = new QWidget(this);
+    auto *row = new QHBoxLayout(strip);
+    row->setContentsMargins(4, 2, 4, 0);
+    row->setSpacing(6);
+    m_ui = std::make_unique<Controls>(Controls{strip, new QLabel(tr("Smoothing"), strip), new QSlider(Qt::Horizontal, strip),
+        new QLabel(strip), new QCheckBox(tr("Log"), strip), new QToolButton(strip), new QToolButton(strip)});
+    Controls &ui = *m_ui;
+    ui.smoothing->setRange(0, 99);
+    ui.smoothing->setFixedWidth(90);
+    ui.smoothing->setAccessibleName(tr("Smoothing"));
+    ui.smoothing->setToolTip(tr("The smoothed curves' weight: 0 is the loss of each step, 0.99 the smoothest "
+                                "(an exponential moving average, as TensorBoard's)"));
+    static_cast<QLabel *>(ui.label)->setBuddy(ui.smoothing);
+    ui.value->setMinimumWidth(ui.value->fontMetrics().horizontalAdvance(QStringLiteral("0.99")));
+    ui.log->setToolTip(tr("A logarithmic loss axis"));
+    ui.showAll->setText(tr("Show all"));
+    ui.showAll->setToolTip(tr("Undo the zoom (or double-click the chart)"));
+    ui.csv->setText(tr("CSV…"));
+    ui.csv->setToolTip(tr("Export every run's loss and smoothed loss by step as CSV"));
+    for (QWidget *w : std::initializer_list<QWidget *>{ui.label, ui.smoothing, ui.value, ui.log, ui.showAll, ui.csv})
+        row->addWidget(w);
+    connect(ui.smoothing, &QSlider::valueChanged, this, [this](int value) { setSmoothing(value / 100.0); });
+    connect(ui.log, &QCheckBox::toggled, this, &LossChartView::setLogScale);
+    connect(ui.showAll, &QToolButton::clicked, this, &LossChartView::resetZoom);
+    connect(ui.csv, &QToolButton::clicked, this, &LossChartView::exportCsvInteractively);
+    // Room above the title for the strip.
+    QMargins margins = chart()->margins();
+    margins.setTop(margins.top() + strip->sizeHint().height());
+    chart()->setMargins(margins);
+    updateControls();
+}
+
+void LossChartView::updateControls()
+{
+    if (!m_ui)
+        return;
+    const QSignalBlocker blockSlider(m_ui->smoothing);
+    const QSignalBlocker blockLog(m_ui->log);
+    m_ui->smoothing->setValue(static_cast<int>(std::lround(m_smoothing * 100)));
+    m_ui->value->setText(m_smoothing == 0 ? tr("none") : QString::number(m_smoothing, 'f', 2));
+    m_ui->log->setChecked(m_logScale);
+    m_ui->showAll->setEnabled(m_zoomed);
+    m_ui->csv->setEnabled(!m_traces.empty());
+}
+
+void LossChartView::resizeEvent(QResizeEvent *event)
+{
+    QChartView::resizeEvent(event);
+    if (!m_ui)
+        return;
+    // A narrow chart (a dock column of 220 px) keeps the slider, the box and the buttons,
+    // without the words around them.
+    const bool narrow = [this] {
+        m_ui->label->show();
+        m_ui->value->show();
+        m_ui->smoothing->setFixedWidth(90);
+        m_ui->showAll->setText(tr("Show all"));
+        return m_ui->strip->sizeHint().width() > width();
+    }();
+    if (narrow) {
+        m_ui->label->hide();
+        m_ui->value->hide();
+        m_ui->smoothing->setFixedWidth(56);
+        m_ui->showAll->setText(tr("All"));
+    }
+    const QSize size = m_ui->strip->sizeHint();
+    m_ui->strip->setGeometry(0, 0, std::min(width(), size.width()), size.height());
+}
+
+void LossChartView::exportCsvInteractively()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export loss curves"), QStringLiteral("loss.csv"),
+        tr("CSV files (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !exportCsv(path, &error))
+        QMessageBox::warning(this, tr("Export loss curves"), tr("Could not write %1: %2").arg(path, error));
 }
 
 LossChartView::~LossChartView() = default;
@@ -72,6 +158,7 @@ void LossChartView::clearRuns()
         }
     }
     m_traces.clear();
+    updateControls();
     m_empty = true;
     m_xMax = 0;
     fitAxes();
@@ -119,6 +206,7 @@ void LossChartView::addRun(std::shared_ptr<const RunSession> session, const QStr
     t.smoothedFeed = SeriesFeed(t.smoothed);
     t.epochFeed = SeriesFeed(t.epochs, 1.0, kMaxEpochDots);
     m_traces.push_back(std::move(t));
+    updateControls();
     refresh();
 }
 
@@ -190,6 +278,7 @@ void LossChartView::setSmoothing(double weight)
     if (weight == m_smoothing)
         return;
     m_smoothing = weight;
+    updateControls();
     for (Trace &t : m_traces) {
         t.smoothedCurve.clear();
         t.ema = 0;
@@ -205,6 +294,7 @@ void LossChartView::setLogScale(bool on)
         return;
     QAbstractAxis *old = lossAxis();
     m_logScale = on;
+    updateControls();
     QAbstractAxis *now = lossAxis();
     chart()->addAxis(now, Qt::AlignLeft);
     for (Trace &t : m_traces) {
@@ -215,6 +305,7 @@ void LossChartView::setLogScale(bool on)
     }
     chart()->removeAxis(old);
     m_zoomed = false;
+    updateControls();
     fitAxes();
 }
 
@@ -222,12 +313,14 @@ void LossChartView::zoomBy(double factor)
 {
     chart()->zoom(factor);
     m_zoomed = true;
+    updateControls();
 }
 
 void LossChartView::resetZoom()
 {
     chart()->zoomReset();
     m_zoomed = false;
+    updateControls();
     fitAxes();
 }
 
@@ -283,13 +376,7 @@ void LossChartView::contextMenuEvent(QContextMenuEvent *event)
     menu.addSeparator();
     QAction *csv = menu.addAction(tr("Export curves as &CSV…"));
     csv->setEnabled(!m_traces.empty());
-    connect(csv, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export loss curves"), QStringLiteral("loss.csv"),
-            tr("CSV files (*.csv)"));
-        QString error;
-        if (!path.isEmpty() && !exportCsv(path, &error))
-            QMessageBox::warning(this, tr("Export loss curves"), tr("Could not write %1: %2").arg(path, error));
-    });
+    connect(csv, &QAction::triggered, this, &LossChartView::exportCsvInteractively);
     menu.exec(event->globalPos());
 }
 
@@ -303,6 +390,7 @@ void LossChartView::mouseReleaseEvent(QMouseEvent *event)
     QChartView::mouseReleaseEvent(event);
     if (event->button() == Qt::LeftButton && chart()->isZoomed())
         m_zoomed = true;
+        updateControls();
 }
 
 void LossChartView::mouseDoubleClickEvent(QMouseEvent *event)
@@ -355,6 +443,7 @@ void LossChartView::keyPressEvent(QKeyEvent *event)
         return;
     }
     m_zoomed = true;
+    updateControls();
 }
 
 void LossChartView::fitAxes()

@@ -8,7 +8,11 @@
 #include <memory>
 #include <vector>
 
+class QCheckBox;
+class QLabel;
 class QLineSeries;
+class QSlider;
+class QToolButton;
 class QLogValueAxis;
 class QScatterSeries;
 class QValueAxis;
@@ -23,9 +27,10 @@ class RunSession;
 // average) and each epoch's mean (dots). Live during a run (refresh() appends what
 // is new), or several finished runs overlaid for a comparison.
 //
-// As TensorBoard's scalars: the smoothing's weight, a log-scale loss axis, zoom (drag
-// a rectangle, or the wheel) and pan (the arrow keys) and the curves as CSV, from its
-// context menu; a double click shows everything again.
+// As TensorBoard's scalars: the smoothing's weight (a slider), a log-scale loss axis (a
+// box), zoom (drag a rectangle, or the wheel) and pan (the arrow keys) and the curves as
+// CSV, in a strip above the plot and in the context menu; a double click or "Show all"
+// shows everything again.
 class LossChartView : public QChartView {
     Q_OBJECT
 public:
@@ -59,8 +64,14 @@ public:
     QString curvesCsv() const;
     // Writes curvesCsv() to `path` (atomically); false with `error`.
     bool exportCsv(const QString &path, QString *error) const;
+    // Asks where (a file dialog) and writes the CSV there, saying so when it cannot.
+    void exportCsvInteractively();
+    // The strip's controls (for tests).
+    QSlider *smoothingSlider() const { return m_ui->smoothing; }
+    QCheckBox *logScaleBox() const { return m_ui->log; }
 
 protected:
+    void resizeEvent(QResizeEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
@@ -84,6 +95,9 @@ private:
         double decay = 1;
     };
     void fitAxes();
+    void createControls();
+    // The strip shows the state (the menu, a zoom and the runs change it too).
+    void updateControls();
     void extendSmoothed(Trace &t, const QVector<QPointF> &loss) const;
     // The loss axis in use: m_y, or m_logY with a log scale.
     QAbstractAxis *lossAxis() const;
@@ -100,6 +114,15 @@ private:
     double m_yMin = 0;
     double m_yMax = 0;
     bool m_empty = true;
+    // The strip above the plot (createControls), once made.
+    struct Controls {
+        QWidget *strip, *label;
+        QSlider *smoothing;
+        QLabel *value;
+        QCheckBox *log;
+        QToolButton *showAll, *csv;
+    };
+    std::unique_ptr<Controls> m_ui;
 };
 
 } // namespace splitscope

@@ -103,7 +103,12 @@ QColor stageLineColor(RunStage stage)
 
 QColor comparisonColor(int index)
 {
-    return index == 0 ? QColor(0x67, 0x41, 0xd9) : QColor(0xe8, 0x59, 0x0c);
+    // A and B as before (violet, orange), then hues apart from both and each other
+    // (teal, crimson, olive, blue, brown, grey), for overlays of more runs.
+    static const QColor palette[] = {QColor(0x67, 0x41, 0xd9), QColor(0xe8, 0x59, 0x0c), QColor(0x0c, 0x85, 0x99),
+        QColor(0xc2, 0x25, 0x5c), QColor(0x66, 0x80, 0x2e), QColor(0x1c, 0x7e, 0xd6), QColor(0x8b, 0x5a, 0x2b),
+        QColor(0x49, 0x50, 0x57)};
+    return palette[static_cast<unsigned>(index) % (sizeof palette / sizeof palette[0])];
 }
 
 QColor modelColor(int index)

@@ -377,12 +377,49 @@ void RunHistoryPanel::selectionChanged()
             m_model->index(newer, 0).data(RunHistoryModel::IdRole).toString());
     } else if (rows.size() == 1) {
         showRun(rows.front().data(RunHistoryModel::IdRole).toString());
+    } else if (rows.size() > 2 && rows.size() <= kMaxOverlaidRuns) {
+        // Oldest first, as A and B are: A, B, C, ...
+        QList<int> order;
+        for (const QModelIndex &row : rows)
+            order << row.row();
+        std::sort(order.begin(), order.end(), std::greater<int>());
+        QStringList ids;
+        for (const int row : order)
+            ids << m_model->index(row, 0).data(RunHistoryModel::IdRole).toString();
+        overlay(ids);
     } else {
         clearComparison();
-        if (rows.size() > 2)
-            m_summary->setText(tr("%1 runs selected: select one to see its curves, or two to compare them.")
-                                   .arg(rows.size()));
+        if (rows.size() > kMaxOverlaidRuns)
+            m_summary->setText(tr("%1 runs selected: the charts overlay up to %2; two are compared in the table.")
+                                   .arg(rows.size())
+                                   .arg(kMaxOverlaidRuns));
     }
+}
+
+bool RunHistoryPanel::overlay(const QStringList &ids)
+{
+    m_comparison->setRuns(nullptr, nullptr);
+    m_loss->clearRuns();
+    m_memory->clearRuns();
+    QStringList lines;
+    for (int i = 0; i < ids.size(); ++i) {
+        const int index = m_history->indexOf(ids[i]);
+        if (index < 0)
+            continue;
+        const auto run = m_history->run(index);
+        const QString letter = QString(QChar(u'A' + i));
+        m_loss->addRun(run, letter, comparisonColor(i));
+        m_memory->addRun(run, letter, comparisonColor(i), false);
+        lines << QStringLiteral("<b>%1</b> %2 · %3 · %4")
+                     .arg(letter, runKindTitle(run->kind()).toHtmlEscaped(),
+                         tr("%1 · %2").arg(run->config().label(), run->config().numbersLabel()).toHtmlEscaped(),
+                         run->summary().toHtmlEscaped());
+    }
+    m_loss->refresh();
+    m_memory->refresh();
+    m_summary->setText(lines.join(QStringLiteral("<br>"))
+        + QStringLiteral("<br>") + tr("Overlaid in the charts; select two to compare them in the table.").toHtmlEscaped());
+    return m_loss->runCount() == ids.size();
 }
 
 void RunHistoryPanel::selectIds(const QStringList &ids)

@@ -49,9 +49,15 @@ public:
     // Why the last compareBaselineAndSplit() found no pair ("" when it found one).
     QString pairingProblem() const { return m_pairingProblem; }
 
+    static constexpr int kMaxOverlaidRuns = 8; // overlay()
+
 public Q_SLOTS:
     // Compares two runs of the history by id; false when either is missing.
     bool compare(const QString &idA, const QString &idB);
+    // Overlays the loss and memory curves of 3 to kMaxOverlaidRuns runs (by id, named
+    // A, B, C, ... in that order, each in its colour); false when one is missing. What
+    // three or more selected rows show.
+    bool overlay(const QStringList &ids);
     // A finished one-stage baseline against a finished split launch (both stages,
     // or stage two) with the same training configuration. With `runId` (a launch
     // that just ended), that launch and its newest match; without, the newest run
