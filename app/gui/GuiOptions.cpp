@@ -12,7 +12,8 @@ namespace splitscope {
 namespace {
 
 constexpr std::pair<const char *, const char *> kStartupPanels[] = {{"training", "TrainingDock"}, {"run", "RunDock"},
-    {"monitor", "RunMonitorDock"}, {"history", "RunHistoryDock"}, {"stepper", "StepperDock"},
+    {"monitor", "RunMonitorDock"}, {"history", "RunHistoryDock"}, {"samples", "SamplesDock"},
+    {"stepper", "StepperDock"},
     {"compare", "CompareDock"}, {"problems", "ProblemsDock"}, {"inspector", "InspectorDock"},
     {"verifier", "VerifierDock"}, {"params", "ParamsDock"}, {"plan", "PlanDock"}};
 
@@ -85,7 +86,7 @@ struct GuiFlags {
         QStringLiteral("WHEN")};
     const QCommandLineOption show{QStringLiteral("show"),
         QStringLiteral("Raise a panel once everything else is done: training, run, monitor, history, stepper, compare, "
-                       "problems, inspector, verifier, params or plan."),
+                       "problems, inspector, verifier, params, plan or samples."),
         QStringLiteral("PANEL")};
     const QCommandLineOption plan{QStringLiteral("plan"),
         QStringLiteral("Plan this one-stage DiffSynth-Studio training script (.sh) as File > Plan DiffSynth "

@@ -60,6 +60,7 @@
 #include <QSettings>
 
 #include "PanelSideBar.h"
+#include "widgets/run/SamplesPanel.h"
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTabBar>
@@ -278,6 +279,10 @@ void MainWindow::createDocks()
     QDockWidget *history = addPanel(m_historyPanel, tr("Run history"), QStringLiteral("RunHistoryDock"),
         Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_monitorDock, history);
+    m_samples = new SamplesPanel(m_runController, this);
+    QDockWidget *samples = addPanel(m_samples, tr("Samples"), QStringLiteral("SamplesDock"), Qt::BottomDockWidgetArea);
+    samples->setToolTip(tr("Images drawn with each epoch's LoRA during training"));
+    tabifyDockWidget(history, samples);
 #ifdef SPLITSCOPE_HAVE_PLAN
     m_planController = new PlanController(m_document, this);
     m_planPanel = new PlanPanel(m_planController, this);

@@ -16,6 +16,7 @@ struct PlanInput;
 }
 class ComparePanel;
 class PanelSideBar;
+class SamplesPanel;
 class PlanController;
 class PlanPanel;
 class GraphWorkspace;
@@ -65,6 +66,7 @@ public:
     RunPanel *runPanel() const { return m_run; }
     RunMonitor *runMonitor() const { return m_monitor; }
     RunHistoryPanel *runHistoryPanel() const { return m_historyPanel; }
+    SamplesPanel *samplesPanel() const { return m_samples; }
     RunningUnitMarker *runningUnitMarker() const { return m_runningUnit; }
     bool presentationMode() const { return m_presentation; }
 
@@ -149,6 +151,7 @@ private:
     ProblemsPanel *m_problems = nullptr;
     QDockWidget *m_stepperDock = nullptr;
     PanelSideBar *m_leftBar = nullptr;
+    SamplesPanel *m_samples = nullptr;
     PanelSideBar *m_rightBar = nullptr;
     QDockWidget *m_problemsDock = nullptr;
     RunController *m_runController;

@@ -25,10 +25,13 @@
 #include "widgets/run/RunHistoryPanel.h"
 #include "widgets/run/RunMonitor.h"
 #include "widgets/run/RunPanel.h"
+#include "widgets/run/SamplesPanel.h"
 #include "widgets/run/RunningUnitMarker.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QImage>
+#include <QLineEdit>
 #include <QComboBox>
 #include <QDirIterator>
 #include <QFileInfo>
@@ -464,6 +467,20 @@ void TestRunWorker::baselineComparedWithTheSplit()
     QCOMPARE(history->lossChart()->rawPoints(1), 2 * kSamples);
     QCOMPARE(history->memoryChart()->runCount(), 2);
     QVERIFY(history->memoryChart()->memoryPoints(0) > 0 && history->memoryChart()->memoryPoints(1) > 0);
+
+    // The Samples tab drew the prompts with each epoch's LoRA while the baseline trained:
+    // a row per epoch (its title, then one image per prompt), the PNGs in the run folder.
+    SamplesPanel *samples = m_window->samplesPanel();
+    QTRY_VERIFY2_WITH_TIMEOUT(samples->rowCount() == 2 && !samples->isDrawing(), qPrintable(samples->statusText()), 60000);
+    const int prompts = static_cast<int>(samples->promptsField()->text().split(QLatin1Char('|')).size());
+    for (int epoch = 0; epoch < 2; ++epoch) {
+        QCOMPARE(samples->imageCount(epoch), 1 + prompts);
+        for (int i = 0; i < prompts; ++i) {
+            const QString png = QDir(baseline->config().runFolder)
+                                    .filePath(QStringLiteral("samples/epoch-%1/sample-%2.png").arg(epoch).arg(i, 3, 10, QLatin1Char('0')));
+            QVERIFY2(!QImage(png).isNull(), qPrintable(png));
+        }
+    }
 }
 
 void TestRunWorker::interruptedBaselineResumesAfterARestart()

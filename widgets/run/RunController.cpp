@@ -298,6 +298,9 @@ void RunController::drain()
                 if (!std::isfinite(run->clockOffset))
                     run->clockOffset = launchSeconds() - event->time;
                 run->apply(*event);
+                if (event->kind == RunEvent::Kind::Checkpoint && event->text("kind") == QLatin1String("epoch")
+                    && event->integer("rank", 0) == 0)
+                    Q_EMIT epochCheckpointSaved(event->text("path"), static_cast<int>(event->integer("epoch")));
             } else if (++m_badLines <= 3) {
                 // The worker writes only events on stdout; anything else is shown, not fatal.
                 m_session->addLog(RunSession::LogLine::Level::Warning,

@@ -93,6 +93,8 @@ Q_SIGNALS:
     void stageFinished(splitscope::RunStage stage, splitscope::StageRun::Outcome outcome);
     // session() is over: finished, failed, cancelled or crashed.
     void launchFinished();
+    // A training stage saved the LoRA (or weights) of epoch `epoch` (from 0) at `path`.
+    void epochCheckpointSaved(const QString &path, int epoch);
 
 private:
     // Whether a launch may start now: none is running and the worker exists; else the reason.
