@@ -970,9 +970,13 @@ void MainWindow::setPresentationMode(bool on)
         // Names readable from the back of the room: the graph is fitted at no less than
         // this zoom, and follows the steps where it is larger than the view.
         m_workspace->view()->setMinimumFitZoom(GraphView::zoomForNamePixels(kPresentationNamePixels));
+        // The graph follows the steps: no minimap over its corner (it covered a unit).
+        m_overviewBeforePresentation = m_workspace->view()->overviewEnabled();
+        m_workspace->view()->setOverviewEnabled(false);
         fitPresentationText();
     } else {
         m_workspace->view()->setMinimumFitZoom(0);
+        m_workspace->view()->setOverviewEnabled(m_overviewBeforePresentation);
         restoreState(m_statePresentationSaved);
         m_workspace->searchField()->show();
         menuBar()->show();

@@ -152,6 +152,7 @@ private:
     QDockWidget *m_stepperDock = nullptr;
     PanelSideBar *m_leftBar = nullptr;
     SamplesPanel *m_samples = nullptr;
+    bool m_overviewBeforePresentation = true;
     PanelSideBar *m_rightBar = nullptr;
     QDockWidget *m_problemsDock = nullptr;
     RunController *m_runController;

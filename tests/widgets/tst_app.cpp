@@ -13,6 +13,7 @@
 #include "widgets/document/PipelineFileWatcher.h"
 #include "widgets/document/SplitDocument.h"
 #include "widgets/document/TraceCursor.h"
+#include "widgets/graph/GraphOverview.h"
 #include "widgets/graph/GraphStyle.h"
 #include "widgets/graph/GraphView.h"
 #include "widgets/graph/GraphWorkspace.h"
@@ -396,8 +397,11 @@ void TestApp::presentationModeKeepsNamesReadable()
     cursor->next(); // F1
     QApplication::processEvents();
     verifyAddedInView();
+    // No minimap over the graph's corner while presenting (it covered a unit); back after.
+    QVERIFY(!view->overviewEnabled() && !view->overview()->isVisible());
     window.setPresentationMode(false);
     QCOMPARE(view->minimumFitZoom(), 0.0);
+    QVERIFY(view->overviewEnabled());
     QApplication::processEvents();
     QVERIFY(window.workspace()->searchField()->isVisible());
 }
