@@ -463,7 +463,6 @@ std::optional<Trainer::Failure> StageOneRun::joinRanks()
     if (!m_trainer.writesRunFiles())
         return std::nullopt;
     std::vector<CacheShard> shards;
-    std::vector<int> owner; // by shard, the rank whose part lists it
     for (int rank = 0; rank < m_ranks; ++rank) {
         const std::string path = (fs::path(m_cacheDir) / std::to_string(rank) / "manifest.json").string();
         std::string text;

@@ -679,12 +679,14 @@ TrainResult Trainer::run()
     // A stop asked for while the flags were read (a Cancel right after the launch):
     // nothing has been touched yet. Ranks agree on it once they have met, so that none
     // is left waiting for one that left.
-    bool cancelled = !m_params.distributed.distributed() && aborted();
-    if (!cancelled) {
+    bool cancelled = false;
+    if (m_params.distributed.distributed()) {
         if (auto failure = joinProcessGroup())
             return fail(*failure);
         if (auto failure = agreeOnStart(cancelled))
             return fail(*failure);
+    } else {
+        cancelled = aborted();
     }
     if (cancelled) {
         TrainResult result;
@@ -725,20 +727,20 @@ std::optional<Trainer::Failure> Trainer::agreeOnStart(bool &cancelled)
     if (!m_group)
         return std::nullopt;
     // The flags, as training_args.json has them, but the thread count (machines may
-    // differ in cores) and the rank's own standard streams.
+    // differ in cores).
     nlohmann::ordered_json settings = nlohmann::ordered_json::parse(settingsJson());
     settings.erase("num_threads");
     const std::string flags = settings.dump();
-    return agreeAcrossRanks("start", {{"stop", aborted() ? "1" : "0"}, {"flags", hashToHex(hashBytes(flags.data(), flags.size()))}},
-        cancelled);
+    return agreeAcrossRanks("start", {{"flags", hashToHex(hashBytes(flags.data(), flags.size()))}}, aborted(), &cancelled);
 }
 
 std::optional<Trainer::Failure> Trainer::agreeAcrossRanks(const std::string &name,
-    const std::vector<std::pair<std::string, std::string>> &facts, bool &stop)
+    const std::vector<std::pair<std::string, std::string>> &facts, bool stopHere, bool *stopAnywhere)
 {
-    nlohmann::json mine = nlohmann::json::object();
+    nlohmann::json mine = {{"facts", nlohmann::json::object()}};
     for (const auto &[what, value] : facts)
-        mine[what] = value;
+        mine["facts"][what] = value;
+    mine["stop"] = stopHere;
     std::vector<nlohmann::json> parts;
     try {
         const std::optional<std::vector<std::string>> texts
@@ -749,11 +751,11 @@ std::optional<Trainer::Failure> Trainer::agreeAcrossRanks(const std::string &nam
         return Failure{kTrainFailed, "distributed", e.what()};
     }
     for (std::size_t r = 0; r < parts.size(); ++r) {
+        if (stopAnywhere)
+            *stopAnywhere = *stopAnywhere || parts[r].value("stop", false);
         for (const auto &[what, value] : facts) {
-            const std::string theirs = parts[r].value(what, "");
-            if (what == "stop")
-                stop = stop || theirs == "1";
-            else if (const std::string first = parts[0].value(what, ""); theirs != first) {
+            const std::string theirs = parts[r]["facts"].value(what, "");
+            if (const std::string first = parts[0]["facts"].value(what, ""); theirs != first) {
                 return Failure{kTrainBadInput, "ranks-differ", "rank " + std::to_string(r) + " starts from other " + what
                     + " than rank 0 (" + theirs + " against " + first + "): every rank must be given the same flags, data "
                     "and weights (on each node the same command, with its own --node_rank)"};

@@ -67,10 +67,11 @@ private:
     // every rank stops: `cancelled`), and that every rank was given the same flags.
     std::optional<Failure> agreeOnStart(bool &cancelled);
     // Compares `facts` (what, value) across the ranks, naming the first rank whose
-    // value differs from rank 0's; the fact "stop" is instead true ("1") on any rank
-    // sets `stop`.
+    // value differs from rank 0's. With `stopAnywhere`, also sets it when any rank
+    // passed `stopHere` true.
     std::optional<Failure> agreeAcrossRanks(const std::string &name,
-        const std::vector<std::pair<std::string, std::string>> &facts, bool &stop);
+        const std::vector<std::pair<std::string, std::string>> &facts, bool stopHere = false,
+        bool *stopAnywhere = nullptr);
     int rank() const;      // 0 when alone
     int worldSize() const; // 1 when alone
     // Rank 0 writes what the run leaves (checkpoints, loss.csv, training_args.json, the

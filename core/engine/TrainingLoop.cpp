@@ -469,11 +469,14 @@ private:
     std::uint64_t m_stepsPerEpoch = 0;
     std::vector<torch::Tensor> m_parameters; // trained, in the optimizer's order
     // With several ranks: the buckets of the parameters the first step reached, filled
-    // while the backward pass runs from the second step (m_hooked; not with gradient
+    // while the backward pass runs from the second step (Averaging::Hooked; not with gradient
     // checkpointing, whose recomputation the hooks do not follow: then after it).
     std::unique_ptr<GradientBuckets> m_buckets;
-    bool m_hooked = false;
-    bool m_layoutLearnt = false; // after the first step, for good
+    // How the gradients are averaged: not known before the first step; then in the
+    // buckets, by their hooks or after the backward pass; or whole (the ranks reached
+    // different parameters in the first step), for good.
+    enum class Averaging { Unknown, Hooked, AfterBackward, Whole };
+    Averaging m_averaging = Averaging::Unknown;
     std::vector<std::string> m_parameterNames;
     double m_groupLoss = 0;                  // the losses of the group's samples so far
     std::size_t m_groupSamples = 0;
@@ -571,8 +574,7 @@ std::optional<Trainer::Failure> TrainingRun::compareWithOtherRanks()
         {"samples", std::to_string(m_samples)}, {"trained weights", hashToHex(weights)}};
     if (m_stageTwo)
         facts.emplace_back("cache", m_data.fingerprint);
-    bool unused = false;
-    return m_trainer.agreeAcrossRanks("training", facts, unused);
+    return m_trainer.agreeAcrossRanks("training", facts);
 }
 
 std::optional<Trainer::Failure> TrainingRun::openCache()
@@ -898,7 +900,7 @@ TrainingRun::Ending TrainingRun::trainStep(StepInput &input, std::uint64_t epoch
         const bool groupEnd = (position + 1) % m_accumulation == 0 || position + 1 == m_perRank;
         try {
             // The buckets' sums start as the backward pass fills them (GradientBuckets).
-            if (groupEnd && m_buckets && m_hooked) {
+            if (groupEnd && m_averaging == Averaging::Hooked) {
                 m_buckets->begin({m_groupLoss / static_cast<double>(m_groupSamples), m_trainer.aborted() ? 1.0 : 0.0},
                     "averaging the gradients of step " + std::to_string(m_step + 1));
             }
@@ -935,14 +937,14 @@ double TrainingRun::averageOverRanks()
         return loss;
     const std::string what = "averaging the gradients of step " + std::to_string(m_step + 1);
     std::vector<double> sums;
-    if (m_buckets && m_hooked)
-        sums = m_buckets->finish();
-    else if (m_buckets)
+    switch (m_averaging) {
+    case Averaging::Unknown: sums = learnGradientLayout(loss, what); break;
+    case Averaging::Hooked: sums = m_buckets->finish(); break;
+    case Averaging::AfterBackward:
         sums = m_buckets->reduceAfterBackward({loss, m_trainer.aborted() ? 1.0 : 0.0}, what);
-    else if (!m_layoutLearnt)
-        sums = learnGradientLayout(loss, what);
-    else
-        sums = averageEveryGradient(loss, what);
+        break;
+    case Averaging::Whole: sums = averageEveryGradient(loss, what); break;
+    }
     m_stopAgreed = sums[1] > 0;
     return sums[0] / m_ranks;
 }
@@ -964,8 +966,8 @@ std::vector<double> TrainingRun::learnGradientLayout(double loss, const std::str
         agreed = agreed && (ranks == 0 || ranks == m_ranks);
         used.push_back(ranks > 0 ? 1 : 0);
     }
-    m_layoutLearnt = true;
     if (!agreed) {
+        m_averaging = Averaging::Whole;
         // The ranks reached different parameters: a graph that changes from sample to
         // sample, averaged whole after every backward pass from now on.
         m_events.log("the ranks' first step reached different parameters: every step averages all gradients after "
@@ -974,10 +976,11 @@ std::vector<double> TrainingRun::learnGradientLayout(double loss, const std::str
         return {sums[0], sums[1]};
     }
     m_buckets = std::make_unique<GradientBuckets>(*m_trainer.m_group, m_parameters, m_parameterNames, used);
-    m_hooked = !m_params.useGradientCheckpointing;
-    m_events.log(std::string(m_hooked ? "from step " + std::to_string(m_step + 2) + " the" : "the")
+    const bool hooked = !m_params.useGradientCheckpointing;
+    m_averaging = hooked ? Averaging::Hooked : Averaging::AfterBackward;
+    m_events.log(std::string(hooked ? "from step " + std::to_string(m_step + 2) + " the" : "the")
         + " gradients are averaged in " + countText(m_buckets->bucketCount(), "bucket")
-        + (m_hooked ? " while the backward pass makes them" : " after each backward pass (gradient checkpointing)"));
+        + (hooked ? " while the backward pass makes them" : " after each backward pass (gradient checkpointing)"));
     // This step's gradients in the same buckets as every later step's (GradientBuckets).
     m_buckets->reduceAfterBackward({}, what);
     return {sums[0], sums[1]};
